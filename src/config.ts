@@ -1,0 +1,104 @@
+/**
+ * One typed configuration, read from the environment once and validated at start.
+ * Every process (API, worker, provider sandbox) reads the same shape; missing
+ * required values fail fast with a message naming every missing variable.
+ */
+export interface Config {
+  /** Name printed in logs: "api", "sandbox-api", "worker". */
+  serviceName: string;
+  port: number;
+  /** Public base URL of this API (links, e-mail links, callback URLs). */
+  publicBaseUrl: string;
+  databaseUrl: string;
+  temporal: { address: string; namespace: string; taskQueuePrefix: string };
+  s3: { endPoint: string; port: number; useSSL: boolean; accessKey: string; secretKey: string; bucket: string };
+  smtpUrl: string;
+  mailFrom: string;
+  /** HMAC key for access tokens (at least 32 characters). */
+  jwtSecret: string;
+  tokenTtlSeconds: number;
+  /** AES-256-GCM keys for secrets at rest, `id:base64key` comma separated; the first one encrypts. */
+  encryptionKeys: string;
+  /** Honour X-Forwarded-For (set when running behind a proxy). */
+  trustProxy: boolean;
+  rateLimits: { loginPerMinute: number; publicPerMinute: number };
+  /** Seconds a credential-version lookup may be served from the in-process cache. */
+  credentialCacheSeconds: number;
+  paymentProviderUrl: string;
+  /** Shared secret the provider sandbox uses to sign hosted-payment callbacks. */
+  providerCallbackSecret: string;
+  workerConcurrency: Record<string, number>;
+  /** Hosted-payment setup expiry; 10 minutes by contract, shortened in tests. */
+  hostedPaymentExpirySeconds: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, serviceName = 'api'): Config {
+  const missing: string[] = [];
+  const need = (name: string): string => {
+    const v = env[name];
+    if (v === undefined || v === '') {
+      missing.push(name);
+      return '';
+    }
+    return v;
+  };
+  const int = (name: string, dflt: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0) {
+      missing.push(`${name} (not a whole number: ${raw})`);
+      return dflt;
+    }
+    return n;
+  };
+  const port = int('PORT', 3000);
+  const s3Endpoint = new URL(need('S3_ENDPOINT') || 'http://invalid');
+  const config: Config = {
+    serviceName,
+    port,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
+    databaseUrl: need('DATABASE_URL'),
+    temporal: {
+      address: need('TEMPORAL_ADDRESS'),
+      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueuePrefix: env.TEMPORAL_TASK_QUEUE_PREFIX ?? '',
+    },
+    s3: {
+      endPoint: s3Endpoint.hostname,
+      port: Number(s3Endpoint.port || (s3Endpoint.protocol === 'https:' ? 443 : 80)),
+      useSSL: s3Endpoint.protocol === 'https:',
+      accessKey: need('S3_ACCESS_KEY'),
+      secretKey: need('S3_SECRET_KEY'),
+      bucket: need('S3_BUCKET'),
+    },
+    smtpUrl: need('SMTP_URL'),
+    mailFrom: env.MAIL_FROM ?? 'B2B Commerce <no-reply@commerce.local>',
+    jwtSecret: need('JWT_SECRET'),
+    tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 86400),
+    encryptionKeys: need('ENCRYPTION_KEYS'),
+    trustProxy: env.TRUST_PROXY === 'true',
+    rateLimits: { loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10), publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10) },
+    credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 5),
+    paymentProviderUrl: env.PAYMENT_PROVIDER_URL ?? '',
+    providerCallbackSecret: env.PROVIDER_CALLBACK_SECRET ?? '',
+    workerConcurrency: {
+      commerce: int('WORKER_CONCURRENCY_COMMERCE', 20),
+      media: int('WORKER_CONCURRENCY_MEDIA', 4),
+      imports: int('WORKER_CONCURRENCY_IMPORTS', 2),
+    },
+    hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
+    logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
+  };
+  if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');
+  if (missing.length) throw new Error(`Configuration incomplete: ${missing.join(', ')}`);
+  return config;
+}
+
+/** Task queue names by kind of work; a prefix lets the sandbox share a Temporal cluster. */
+export function taskQueue(config: Config, kind: 'commerce' | 'media' | 'imports'): string {
+  return `${config.temporal.taskQueuePrefix}${kind}`;
+}

@@ -1,0 +1,26 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+/** A tenant. `credentialVersion` is bumped when API credentials are issued; tokens carry it. */
+export const Organization = defineEntity({
+  name: 'Organization',
+  properties: {
+    id: p.uuid().primary(),
+    identityOrganizationId: p.string().unique(),
+    name: p.string(),
+    slug: p.string().unique(),
+    billingAddress1: p.string().nullable(),
+    billingAddress2: p.string().nullable(),
+    billingCity: p.string().nullable(),
+    billingStateProvince: p.string().nullable(),
+    billingPostalCode: p.string().nullable(),
+    billingCountry: p.string().length(2).nullable(),
+    phoneNumber: p.string().nullable(),
+    email: p.string().nullable(),
+    website: p.string().nullable(),
+    credentialVersion: p.integer().default(1),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  uniques: [{ name: 'organization_name_lower_unique', expression: 'create unique index "organization_name_lower_unique" on "organization" (lower("name"))' }],
+});
+export type Organization = InferEntity<typeof Organization>;

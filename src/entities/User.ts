@@ -1,0 +1,19 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+/** A person who can log in; e-mail is unique across the platform (stored lower-cased). */
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'app_user',
+  properties: {
+    id: p.uuid().primary(),
+    email: p.string().unique(),
+    firstName: p.string(),
+    lastName: p.string(),
+    phoneNumber: p.string().nullable(),
+    passwordHash: p.string().nullable().hidden(),
+    isSuper: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type User = InferEntity<typeof User>;

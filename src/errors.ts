@@ -1,0 +1,117 @@
+/**
+ * The one error type of the service. Every failure a client should see is an AppError
+ * with a kind; `toProblem` maps it to application/problem+json. Anything else is a 500
+ * whose message and stack stay in the log.
+ */
+export type ErrorKind =
+  | 'validation'
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payment_required'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+const STATUS: Record<ErrorKind, number> = {
+  validation: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+const TITLE: Record<ErrorKind, string> = {
+  validation: 'One or more validation errors occurred.',
+  bad_request: 'Bad request',
+  unauthorized: 'Unauthorized',
+  payment_required: 'Payment failed',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
+  internal: 'Internal server error',
+  unavailable: 'Service unavailable',
+};
+
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message?: string,
+    readonly errors?: FieldErrors,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? TITLE[kind]);
+    this.name = 'AppError';
+  }
+  get status(): number {
+    return STATUS[this.kind];
+  }
+
+  static validation(errors: FieldErrors, detail = 'See errors for the fields that failed.'): AppError {
+    return new AppError('validation', detail, errors);
+  }
+  static field(field: string, message: string): AppError {
+    return AppError.validation({ [field]: [message] });
+  }
+  static badRequest(detail: string): AppError {
+    return new AppError('bad_request', detail);
+  }
+  static notFound(what = 'Resource'): AppError {
+    return new AppError('not_found', `${what} not found.`);
+  }
+  static unauthorized(detail = 'A valid token or API key is required.'): AppError {
+    return new AppError('unauthorized', detail);
+  }
+  static forbidden(detail = 'Your role does not allow this operation.'): AppError {
+    return new AppError('forbidden', detail);
+  }
+  static conflict(detail: string): AppError {
+    return new AppError('conflict', detail);
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: FieldErrors;
+  traceId: string;
+}
+
+export function toProblem(err: AppError, traceId: string): Problem {
+  return {
+    type: `https://httpstatuses.io/${err.status}`,
+    title: TITLE[err.kind],
+    status: err.status,
+    detail: err.kind === 'internal' ? undefined : err.message,
+    ...(err.errors ? { errors: err.errors } : {}),
+    traceId,
+  };
+}
+
+/** True when a PostgreSQL error is a unique-constraint violation (optionally of the named constraint). */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; name?: string; cause?: unknown } | undefined;
+  if (!e) return false;
+  if (e.code === '23505' || e.name === 'UniqueConstraintViolationException') {
+    return !constraint || e.constraint === constraint || String((e as Error).message ?? '').includes(constraint);
+  }
+  return e.cause ? isUniqueViolation(e.cause, constraint) : false;
+}
