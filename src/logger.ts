@@ -15,7 +15,21 @@ export function configureLogger(opts: { level: LogLevel; service: string }): voi
   service = opts.service;
 }
 
+/** Secret-shaped substrings scrubbed from every logged string (ORM errors dump entities, for one). */
+const SECRET_VALUE: [RegExp, string][] = [
+  [/scrypt\$[^\s'",]+/g, '[redacted-hash]'],
+  [/b2bk_[A-Za-z0-9_-]+/g, '[redacted-key]'],
+  [/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, '[redacted-token]'],
+  [/\b(?:\d[ -]?){13,19}\b/g, '[redacted-number]'],
+  [/((?:password|secret|token|cvv|cardCode|cardNumber)\w*['"]?\s*[:=]\s*)(['"])[^'"]*\2/gi, '$1$2[redacted]$2'],
+];
+
+export function scrub(s: string): string {
+  return SECRET_VALUE.reduce((acc, [re, rep]) => acc.replace(re, rep), s);
+}
+
 export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrub(value);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};

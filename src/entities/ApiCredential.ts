@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 
@@ -9,7 +10,7 @@ import { Organization } from './Organization.js';
 export const ApiCredential = defineEntity({
   name: 'ApiCredential',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     clientId: p.string().unique(),
     clientSecretHash: p.string().hidden(),

@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** A tenant. `credentialVersion` is bumped when API credentials are issued; tokens carry it. */
 export const Organization = defineEntity({
   name: 'Organization',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().onCreate(() => randomUUID()),
     identityOrganizationId: p.string().unique(),
     name: p.string(),
     slug: p.string().unique(),

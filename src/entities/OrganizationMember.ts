@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 import { User } from './User.js';
@@ -6,7 +7,7 @@ import { User } from './User.js';
 export const OrganizationMember = defineEntity({
   name: 'OrganizationMember',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     user: () => p.manyToOne(User).deleteRule('cascade'),
     isAdmin: p.boolean().default(false),

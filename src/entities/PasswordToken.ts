@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { User } from './User.js';
 
@@ -5,7 +6,7 @@ import { User } from './User.js';
 export const PasswordToken = defineEntity({
   name: 'PasswordToken',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().onCreate(() => randomUUID()),
     user: () => p.manyToOne(User).deleteRule('cascade'),
     tokenHash: p.string().unique().hidden(),
     expiresAt: p.datetime(),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 
@@ -5,7 +6,7 @@ import { Organization } from './Organization.js';
 export const PriceTier = defineEntity({
   name: 'PriceTier',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     name: p.string(),
     currencyCode: p.string().length(3),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** A person who can log in; e-mail is unique across the platform (stored lower-cased). */
@@ -5,7 +6,7 @@ export const User = defineEntity({
   name: 'User',
   tableName: 'app_user',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().onCreate(() => randomUUID()),
     email: p.string().unique(),
     firstName: p.string(),
     lastName: p.string(),

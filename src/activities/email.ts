@@ -1,0 +1,51 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.js';
+import { randomToken, sha256 } from '../domain/auth/secrets.js';
+import { renderEmail } from '../domain/email/templates.js';
+import { EmailMessage, PasswordToken, User } from '../entities/index.js';
+import type { SendEmailInput } from '../workflows/send-email.js';
+
+const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** E-mail activities. deliverEmail is idempotent: an EmailMessage marked sent is not sent again. */
+export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
+  const transport = nodemailer.createTransport(deps.config.smtpUrl);
+  return {
+    async deliverEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {
+      const em = deps.orm.em.fork();
+      let msg = await em.findOne(EmailMessage, { id: input.emailId });
+      if (msg?.status === 'sent') return { delivered: false };
+      if (!msg) {
+        msg = em.create(EmailMessage, { id: input.emailId, organizationId: input.organizationId, template: input.template, toAddress: input.to });
+      }
+      msg.attempts += 1;
+      const data: Record<string, unknown> = { ...input.data };
+      // One-time set-password links are minted here so the raw token never enters workflow history.
+      if (data.needsPasswordLink && typeof data.userId === 'string') {
+        const user = await em.findOne(User, { id: data.userId });
+        if (user && !user.passwordHash) {
+          const token = randomToken(32);
+          em.create(PasswordToken, { user, tokenHash: sha256(token), expiresAt: new Date(Date.now() + SET_PASSWORD_TTL_MS) });
+          data.setPasswordUrl = `${deps.config.publicBaseUrl}/set-password?token=${token}`;
+        }
+      }
+      const rendered = renderEmail(input.template, data);
+      msg.subject = rendered.subject;
+      await em.flush();
+      await transport.sendMail({
+        from: deps.config.mailFrom,
+        to: input.to,
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        messageId: `<${input.emailId}@commerce.local>`,
+        headers: { 'X-Email-Id': input.emailId },
+      });
+      msg.status = 'sent';
+      msg.sentAt = new Date();
+      await em.flush();
+      return { delivered: true };
+    },
+  };
+}

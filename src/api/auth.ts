@@ -1,0 +1,127 @@
+/** Authentication endpoints: client-credential login, user login, token enrichment, set-password. */
+import * as yup from 'yup';
+import { resolveRole } from '../domain/organizations/access.js';
+import { sha256, verifySecret, hashSecret } from '../domain/auth/secrets.js';
+import { ApiCredential, Organization, OrganizationMember, PasswordToken, User } from '../entities/index.js';
+import { AppError } from '../errors.js';
+import { signAccessToken, type Role } from '../http/auth.js';
+import { defineRoute, ok, noContent } from '../http/route.js';
+import { email, password, uuid, UUID_RE } from './schemas.js';
+import { commerceContext } from './context.js';
+
+const AUTH_RESULT = 'Authentication result: AccessToken, TokenType (api-key), ExpiresIn';
+
+export const authRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/login',
+    summary: 'Log in with ClientId and ClientSecret',
+    tag: 'Authentication',
+    auth: 'public',
+    body: yup.object({ OrgCode: yup.string().trim().required(), ClientId: yup.string().trim().required(), ClientSecret: yup.string().required() }),
+    rateLimit: { scope: 'login', key: ({ body }) => body.ClientId },
+    responses: { 200: AUTH_RESULT, 400: 'Missing fields', 401: 'Invalid ClientId/ClientSecret or OrgCode mismatch', 429: 'Rate limit exceeded' },
+    async handler({ em, body, deps }) {
+      const cred = await em.findOne(ApiCredential, { clientId: body.ClientId, active: true }, { populate: ['organization'] });
+      const valid = cred && cred.organization.identityOrganizationId === body.OrgCode && (await verifySecret(body.ClientSecret, cred.clientSecretHash));
+      if (!cred || !valid) throw AppError.unauthorized('Invalid ClientId/ClientSecret pair or OrgCode.');
+      const org = cred.organization;
+      return ok(
+        await signAccessToken(deps.config, cred.clientId, {
+          OrganizationId: org.id,
+          CustomerNumber: null,
+          PriceTier: null,
+          CurrencyCode: null,
+          role: 'Admin',
+          roles: ['Admin'],
+          kind: 'client',
+          cv: org.credentialVersion,
+        }),
+      );
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/token',
+    summary: 'Log in as a user with Email and Password',
+    tag: 'Authentication',
+    auth: 'public',
+    body: yup.object({ Email: email().required(), Password: yup.string().required(), OrgCode: yup.string().trim() }),
+    rateLimit: { scope: 'login', key: ({ body }) => body.Email.toLowerCase() },
+    responses: { 200: AUTH_RESULT, 400: 'Missing fields, or OrgCode needed to choose among organizations', 401: 'Invalid e-mail or password, or inactive sales rep', 429: 'Rate limit exceeded' },
+    async handler({ em, body, deps }) {
+      const user = await em.findOne(User, { email: body.Email.toLowerCase() });
+      if (!user || !(await verifySecret(body.Password, user.passwordHash))) throw AppError.unauthorized('Invalid e-mail or password.');
+      const memberships = await em.find(OrganizationMember, { user }, { populate: ['organization'] });
+      let member = memberships[0];
+      if (body.OrgCode) {
+        member = memberships.find((m) => m.organization.identityOrganizationId === body.OrgCode || m.organization.id === body.OrgCode)!;
+        if (!member) throw AppError.unauthorized('The user does not belong to that organization.');
+      } else if (memberships.length > 1) {
+        throw AppError.field('OrgCode', 'OrgCode is required because the user belongs to several organizations.');
+      }
+      if (!member) throw AppError.unauthorized('The user does not belong to any organization.');
+      const context = await commerceContext(em, member.organization.id, user.id);
+      const { role, allowed } = resolveRole({ isAdmin: member.isAdmin, repNumber: context.repNumber, repActive: context.repActive, customer: null });
+      if (!allowed) throw AppError.unauthorized('This sales rep is inactive.');
+      const roles: Role[] = [role, ...(user.isSuper ? (['Super'] as const) : [])];
+      return ok(
+        await signAccessToken(deps.config, user.id, {
+          OrganizationId: member.organization.id,
+          CustomerNumber: context.CustomerNumber,
+          PriceTier: context.PriceTier,
+          CurrencyCode: context.CurrencyCode,
+          role,
+          roles,
+          RepNumber: context.repNumber,
+          UserId: user.id,
+          kind: 'user',
+          cv: member.organization.credentialVersion,
+        }),
+      );
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/access',
+    summary: 'Commerce context (customer number, price tier, currency) of a user in an organization',
+    tag: 'Authentication',
+    auth: ['Admin', 'Customer', 'SalesRep'],
+    body: yup.object({ OrganizationId: yup.string().trim().required(), UserId: uuid().required() }),
+    responses: { 200: 'CustomerNumber, PriceTier, CurrencyCode', 400: 'OrganizationId or UserId missing or malformed', 401: 'Token missing, expired or invalid', 403: 'Another organization', 404: 'User not in this organization' },
+    async handler({ em, body, auth }) {
+      const org = await em.findOne(Organization, UUID_RE.test(body.OrganizationId) ? { id: body.OrganizationId } : { identityOrganizationId: body.OrganizationId });
+      if (org && org.id !== auth.organizationId && !auth.isSuper) throw AppError.forbidden('The organization differs from the token organization.');
+      if (!org) {
+        if (!auth.isSuper) throw AppError.forbidden('The organization differs from the token organization.');
+        throw AppError.notFound('Organization');
+      }
+      if (auth.role === 'Customer' && auth.userId !== body.UserId) throw AppError.forbidden('Customers may only enrich their own token.');
+      const member = await em.findOne(OrganizationMember, { organization: org, user: body.UserId });
+      if (!member) throw AppError.notFound('User');
+      const ctx = await commerceContext(em, org.id, body.UserId);
+      return ok({ CustomerNumber: ctx.CustomerNumber, PriceTier: ctx.PriceTier, CurrencyCode: ctx.CurrencyCode });
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/api/auth/set-password',
+    summary: 'Set a password with the one-time link token from an invitation e-mail',
+    tag: 'Authentication',
+    auth: 'public',
+    body: yup.object({ Token: yup.string().required(), Password: password().required() }),
+    rateLimit: { scope: 'public', key: ({ ip }) => ip },
+    responses: { 204: 'Password set', 400: 'Invalid, used or expired token, or weak password', 429: 'Rate limit exceeded' },
+    async handler({ em, body }) {
+      const token = await em.findOne(PasswordToken, { tokenHash: sha256(body.Token) }, { populate: ['user'] });
+      if (!token || token.usedAt || token.expiresAt < new Date()) throw AppError.field('Token', 'The link is invalid, used or expired.');
+      token.usedAt = new Date();
+      token.user.passwordHash = await hashSecret(body.Password);
+      await em.flush();
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,12 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from './config.js';
+import type { CredentialVersions } from './http/auth.js';
+
+/** What the API needs from the outside world, built once by server.ts (or a test). */
+export interface Deps {
+  config: Config;
+  orm: MikroORM;
+  temporal: Client;
+  credentialVersions: CredentialVersions;
+}

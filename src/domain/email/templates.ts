@@ -1,0 +1,42 @@
+/** E-mail texts. Pure functions: data in, subject/text/html out. */
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(title: string, lines: string[], link?: { href: string; label: string }): RenderedEmail {
+  const text = [...lines, ...(link ? ['', `${link.label}: ${link.href}`] : [])].join('\n');
+  const html = `<!doctype html><html><body><h1>${esc(title)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join('')}${
+    link ? `<p><a href="${esc(link.href)}">${esc(link.label)}</a></p>` : ''
+  }</body></html>`;
+  return { subject: title, text, html };
+}
+
+export function renderEmail(template: string, d: Record<string, unknown>): RenderedEmail {
+  switch (template) {
+    case 'welcome-admin':
+      return page(
+        `Welcome to ${d.organizationName}`,
+        [`Hello ${d.firstName},`, `You are now an administrator of ${d.organizationName} (organization code ${d.organizationCode}).`],
+        d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined,
+      );
+    case 'invite-user':
+      return page(
+        `You have been invited to ${d.organizationName}`,
+        [`Hello ${d.firstName},`, `An account was created for you at ${d.organizationName}.`],
+        d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined,
+      );
+    case 'welcome-sales-rep':
+      return page(`Welcome to ${d.organizationName}`, [`Hello ${d.firstName},`, `You were added as sales rep ${d.repNumber} of ${d.organizationName}.`],
+        d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined);
+    case 'invite-sales-rep':
+      return page(`Invitation to ${d.organizationName}`, [`Hello ${d.firstName},`, `You were invited to ${d.organizationName} as sales rep ${d.repNumber}.`]);
+    case 'reinvite-sales-rep':
+      return page(`Your access to ${d.organizationName} is restored`, [`Hello ${d.firstName},`, `Your sales rep access to ${d.organizationName} was reactivated.`]);
+    default:
+      return page(String(d.subject ?? 'Notification'), [String(d.body ?? '')]);
+  }
+}

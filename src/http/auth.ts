@@ -1,0 +1,134 @@
+/**
+ * Authentication: signed access tokens (HS256 JWT, TokenType api-key) carried as
+ * `Authorization: Bearer` or `x-api-key`, and static API keys in `x-api-key`.
+ * Every token carries the organization's credential version; issuing new credentials
+ * bumps it, so older tokens and keys stop working (checked per request, briefly cached).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type Koa from 'koa';
+import type { Config } from '../config.js';
+import { API_KEY_PREFIX, sha256 } from '../domain/auth/secrets.js';
+import { AppError } from '../errors.js';
+
+export type Role = 'Admin' | 'Customer' | 'SalesRep' | 'Super';
+
+export interface Principal {
+  /** 'user' for user logins, 'client' for ClientId/ClientSecret logins, 'apikey' for static keys. */
+  kind: 'user' | 'client' | 'apikey';
+  subject: string;
+  userId: string | null;
+  organizationId: string;
+  role: Exclude<Role, 'Super'>;
+  isSuper: boolean;
+  customerNumber: string | null;
+  priceTier: string | null;
+  currencyCode: string | null;
+  repNumber: string | null;
+}
+
+export interface TokenClaims {
+  OrganizationId: string;
+  CustomerNumber: string | null;
+  PriceTier: string | null;
+  CurrencyCode: string | null;
+  role: Principal['role'];
+  roles: Role[];
+  RepNumber?: string | null;
+  UserId?: string | null;
+  kind: 'user' | 'client';
+  cv: number;
+}
+
+const ISSUER = 'b2b-commerce';
+
+export async function signAccessToken(config: Config, subject: string, claims: TokenClaims): Promise<{ AccessToken: string; TokenType: 'api-key'; ExpiresIn: number }> {
+  const key = new TextEncoder().encode(config.jwtSecret);
+  const token = await new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime(`${config.tokenTtlSeconds}s`)
+    .sign(key);
+  return { AccessToken: token, TokenType: 'api-key', ExpiresIn: config.tokenTtlSeconds };
+}
+
+/** Organization credential versions, cached per process for a few seconds. */
+export class CredentialVersions {
+  private cache = new Map<string, { version: number | null; until: number }>();
+  constructor(private ttlMs: number) {}
+
+  async get(em: EntityManager, organizationId: string): Promise<number | null> {
+    const hit = this.cache.get(organizationId);
+    if (hit && hit.until > Date.now()) return hit.version;
+    const rows = await em.getConnection().execute<{ credential_version: number }[]>('select credential_version from organization where id = ?', [organizationId]);
+    const version = rows[0]?.credential_version ?? null;
+    this.cache.set(organizationId, { version, until: Date.now() + this.ttlMs });
+    return version;
+  }
+
+  invalidate(organizationId: string): void {
+    this.cache.delete(organizationId);
+  }
+}
+
+function readPresented(ctx: Koa.Context): string | null {
+  const authz = ctx.get('authorization');
+  if (authz) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
+    if (!m) throw AppError.unauthorized('The Authorization header must be "Bearer <token>".');
+    return m[1];
+  }
+  return ctx.get('x-api-key') || null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function authenticate(ctx: Koa.Context, em: EntityManager, config: Config, versions: CredentialVersions): Promise<Principal> {
+  const presented = readPresented(ctx);
+  if (!presented) throw AppError.unauthorized();
+  if (presented.startsWith(API_KEY_PREFIX)) {
+    const rows = await em
+      .getConnection()
+      .execute<{ organization_id: string; client_id: string }[]>('select organization_id, client_id from api_credential where api_key_hash = ? and active', [sha256(presented)]);
+    if (!rows.length) throw AppError.unauthorized('The API key is invalid or has been rotated.');
+    return {
+      kind: 'apikey',
+      subject: rows[0].client_id,
+      userId: null,
+      organizationId: rows[0].organization_id,
+      role: 'Admin',
+      isSuper: false,
+      customerNumber: null,
+      priceTier: null,
+      currencyCode: null,
+      repNumber: null,
+    };
+  }
+  let claims: TokenClaims & { sub?: string };
+  try {
+    const key = new TextEncoder().encode(config.jwtSecret);
+    const { payload } = await jwtVerify(presented, key, { issuer: ISSUER, algorithms: ['HS256'] });
+    claims = payload as unknown as TokenClaims & { sub?: string };
+  } catch (e) {
+    if (e instanceof joseErrors.JWTExpired) throw AppError.unauthorized('The token has expired.');
+    throw AppError.unauthorized('The token is invalid.');
+  }
+  if (typeof claims.OrganizationId !== 'string' || !UUID.test(claims.OrganizationId) || typeof claims.cv !== 'number')
+    throw AppError.unauthorized('The token is invalid.');
+  const current = await versions.get(em, claims.OrganizationId);
+  if (current === null || current !== claims.cv) throw AppError.unauthorized('The token was issued before the credentials were rotated.');
+  return {
+    kind: claims.kind === 'user' ? 'user' : 'client',
+    subject: claims.sub ?? '',
+    userId: claims.UserId ?? null,
+    organizationId: claims.OrganizationId,
+    role: claims.role,
+    isSuper: Array.isArray(claims.roles) && claims.roles.includes('Super'),
+    customerNumber: claims.CustomerNumber ?? null,
+    priceTier: claims.PriceTier ?? null,
+    currencyCode: claims.CurrencyCode ?? null,
+    repNumber: claims.RepNumber ?? null,
+  };
+}

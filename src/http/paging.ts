@@ -1,0 +1,195 @@
+/**
+ * The one way to page, sort and filter (SPEC conventions 7-9). A list endpoint declares
+ * its filterable and sortable fields; `parseList` turns the query (JSON-array or qs
+ * bracket `filters`) into a MikroORM where/orderBy/limit/offset, rejecting unknown
+ * fields, operators and oversized pages with a 400. Envelopes come in SPEC's three shapes.
+ */
+import { AppError, type FieldErrors } from '../errors.js';
+
+export const MAX_PAGE_SIZE = 500;
+const TEXT_OPS = ['startswith', 'contains', 'notcontains', 'endswith', 'equals', 'notequals'] as const;
+const COMPARE_OPS = ['gt', 'gte', 'lt', 'lte'] as const;
+export type FilterOp = (typeof TEXT_OPS)[number] | (typeof COMPARE_OPS)[number];
+
+export interface FieldSpec {
+  /** Entity property path, e.g. 'companyName' or 'customer.customerNumber'. */
+  prop: string;
+  type: 'string' | 'number' | 'boolean' | 'date' | 'uuid';
+}
+
+export interface ListSpec {
+  filters: Record<string, FieldSpec>;
+  sorts: Record<string, string>;
+  defaultSort: string;
+  defaultPageSize?: number;
+  /** Whether gt/gte/lt/lte are accepted (customers, organization associations). */
+  comparisons?: boolean;
+  /** Query parameter names; SPEC conventions by default. */
+  names?: { page?: string; size?: string; sortOn?: string; sortDirection?: string };
+}
+
+export interface ListQuery {
+  page: number;
+  pageSize: number;
+  offset: number;
+  where: Record<string, unknown>;
+  orderBy: Record<string, unknown>;
+}
+
+interface RawFilter {
+  field?: unknown;
+  operator?: unknown;
+  value?: unknown;
+}
+
+const lower = (s: string) => s.toLowerCase();
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
+  const parts = dotted.split('.');
+  const root: Record<string, unknown> = {};
+  let cur = root;
+  parts.forEach((p, i) => {
+    if (i === parts.length - 1) cur[p] = value;
+    else cur = cur[p] = {} as Record<string, unknown>;
+  });
+  return Object.assign(target, root);
+}
+
+function readFilters(raw: unknown, errors: FieldErrors): RawFilter[] {
+  if (raw === undefined || raw === '') return [];
+  let value = raw;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      errors.filters = ['filters must be a JSON array of {field, operator, value} or qs bracket form.'];
+      return [];
+    }
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) value = Object.values(value);
+  if (!Array.isArray(value)) {
+    errors.filters = ['filters must be an array.'];
+    return [];
+  }
+  return value as RawFilter[];
+}
+
+function coerce(spec: FieldSpec, v: unknown, label: string, errors: FieldErrors): unknown {
+  const s = typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+  switch (spec.type) {
+    case 'number': {
+      const n = Number(s);
+      if (s === '' || !Number.isFinite(n)) (errors[label] ??= []).push('value must be a number.');
+      return n;
+    }
+    case 'boolean':
+      if (!['true', 'false'].includes(s.toLowerCase())) (errors[label] ??= []).push('value must be true or false.');
+      return s.toLowerCase() === 'true';
+    case 'date': {
+      const d = new Date(s);
+      if (Number.isNaN(d.getTime())) (errors[label] ??= []).push('value must be an ISO 8601 date.');
+      return d;
+    }
+    default:
+      return s;
+  }
+}
+
+function condition(spec: FieldSpec, op: FilterOp, value: unknown): Record<string, unknown> {
+  if (spec.type === 'string' && TEXT_OPS.includes(op as (typeof TEXT_OPS)[number])) {
+    const v = escapeLike(String(value));
+    switch (op) {
+      case 'startswith':
+        return { $ilike: `${v}%` };
+      case 'endswith':
+        return { $ilike: `%${v}` };
+      case 'contains':
+        return { $ilike: `%${v}%` };
+      case 'notcontains':
+        return { $not: { $ilike: `%${v}%` } };
+      case 'equals':
+        return { $ilike: v };
+      case 'notequals':
+        return { $not: { $ilike: v } };
+    }
+  }
+  const map: Record<string, string> = { equals: '$eq', notequals: '$ne', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' };
+  return { [map[op] ?? '$eq']: value };
+}
+
+/** Parses paging, sorting and filters; throws one 400 naming every bad parameter. */
+export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQuery {
+  const names = { page: 'pageNumber', size: 'pageSize', sortOn: 'sortOn', sortDirection: 'sortDirection', ...spec.names };
+  const errors: FieldErrors = {};
+  const get = (name: string): unknown => {
+    const key = Object.keys(query).find((k) => lower(k) === lower(name));
+    return key === undefined ? undefined : query[key];
+  };
+  const int = (name: string, dflt: number, max?: number): number => {
+    const raw = get(name);
+    if (raw === undefined || raw === '') return dflt;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) {
+      errors[name] = [`${name} must be a whole number of at least 1.`];
+      return dflt;
+    }
+    if (max !== undefined && n > max) {
+      errors[name] = [`${name} must be at most ${max}.`];
+      return dflt;
+    }
+    return n;
+  };
+  const page = int(names.page, 1);
+  const pageSize = int(names.size, spec.defaultPageSize ?? 25, MAX_PAGE_SIZE);
+
+  const sortRaw = get(names.sortOn);
+  const sortKey = typeof sortRaw === 'string' && sortRaw !== '' ? sortRaw : spec.defaultSort;
+  const sortName = Object.keys(spec.sorts).find((k) => lower(k) === lower(sortKey));
+  if (!sortName) errors[names.sortOn] = [`sortOn must be one of: ${Object.keys(spec.sorts).join(', ')}.`];
+  const dirRaw = get(names.sortDirection);
+  const dir = dirRaw === undefined || dirRaw === '' ? 'asc' : String(dirRaw).toLowerCase();
+  if (dir !== 'asc' && dir !== 'desc') errors[names.sortDirection] = ['sortDirection must be asc or desc.'];
+
+  const where: Record<string, unknown> = {};
+  const and: Record<string, unknown>[] = [];
+  const allowed: string[] = [...TEXT_OPS, ...(spec.comparisons ? COMPARE_OPS : [])];
+  readFilters(get('filters'), errors).forEach((f, i) => {
+    const label = `filters[${i}]`;
+    if (!f || typeof f !== 'object') {
+      errors[label] = ['each filter must be an object with field, operator and value.'];
+      return;
+    }
+    const fieldName = Object.keys(spec.filters).find((k) => lower(k) === lower(String(f.field ?? '')));
+    const op = String(f.operator ?? '').toLowerCase() as FilterOp;
+    if (!fieldName) (errors[`${label}.field`] ??= []).push(`field must be one of: ${Object.keys(spec.filters).join(', ')}.`);
+    if (!allowed.includes(op)) (errors[`${label}.operator`] ??= []).push(`operator must be one of: ${allowed.join(', ')}.`);
+    if (!fieldName || !allowed.includes(op)) return;
+    const fs = spec.filters[fieldName];
+    if (fs.type !== 'string' && ['startswith', 'endswith', 'contains', 'notcontains'].includes(op))
+      (errors[`${label}.operator`] ??= []).push(`operator ${op} applies to text fields only.`);
+    const value = coerce(fs, f.value, `${label}.value`, errors);
+    and.push(setPath({}, fs.prop, condition(fs, op, value)));
+  });
+  if (Object.keys(errors).length) throw AppError.validation(errors, 'Invalid paging, sorting or filter parameters.');
+  if (and.length) where.$and = and;
+  const orderBy = setPath({}, spec.sorts[sortName!], dir);
+  return { page, pageSize, offset: (page - 1) * pageSize, where, orderBy };
+}
+
+const totalPages = (total: number, size: number) => (total === 0 ? 0 : Math.ceil(total / size));
+
+/** Products, customers, images, carts. */
+export function dataEnvelope<T>(rows: T[], total: number, q: ListQuery, withPageSize = false) {
+  return { data: rows, totalRecords: total, currentPage: q.page, totalPages: totalPages(total, q.pageSize), ...(withPageSize ? { pageSize: q.pageSize } : {}) };
+}
+
+/** Invoices. */
+export function itemsEnvelope<T>(rows: T[], total: number, q: ListQuery) {
+  return { items: rows, totalCount: total, pageNumber: q.page, pageSize: q.pageSize, totalPages: totalPages(total, q.pageSize) };
+}
+
+/** The generic PascalCase form. */
+export function genericEnvelope<T>(rows: T[], total: number, q: ListQuery) {
+  return { Data: rows, TotalCount: total, PageNumber: q.page, PageSize: q.pageSize };
+}

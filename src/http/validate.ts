@@ -1,0 +1,35 @@
+/** yup validation that reports every failing field at once as an AppError (400). */
+import { ValidationError, type AnyObject, type ObjectSchema } from 'yup';
+import { AppError, type FieldErrors } from '../errors.js';
+
+function toFieldErrors(err: ValidationError): FieldErrors {
+  const out: FieldErrors = {};
+  const items = err.inner.length ? err.inner : [err];
+  for (const e of items) {
+    const key = e.path || '$';
+    (out[key] ??= []).includes(e.message) || out[key].push(e.message);
+  }
+  return out;
+}
+
+/**
+ * Validates input against a schema. JSON bodies are checked strictly (a string is not a
+ * number), then cast so defaults apply and unknown keys are dropped (no mass assignment).
+ * Query strings are coerced (they are all strings on the wire).
+ */
+export function validate<T>(schema: ObjectSchema<AnyObject>, input: unknown, mode: 'strict' | 'coerce'): T {
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
+    if (mode === 'strict') throw AppError.validation({ $: ['The request body must be a JSON object.'] }, 'The request body must be a JSON object.');
+    input = {};
+  }
+  try {
+    if (mode === 'strict') {
+      schema.validateSync(input, { strict: true, abortEarly: false });
+      return schema.cast(input, { stripUnknown: true, assert: false }) as T;
+    }
+    return schema.validateSync(input, { abortEarly: false, stripUnknown: true }) as T;
+  } catch (e) {
+    if (e instanceof ValidationError) throw AppError.validation(toFieldErrors(e));
+    throw e;
+  }
+}

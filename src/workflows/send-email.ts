@@ -1,0 +1,24 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createEmailActivities } from '../activities/email.js';
+
+export type EmailTemplate = 'welcome-admin' | 'invite-user' | 'welcome-sales-rep' | 'invite-sales-rep' | 'reinvite-sales-rep' | 'generic';
+
+export interface SendEmailInput {
+  /** Business key, e.g. `welcome-admin-<orgId>-<userId>`; also the EmailMessage id. */
+  emailId: string;
+  organizationId: string | null;
+  template: EmailTemplate;
+  to: string;
+  /** Template data; never secrets (one-time links are minted inside the activity). */
+  data: Record<string, string | number | boolean | null>;
+}
+
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 30 },
+});
+
+/** Delivers one e-mail with retries; the activity is idempotent per emailId. */
+export async function sendEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {
+  return deliverEmail(input);
+}

@@ -1,0 +1,146 @@
+/** Test helpers: the running stack's addresses, an HTTP client, and fixtures built through the API. */
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+export interface StackInfo {
+  urls: Record<string, string>;
+  env: Record<'production' | 'sandbox', Record<string, string>>;
+  logDir: string;
+}
+
+export const stack: StackInfo = JSON.parse(readFileSync(process.env.STACK_FILE ?? '', 'utf8'));
+export const API = stack.urls.api;
+export const SANDBOX_API = stack.urls.sandboxApi;
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+/** A random client IP, so public-endpoint rate limits (per IP) do not couple unrelated tests. */
+export const randomIp = () => `10.${rnd(255)}.${rnd(255)}.${rnd(254) + 1}`;
+const rnd = (n: number) => Math.floor(Math.random() * n);
+
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { token?: string; apiKey?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; base?: string; ip?: string } = {},
+): Promise<Res<T>> {
+  const headers: Record<string, string> = { 'x-forwarded-for': opts.ip ?? randomIp(), ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) {
+    body = opts.rawBody;
+    headers['content-type'] ??= 'application/json';
+  } else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${opts.base ?? API}${path}`, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers, text };
+}
+
+export const uniq = (prefix = 't') => `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+
+export interface OrgFixture {
+  organizationId: string;
+  code: string;
+  name: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminUserId: string;
+  adminToken: string;
+  base: string;
+}
+
+/** Creates an organization with an admin who has a password, and logs the admin in. */
+export async function createOrg(opts: { base?: string; name?: string } = {}): Promise<OrgFixture> {
+  const base = opts.base ?? API;
+  const name = opts.name ?? uniq('Org ');
+  const adminEmail = `${uniq('admin')}@example.com`;
+  const adminPassword = 'correct horse battery';
+  const res = await call('POST', '/api/organizations', {
+    base,
+    body: { Organization: { Name: name, BillingCountry: 'US' }, User: { FirstName: 'Ada', LastName: 'Admin', Email: adminEmail, Password: adminPassword } },
+  });
+  if (res.status !== 201) throw new Error(`create org failed: ${res.status} ${res.text}`);
+  const login = await call('POST', '/api/auth/token', { base, body: { Email: adminEmail, Password: adminPassword } });
+  if (login.status !== 200) throw new Error(`admin login failed: ${login.status} ${login.text}`);
+  const profile = await call('GET', '/api/users/profile', { base, token: login.body.AccessToken });
+  return {
+    organizationId: res.body.OrganizationId,
+    code: res.body.IdentityOrganizationId,
+    name,
+    adminEmail,
+    adminPassword,
+    adminUserId: profile.body.UserId,
+    adminToken: login.body.AccessToken,
+    base,
+  };
+}
+
+/** Adds a plain member user (role Customer) with a password and returns a token for them. */
+export async function createMemberUser(org: OrgFixture): Promise<{ userId: string; email: string; token: string }> {
+  const email = `${uniq('user')}@example.com`;
+  const res = await call('POST', '/api/users', { base: org.base, token: org.adminToken, body: { FirstName: 'Uma', LastName: 'User', Email: email, Password: 'member password 1' } });
+  if (res.status !== 201) throw new Error(`create user failed: ${res.status} ${res.text}`);
+  const login = await call('POST', '/api/auth/token', { base: org.base, body: { Email: email, Password: 'member password 1' } });
+  return { userId: res.body.UserId, email, token: login.body.AccessToken };
+}
+
+export async function issueApiAccess(org: OrgFixture): Promise<{ ClientId: string; ClientSecret: string; ApiKey: string }> {
+  const res = await call('POST', '/api/organizations/api-access', { base: org.base, token: org.adminToken });
+  if (res.status !== 201) throw new Error(`api-access failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  messageId: string;
+}
+
+/** Waits until the SMTP catcher holds a message for `to` matching `pred`. */
+export async function waitForMail(to: string, pred: (m: Mail) => boolean = () => true, timeoutMs = 30000): Promise<Mail> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${stack.urls.mailbox}/messages?to=${encodeURIComponent(to)}`);
+    const list = (await res.json()) as Mail[];
+    const hit = list.find(pred);
+    if (hit) return hit;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`no mail for ${to} within ${timeoutMs} ms`);
+}
+
+export async function mailsFor(to: string): Promise<Mail[]> {
+  const res = await fetch(`${stack.urls.mailbox}/messages?to=${encodeURIComponent(to)}`);
+  return (await res.json()) as Mail[];
+}
+
+/** Signs a token with the production key, for tests of expiry and tampering. */
+export function signTestToken(claims: Record<string, unknown>, opts: { secret?: string; expOffsetSeconds?: number } = {}): string {
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const payload = { iss: 'b2b-commerce', sub: randomUUID(), iat: now - 100000, exp: now + (opts.expOffsetSeconds ?? 3600), ...claims };
+  const head = b64({ alg: 'HS256', typ: 'JWT' });
+  const body = b64(payload);
+  const sig = createHmac('sha256', opts.secret ?? stack.env.production.JWT_SECRET).update(`${head}.${body}`).digest('base64url');
+  return `${head}.${body}.${sig}`;
+}
+
+export function decodeToken(token: string): Record<string, any> {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+}
