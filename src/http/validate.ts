@@ -7,7 +7,8 @@ function toFieldErrors(err: ValidationError): FieldErrors {
   const items = err.inner.length ? err.inner : [err];
   for (const e of items) {
     const key = e.path || '$';
-    (out[key] ??= []).includes(e.message) || out[key].push(e.message);
+    const list = (out[key] ??= []);
+    if (!list.includes(e.message)) list.push(e.message);
   }
   return out;
 }
