@@ -130,7 +130,7 @@ export function mergeCustomer(current: CustomerFields | null, input: CustomerInp
 export interface Existing {
   id: string;
   customerNumber: string;
-  externalId: string | null;
+  externalId?: string | null;
 }
 
 export type UpsertPlan = { kind: 'create' } | { kind: 'update'; id: string } | { kind: 'conflict'; field: 'customerNumber'; message: string };
