@@ -6,7 +6,7 @@
  */
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
-import { mergeCustomer, type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
+import { type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
 import { updateCustomer, upsertCustomer, type CustomerStore, type UpsertOptions } from '../domain/customers/upsert.js';
 import { Customer, CustomerAddress, CustomerContact, PriceTier, UserCustomer } from '../entities/index.js';
 import { AppError, isUniqueViolation } from '../errors.js';
@@ -395,5 +395,3 @@ registerContextResolver(async (em, orgId, userId) => {
   return { CustomerNumber: link.customer.customerNumber, PriceTier: link.customer.pricing, CurrencyCode: tier?.currencyCode ?? null };
 });
 
-/** Kept for callers that build a full record from partial input (bulk imports). */
-export { mergeCustomer };
