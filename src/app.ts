@@ -73,6 +73,8 @@ function bodyParser(def: RouteDef): Koa.Middleware {
     urlencoded: kind === 'form',
     multipart: kind === 'multipart',
     text: false,
+    // SPEC's DELETE endpoints (admins, price tiers, sales reps) carry JSON bodies.
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
     jsonLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,

@@ -1,9 +1,11 @@
 /** Every route of the API; a new module adds its array here (and so joins OpenAPI and the security matrix). */
 import type { RouteDef } from '../http/route.js';
+import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
+import { customerRoutes } from './customers.js';
 import { docsRoutes } from './docs.js';
 import { organizationRoutes } from './organizations.js';
 import { userRoutes } from './users.js';
 
-export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes];
+export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes, ...customerRoutes, ...associationRoutes];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -1,5 +1,8 @@
 /** Every entity the ORM knows; new entities are added here. */
 import { ApiCredential } from './ApiCredential.js';
+import { Customer } from './Customer.js';
+import { CustomerAddress } from './CustomerAddress.js';
+import { CustomerContact } from './CustomerContact.js';
 import { EmailMessage } from './EmailMessage.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
@@ -7,7 +10,8 @@ import { PasswordToken } from './PasswordToken.js';
 import { PriceTier } from './PriceTier.js';
 import { RateLimitBucket } from './RateLimitBucket.js';
 import { User } from './User.js';
+import { UserCustomer } from './UserCustomer.js';
 
-export { ApiCredential, EmailMessage, Organization, OrganizationMember, PasswordToken, PriceTier, RateLimitBucket, User };
+export { ApiCredential, Customer, CustomerAddress, CustomerContact, EmailMessage, Organization, OrganizationMember, PasswordToken, PriceTier, RateLimitBucket, User, UserCustomer };
 
-export const entities = [Organization, User, OrganizationMember, ApiCredential, PriceTier, PasswordToken, RateLimitBucket, EmailMessage];
+export const entities = [Organization, User, OrganizationMember, ApiCredential, PriceTier, PasswordToken, RateLimitBucket, EmailMessage, Customer, CustomerAddress, CustomerContact, UserCustomer];

@@ -83,6 +83,9 @@ function coerce(spec: FieldSpec, v: unknown, label: string, errors: FieldErrors)
       if (s === '' || !Number.isFinite(n)) (errors[label] ??= []).push('value must be a number.');
       return n;
     }
+    case 'uuid':
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) (errors[label] ??= []).push('value must be a valid id (UUID).');
+      return s;
     case 'boolean':
       if (!['true', 'false'].includes(s.toLowerCase())) (errors[label] ??= []).push('value must be true or false.');
       return s.toLowerCase() === 'true';
