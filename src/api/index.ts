@@ -3,7 +3,8 @@ import type { RouteDef } from '../http/route.js';
 import { authRoutes } from './auth.js';
 import { docsRoutes } from './docs.js';
 import { organizationRoutes } from './organizations.js';
+import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 
-export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes];
+export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes, ...salesRepRoutes];
 allRoutes.push(...docsRoutes(() => allRoutes));

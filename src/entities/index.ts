@@ -6,8 +6,10 @@ import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
 import { PriceTier } from './PriceTier.js';
 import { RateLimitBucket } from './RateLimitBucket.js';
+import { OrganizationSalesRep } from './OrganizationSalesRep.js';
+import { SalesRep } from './SalesRep.js';
 import { User } from './User.js';
 
-export { ApiCredential, EmailMessage, Organization, OrganizationMember, PasswordToken, PriceTier, RateLimitBucket, User };
+export { ApiCredential, EmailMessage, Organization, OrganizationMember, PasswordToken, PriceTier, RateLimitBucket, User, SalesRep, OrganizationSalesRep };
 
-export const entities = [Organization, User, OrganizationMember, ApiCredential, PriceTier, PasswordToken, RateLimitBucket, EmailMessage];
+export const entities = [Organization, User, OrganizationMember, ApiCredential, PriceTier, PasswordToken, RateLimitBucket, EmailMessage, SalesRep, OrganizationSalesRep];
