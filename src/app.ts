@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '@mikro-orm/postgresql';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import qs from 'qs';
 import { allRoutes } from './api/index.js';
 import type { Deps } from './deps.js';
@@ -72,9 +72,10 @@ function bodyParser(def: RouteDef): Koa.Middleware {
     json: kind === 'json',
     urlencoded: kind === 'form',
     multipart: kind === 'multipart',
+    // SPEC's DELETE endpoints (admins, price tiers, sales reps...) carry a JSON body.
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     text: false,
     // SPEC's DELETE endpoints (admins, price tiers, sales reps) carry JSON bodies.
-    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
     jsonLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,

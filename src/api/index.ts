@@ -5,7 +5,15 @@ import { authRoutes } from './auth.js';
 import { customerRoutes } from './customers.js';
 import { docsRoutes } from './docs.js';
 import { organizationRoutes } from './organizations.js';
+import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 
-export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes, ...customerRoutes, ...associationRoutes];
+export const allRoutes: RouteDef[] = [
+  ] = [...authRoutes,
+  ...organizationRoutes,
+  ...userRoutes,
+  ...customerRoutes,
+  ...associationRoutes,
+  ...salesRepRoutes,
+];
 allRoutes.push(...docsRoutes(() => allRoutes));

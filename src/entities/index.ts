@@ -9,9 +9,41 @@ import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
 import { PriceTier } from './PriceTier.js';
 import { RateLimitBucket } from './RateLimitBucket.js';
+import { OrganizationSalesRep } from './OrganizationSalesRep.js';
+import { SalesRep } from './SalesRep.js';
 import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
 
-export { ApiCredential, Customer, CustomerAddress, CustomerContact, EmailMessage, Organization, OrganizationMember, PasswordToken, PriceTier, RateLimitBucket, User, UserCustomer };
+export {
+  ApiCredential,
+  Customer,
+  CustomerAddress,
+  CustomerContact,
+  EmailMessage,
+  Organization,
+  OrganizationMember,
+  PasswordToken,
+  PriceTier,
+  RateLimitBucket,
+  User,
+  UserCustomer,
+  SalesRep,
+  OrganizationSalesRep,
+};
 
-export const entities = [Organization, User, OrganizationMember, ApiCredential, PriceTier, PasswordToken, RateLimitBucket, EmailMessage, Customer, CustomerAddress, CustomerContact, UserCustomer];
+export const entities = [
+  Organization,
+  User,
+  OrganizationMember,
+  ApiCredential,
+  PriceTier,
+  PasswordToken,
+  RateLimitBucket,
+  EmailMessage,
+  Customer,
+  CustomerAddress,
+  CustomerContact,
+  UserCustomer,
+  SalesRep,
+  OrganizationSalesRep,
+];

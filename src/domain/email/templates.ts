@@ -33,9 +33,11 @@ export function renderEmail(template: string, d: Record<string, unknown>): Rende
       return page(`Welcome to ${d.organizationName}`, [`Hello ${d.firstName},`, `You were added as sales rep ${d.repNumber} of ${d.organizationName}.`],
         d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined);
     case 'invite-sales-rep':
-      return page(`Invitation to ${d.organizationName}`, [`Hello ${d.firstName},`, `You were invited to ${d.organizationName} as sales rep ${d.repNumber}.`]);
+      return page(`Invitation to ${d.organizationName}`, [`Hello ${d.firstName},`, `You were invited to ${d.organizationName} as sales rep ${d.repNumber}.`],
+        d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined);
     case 'reinvite-sales-rep':
-      return page(`Your access to ${d.organizationName} is restored`, [`Hello ${d.firstName},`, `Your sales rep access to ${d.organizationName} was reactivated.`]);
+      return page(`Your access to ${d.organizationName} is restored`, [`Hello ${d.firstName},`, `Your sales rep access to ${d.organizationName} was reactivated.`],
+        d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined);
     default:
       return page(String(d.subject ?? 'Notification'), [String(d.body ?? '')]);
   }
