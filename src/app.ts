@@ -39,6 +39,7 @@ function errorHandler(): Koa.Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      if (ctx.status === 405 && ctx.body == null) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`);
     } catch (err) {
       const appErr = mapError(err);
       if (appErr.kind === 'internal') log.error('unhandled error', { traceId, method: ctx.method, path: ctx.path, error: String(err), stack: (err as Error)?.stack });
@@ -75,7 +76,6 @@ function bodyParser(def: RouteDef): Koa.Middleware {
     // SPEC's DELETE endpoints (admins, price tiers, sales reps...) carry a JSON body.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     text: false,
-    // SPEC's DELETE endpoints (admins, price tiers, sales reps) carry JSON bodies.
     jsonLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
@@ -132,9 +132,6 @@ export function createApp(deps: Deps, routes: RouteDef[] = allRoutes): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   const router = new Router();
   for (const def of routes) router[def.method](def.path, bodyParser(def), handle(def, deps));
-  router.get('/health', (ctx) => {
-    ctx.body = { status: 'ok', service: deps.config.serviceName };
-  });
   app.use(traceAndLog());
   app.use(errorHandler());
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));

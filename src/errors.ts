@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'payment_required'
   | 'payload_too_large'
@@ -24,6 +25,7 @@ const STATUS: Record<ErrorKind, number> = {
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -39,6 +41,7 @@ const TITLE: Record<ErrorKind, string> = {
   payment_required: 'Payment failed',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',

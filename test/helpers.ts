@@ -144,3 +144,31 @@ export function signTestToken(claims: Record<string, unknown>, opts: { secret?: 
 export function decodeToken(token: string): Record<string, any> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 }
+
+/** Runs one SQL query against an environment's database (for white-box checks of shared state). */
+export async function dbQuery<T = Record<string, any>>(sql: string, params: unknown[] = [], env: 'production' | 'sandbox' = 'production'): Promise<T[]> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Client } = require('pg') as typeof import('pg');
+  const client = new Client({ connectionString: stack.env[env].DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(sql, params as never[])).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Extracts the one-time token from a set-password link in an e-mail. */
+export function setPasswordToken(mail: Mail): string {
+  const m = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text) ?? /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.html);
+  if (!m) throw new Error(`no set-password link in mail "${mail.subject}"`);
+  return m[1];
+}
+
+/** Asserts the response is an RFC 7807 problem with the given status and a traceId equal to X-Trace-Id. */
+export function expectProblem(res: Res, status: number): void {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toEqual(expect.objectContaining({ type: expect.any(String), title: expect.any(String), status, traceId: expect.any(String) }));
+  expect(res.body.traceId).toBe(res.headers.get('x-trace-id'));
+}

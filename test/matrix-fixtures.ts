@@ -1,8 +1,18 @@
 /**
- * Fixtures for the security-matrix test: for a path parameter name, create a resource of
- * that kind in the given organization and return the value to put in the path.
+ * Fixtures for the security matrix (test/security-matrix.test.ts). The matrix walks every
+ * operation in /openapi.json; for each path parameter other than `organizationId` it needs a
+ * way to create that resource in a given organization, so it can prove that another
+ * organization's resource answers 404. An operation whose path parameter has no fixture here
+ * fails the matrix: a new endpoint joins by registering its parameter below.
+ *
+ * Where the synthesized request body (from the OpenAPI schema) would not pass validation,
+ * register a valid body under "METHOD /path" (OpenAPI form) in `matrixBodies`, so the request
+ * reaches the handler's organization lookup.
  */
 import { call, uniq, type OrgFixture } from './helpers';
+
+/** Creates the resource named by a path parameter in `org` and returns the value for the path. */
+export type ParamFixture = (org: OrgFixture) => Promise<string>;
 
 /** Creates the price tier `name` in the organization unless it already exists. */
 export async function ensurePriceTier(org: OrgFixture, name = 'Retail', currencyCode = 'USD'): Promise<string> {
@@ -11,7 +21,7 @@ export async function ensurePriceTier(org: OrgFixture, name = 'Retail', currency
   return name;
 }
 
-export const matrixFixtures: Record<string, (org: OrgFixture) => Promise<string>> = {
+export const pathParamFixtures: Record<string, ParamFixture> = {
   async customerNumber(org) {
     const pricing = await ensurePriceTier(org);
     const customerNumber = uniq('C');
@@ -24,3 +34,37 @@ export const matrixFixtures: Record<string, (org: OrgFixture) => Promise<string>
     return customerNumber;
   },
 };
+
+/** Former name, kept for fixtures registered by assignment. */
+export const matrixFixtures = pathParamFixtures;
+
+/** Valid request bodies per operation ("POST /api/things/{thingId}"), when the synthesized one is not valid. */
+export const matrixBodies: Record<string, (org: OrgFixture) => unknown> = {};
+
+/** A request body built from a JSON schema: required properties only, with plausible values. */
+export function synthesizeBody(schema: Record<string, any> | undefined): unknown {
+  if (!schema) return undefined;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (schema.enum?.length) return schema.enum[0];
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const k of schema.required ?? []) out[k] = synthesizeBody(schema.properties?.[k]);
+      return out;
+    }
+    case 'array':
+      return schema.minItems ? Array.from({ length: schema.minItems }, () => synthesizeBody(schema.items)) : [];
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'string':
+      if (schema.format === 'email') return 'matrix@example.com';
+      if (schema.format === 'uri') return 'https://example.com/';
+      if (schema.format === 'date-time') return new Date().toISOString();
+      return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+    default:
+      return 'x';
+  }
+}

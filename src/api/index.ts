@@ -4,12 +4,14 @@ import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
 import { customerRoutes } from './customers.js';
 import { docsRoutes } from './docs.js';
+import { healthRoutes } from './health.js';
 import { organizationRoutes } from './organizations.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 
 export const allRoutes: RouteDef[] = [
-  ] = [...authRoutes,
+  ...healthRoutes,
+  ...authRoutes,
   ...organizationRoutes,
   ...userRoutes,
   ...customerRoutes,

@@ -23,14 +23,30 @@ export function validate<T>(schema: ObjectSchema<AnyObject>, input: unknown, mod
     if (mode === 'strict') throw AppError.validation({ $: ['The request body must be a JSON object.'] }, 'The request body must be a JSON object.');
     input = {};
   }
+  // Query strings parsed by qs can hold arrays/objects (Email[a]=b, Email=a&Email=b); yup's string
+  // transforms (trim) throw a TypeError on those, so scalar fields given a non-scalar are reported here.
+  const shapeErrors: FieldErrors = {};
+  if (mode === 'coerce') {
+    const fields = schema.fields as Record<string, { type?: string }>;
+    const rest = { ...(input as Record<string, unknown>) };
+    for (const [k, f] of Object.entries(fields)) {
+      if (f.type !== 'object' && f.type !== 'array' && rest[k] !== null && typeof rest[k] === 'object') {
+        shapeErrors[k] = [`${k} must be a single value.`];
+        delete rest[k];
+      }
+    }
+    input = rest;
+  }
   try {
     if (mode === 'strict') {
       schema.validateSync(input, { strict: true, abortEarly: false });
       return schema.cast(input, { stripUnknown: true, assert: false }) as T;
     }
-    return schema.validateSync(input, { abortEarly: false, stripUnknown: true }) as T;
+    const value = schema.validateSync(input, { abortEarly: false, stripUnknown: true }) as T;
+    if (Object.keys(shapeErrors).length) throw AppError.validation(shapeErrors);
+    return value;
   } catch (e) {
-    if (e instanceof ValidationError) throw AppError.validation(toFieldErrors(e));
+    if (e instanceof ValidationError) throw AppError.validation({ ...toFieldErrors(e), ...shapeErrors });
     throw e;
   }
 }
