@@ -7,8 +7,23 @@ const PROVIDER = stack.urls.provider;
 const SECRET = stack.env.production.PROVIDER_CALLBACK_SECRET;
 const apiKey = `sandbox-key-${uniq()}`;
 const direct = (method: string, path: string, body?: unknown) => call(method, path, { base: PROVIDER, token: apiKey, body });
-const card = (number: string, extra: Record<string, unknown> = {}) => ({ number, expMonth: 12, expYear: 2030, cvv: number.startsWith('3') ? '1234' : '123', ...extra });
-const billingAddress = { firstName: 'Ada', lastName: 'Buyer', company: 'Acme', address1: '1 Main St', city: 'Springfield', state: 'IL', zipCode: '62701', country: 'US' };
+const card = (number: string, extra: Record<string, unknown> = {}) => ({
+  number,
+  expMonth: 12,
+  expYear: 2030,
+  cvv: number.startsWith('3') ? '1234' : '123',
+  ...extra,
+});
+const billingAddress = {
+  firstName: 'Ada',
+  lastName: 'Buyer',
+  company: 'Acme',
+  address1: '1 Main St',
+  city: 'Springfield',
+  state: 'IL',
+  zipCode: '62701',
+  country: 'US',
+};
 
 async function createProfile(number: string, extra: Record<string, unknown> = {}) {
   return direct('POST', '/direct/customer-profiles', { customerNumber: uniq('C'), email: 'buyer@example.com', card: card(number, extra), billingAddress });
@@ -39,13 +54,25 @@ async function startCallbackServer(answer: (res: http.ServerResponse) => void) {
 }
 
 async function setup(body: Record<string, unknown>) {
-  const res = await direct('POST', '/hosted/transaction-setup', { amount: '25.50', currency: 'USD', reference: uniq('INV-'), saveCard: false, expiresInSeconds: 600, ...body });
+  const res = await direct('POST', '/hosted/transaction-setup', {
+    amount: '25.50',
+    currency: 'USD',
+    reference: uniq('INV-'),
+    saveCard: false,
+    expiresInSeconds: 600,
+    ...body,
+  });
   expect(res.status).toBe(201);
   return res.body as { transactionSetupId: string; hostedPaymentUrl: string };
 }
 
 const submitForm = (url: string, fields: Record<string, string>) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
 
 describe('provider sandbox: ProviderDirect', () => {
   test('when no bearer key is sent, then the direct API answers 401', async () => {
@@ -102,7 +129,14 @@ describe('provider sandbox: ProviderDirect', () => {
     expect(second.body).toEqual(first.body);
     const entries = await ledger({ idempotencyKey });
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ kind: 'charge', amount: '19.99', currency: 'USD', idempotencyKey, paymentProfileId: profile.paymentProfileId, status: 'approved' });
+    expect(entries[0]).toMatchObject({
+      kind: 'charge',
+      amount: '19.99',
+      currency: 'USD',
+      idempotencyKey,
+      paymentProfileId: profile.paymentProfileId,
+      status: 'approved',
+    });
 
     const conflict = await direct('POST', '/direct/charges', { ...body, amount: '20.00' });
     expect(conflict.status).toBe(409);
@@ -120,7 +154,9 @@ describe('provider sandbox: ProviderDirect', () => {
 
   test('when a charge is voided, then it is voided once and a void entry is recorded', async () => {
     const profile = (await createProfile('4111111111111111')).body;
-    const charge = (await direct('POST', '/direct/charges', { paymentProfileId: profile.paymentProfileId, amount: '10.00', currency: 'USD', idempotencyKey: uniq('idem-') })).body;
+    const charge = (
+      await direct('POST', '/direct/charges', { paymentProfileId: profile.paymentProfileId, amount: '10.00', currency: 'USD', idempotencyKey: uniq('idem-') })
+    ).body;
     const voidKey = uniq('void-');
     const v = await direct('POST', `/direct/charges/${charge.chargeId}/void`, { idempotencyKey: voidKey });
     expect(v.status).toBe(200);
@@ -135,7 +171,9 @@ describe('provider sandbox: ProviderDirect', () => {
 
   test('when a charge is refunded in parts, then the refunded amount adds up and an over-refund is 400', async () => {
     const profile = (await createProfile('6011111111111117')).body;
-    const charge = (await direct('POST', '/direct/charges', { paymentProfileId: profile.paymentProfileId, amount: '30.00', currency: 'USD', idempotencyKey: uniq('idem-') })).body;
+    const charge = (
+      await direct('POST', '/direct/charges', { paymentProfileId: profile.paymentProfileId, amount: '30.00', currency: 'USD', idempotencyKey: uniq('idem-') })
+    ).body;
     const r1 = await direct('POST', `/direct/charges/${charge.chargeId}/refund`, { amount: '10.00', idempotencyKey: uniq('ref-') });
     expect(r1.status).toBe(200);
     expect(r1.body).toEqual({ chargeId: charge.chargeId, status: 'refunded', refundedAmount: '10.00' });
@@ -175,7 +213,13 @@ describe('provider sandbox: ProviderHosted', () => {
       for (const name of ['cardNumber', 'expMonth', 'expYear', 'cvv', 'cardholderName']) expect(html).toContain(`name="${name}"`);
       expect(html).toMatch(/<button type="submit"/);
 
-      const paid = await submitForm(s.hostedPaymentUrl, { cardNumber: '4111111111111111', expMonth: '12', expYear: '2030', cvv: '123', cardholderName: 'Ada Buyer' });
+      const paid = await submitForm(s.hostedPaymentUrl, {
+        cardNumber: '4111111111111111',
+        expMonth: '12',
+        expYear: '2030',
+        cvv: '123',
+        cardholderName: 'Ada Buyer',
+      });
       expect(paid.status).toBe(302);
       expect(paid.headers.get('location')).toBe('http://127.0.0.1:9/return?result=Approved');
 
@@ -183,9 +227,30 @@ describe('provider sandbox: ProviderHosted', () => {
       expect(cb.contentTypes[0]).toContain('application/x-www-form-urlencoded');
       const f = cb.received[0];
       expect(Object.keys(f).sort()).toEqual(
-        ['Amount', 'ApprovalCode', 'CardType', 'ExpirationMonth', 'ExpirationYear', 'LastFour', 'PaymentProfileId', 'Result', 'Signature', 'Timestamp', 'TransactionId', 'TransactionSetupID'].sort(),
+        [
+          'Amount',
+          'ApprovalCode',
+          'CardType',
+          'ExpirationMonth',
+          'ExpirationYear',
+          'LastFour',
+          'PaymentProfileId',
+          'Result',
+          'Signature',
+          'Timestamp',
+          'TransactionId',
+          'TransactionSetupID',
+        ].sort(),
       );
-      expect(f).toMatchObject({ TransactionSetupID: s.transactionSetupId, Result: 'Approved', Amount: '25.50', CardType: 'Visa', LastFour: '1111', ExpirationMonth: '12', ExpirationYear: '2030' });
+      expect(f).toMatchObject({
+        TransactionSetupID: s.transactionSetupId,
+        Result: 'Approved',
+        Amount: '25.50',
+        CardType: 'Visa',
+        LastFour: '1111',
+        ExpirationMonth: '12',
+        ExpirationYear: '2030',
+      });
       expect(f.ApprovalCode).not.toBe('');
       expect(f.PaymentProfileId).not.toBe('');
       expect(f.TransactionId).not.toBe('');
@@ -195,7 +260,14 @@ describe('provider sandbox: ProviderHosted', () => {
 
       const entries = await ledger({ reference });
       expect(entries).toHaveLength(1);
-      expect(entries[0]).toMatchObject({ kind: 'charge', amount: '25.50', currency: 'USD', reference, paymentProfileId: f.PaymentProfileId, status: 'approved' });
+      expect(entries[0]).toMatchObject({
+        kind: 'charge',
+        amount: '25.50',
+        currency: 'USD',
+        reference,
+        paymentProfileId: f.PaymentProfileId,
+        status: 'approved',
+      });
 
       const resend = await call('POST', `/hosted/callbacks/${s.transactionSetupId}/resend`, { base: PROVIDER });
       expect(resend.status).toBe(200);
@@ -203,7 +275,13 @@ describe('provider sandbox: ProviderHosted', () => {
       expect(cb.received[1]).toEqual(f);
       expect(await ledger({ reference })).toHaveLength(1);
 
-      const twice = await submitForm(s.hostedPaymentUrl, { cardNumber: '4111111111111111', expMonth: '12', expYear: '2030', cvv: '123', cardholderName: 'Ada Buyer' });
+      const twice = await submitForm(s.hostedPaymentUrl, {
+        cardNumber: '4111111111111111',
+        expMonth: '12',
+        expYear: '2030',
+        cvv: '123',
+        cardholderName: 'Ada Buyer',
+      });
       expect(twice.status).toBe(409);
       expect(await ledger({ reference })).toHaveLength(1);
     } finally {
@@ -219,11 +297,23 @@ describe('provider sandbox: ProviderHosted', () => {
     try {
       const reference = uniq('INV-');
       const s = await setup({ callbackUrl: cb.url, reference });
-      const paid = await submitForm(s.hostedPaymentUrl, { cardNumber: '4000000000000002', expMonth: '12', expYear: '2030', cvv: '123', cardholderName: '<b>x</b>' });
+      const paid = await submitForm(s.hostedPaymentUrl, {
+        cardNumber: '4000000000000002',
+        expMonth: '12',
+        expYear: '2030',
+        cvv: '123',
+        cardholderName: '<b>x</b>',
+      });
       expect(paid.status).toBe(200);
       expect(paid.headers.get('content-type')).toContain('text/html');
       expect(cb.received).toHaveLength(1);
-      expect(cb.received[0]).toMatchObject({ TransactionSetupID: s.transactionSetupId, Result: 'Declined', ApprovalCode: '', PaymentProfileId: '', LastFour: '0002' });
+      expect(cb.received[0]).toMatchObject({
+        TransactionSetupID: s.transactionSetupId,
+        Result: 'Declined',
+        ApprovalCode: '',
+        PaymentProfileId: '',
+        LastFour: '0002',
+      });
       expect(verifyCallbackSignature(cb.received[0], SECRET)).toBe(true);
       expect(await ledger({ reference })).toHaveLength(0);
     } finally {
@@ -235,7 +325,13 @@ describe('provider sandbox: ProviderHosted', () => {
     const cb = await startCallbackServer((res) => res.end());
     try {
       const s = await setup({ callbackUrl: cb.url });
-      const res = await submitForm(s.hostedPaymentUrl, { cardNumber: '1234', expMonth: '12', expYear: '2030', cvv: '123', cardholderName: '<script>alert(1)</script>' });
+      const res = await submitForm(s.hostedPaymentUrl, {
+        cardNumber: '1234',
+        expMonth: '12',
+        expYear: '2030',
+        cvv: '123',
+        cardholderName: '<script>alert(1)</script>',
+      });
       expect(res.status).toBe(400);
       const html = await res.text();
       expect(html).toContain('<form method="post"');

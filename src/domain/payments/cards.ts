@@ -97,7 +97,8 @@ export function checkCard(input: { number: unknown; expMonth: unknown; expYear: 
   if (input.cvv !== undefined) {
     const cvv = typeof input.cvv === 'number' ? String(input.cvv) : input.cvv;
     const len = cardType === 'AmericanExpress' ? 4 : 3;
-    if (typeof cvv !== 'string' || !new RegExp(`^\\d{${len}}$`).test(cvv)) return { outcome: 'invalid', reason: 'The security code is not valid.', ...base, ...exp };
+    if (typeof cvv !== 'string' || !new RegExp(`^\\d{${len}}$`).test(cvv))
+      return { outcome: 'invalid', reason: 'The security code is not valid.', ...base, ...exp };
   }
   const fixed = FIXED_OUTCOMES[digits];
   if (fixed) return { outcome: fixed, ...base, ...exp };

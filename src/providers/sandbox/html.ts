@@ -15,7 +15,11 @@ ${body}
 </html>`;
 }
 
-export function payFormPage(setup: { transactionSetupId: string; amount: string; currency: string; reference: string | null }, error?: string, values: { cardholderName?: string } = {}): string {
+export function payFormPage(
+  setup: { transactionSetupId: string; amount: string; currency: string; reference: string | null },
+  error?: string,
+  values: { cardholderName?: string } = {},
+): string {
   const id = esc(setup.transactionSetupId);
   return page(
     'Sandbox payment',

@@ -153,7 +153,10 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
     networkTransactionId: p.networkTransactionId,
   });
 
-  const createProfile = (card: { cardType: CardType; lastFour: string; maskedCardNumber: string; expMonth: number; expYear: number }, extra: { customerNumber: string | null; email: string | null; provider: Provider; merchant: string | null }): PaymentProfile => {
+  const createProfile = (
+    card: { cardType: CardType; lastFour: string; maskedCardNumber: string; expMonth: number; expYear: number },
+    extra: { customerNumber: string | null; email: string | null; provider: Provider; merchant: string | null },
+  ): PaymentProfile => {
     const custKey = `${extra.merchant ?? ''}|${extra.customerNumber ?? randomUUID()}`;
     let customerProfileId = customerProfiles.get(custKey);
     if (!customerProfileId) {
@@ -207,7 +210,12 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
     if (check.outcome !== 'approved') {
       return { status: 402, body: { error: { code: directErrorCode(check.outcome), message: check.reason ?? messageFor(check.outcome) } } };
     }
-    const p = createProfile(check as Required<typeof check>, { customerNumber: String(body.customerNumber).trim(), email: optString(body.email), provider: 'ProviderDirect', merchant });
+    const p = createProfile(check as Required<typeof check>, {
+      customerNumber: String(body.customerNumber).trim(),
+      email: optString(body.email),
+      provider: 'ProviderDirect',
+      merchant,
+    });
     return { status: 201, body: profileView(p) };
   }
 
@@ -245,7 +253,18 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
         createdAt: now.toISOString(),
       };
       charges.set(charge.chargeId, charge);
-      addLedger({ kind: 'charge', provider: 'ProviderDirect', chargeId: charge.chargeId, amount: formatCents(charge.amountCents), currency, idempotencyKey: key, reference: charge.reference, paymentProfileId, status: 'approved', merchant });
+      addLedger({
+        kind: 'charge',
+        provider: 'ProviderDirect',
+        chargeId: charge.chargeId,
+        amount: formatCents(charge.amountCents),
+        currency,
+        idempotencyKey: key,
+        reference: charge.reference,
+        paymentProfileId,
+        status: 'approved',
+        merchant,
+      });
       log('direct charge', { chargeId: charge.chargeId, amount: formatCents(charge.amountCents), currency });
       return { status: 201, body: { chargeId: charge.chargeId, status: charge.status, amount: formatCents(charge.amountCents), currency } };
     });
@@ -271,18 +290,43 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
         if (c.refundedCents > 0n) return { status: 409, body: { error: { code: 'charge_refunded', message: 'A refunded charge cannot be voided.' } } };
         c.status = 'voided';
         c.refundedCents = c.amountCents;
-        addLedger({ kind: 'void', provider: c.provider, chargeId: c.chargeId, amount: formatCents(c.amountCents), currency: c.currency, idempotencyKey: key, reference: c.reference, paymentProfileId: c.paymentProfileId, status: 'voided', merchant });
+        addLedger({
+          kind: 'void',
+          provider: c.provider,
+          chargeId: c.chargeId,
+          amount: formatCents(c.amountCents),
+          currency: c.currency,
+          idempotencyKey: key,
+          reference: c.reference,
+          paymentProfileId: c.paymentProfileId,
+          status: 'voided',
+          merchant,
+        });
         return reply();
       }
       if (c.status === 'voided') return { status: 409, body: { error: { code: 'charge_voided', message: 'A voided charge cannot be refunded.' } } };
       const remaining = c.amountCents - c.refundedCents;
       const amount = requested ?? remaining;
       if (amount <= 0n || amount > remaining) {
-        return { status: 400, body: { error: { code: 'refund_exceeds_charge', message: `The refund exceeds the refundable amount ${formatCents(remaining)}.` } } };
+        return {
+          status: 400,
+          body: { error: { code: 'refund_exceeds_charge', message: `The refund exceeds the refundable amount ${formatCents(remaining)}.` } },
+        };
       }
       c.refundedCents += amount;
       c.status = 'refunded';
-      addLedger({ kind: 'refund', provider: c.provider, chargeId: c.chargeId, amount: formatCents(amount), currency: c.currency, idempotencyKey: key, reference: c.reference, paymentProfileId: c.paymentProfileId, status: 'refunded', merchant });
+      addLedger({
+        kind: 'refund',
+        provider: c.provider,
+        chargeId: c.chargeId,
+        amount: formatCents(amount),
+        currency: c.currency,
+        idempotencyKey: key,
+        reference: c.reference,
+        paymentProfileId: c.paymentProfileId,
+        status: 'refunded',
+        merchant,
+      });
       return reply();
     });
   }
@@ -320,7 +364,14 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
     };
     setups.set(s.transactionSetupId, s);
     log('hosted transaction setup', { transactionSetupId: s.transactionSetupId, amount: formatCents(s.amountCents) });
-    return { status: 201, body: { transactionSetupId: s.transactionSetupId, hostedPaymentUrl: `${publicUrl}/hosted/pay/${s.transactionSetupId}`, expiresAt: s.expiresAt.toISOString() } };
+    return {
+      status: 201,
+      body: {
+        transactionSetupId: s.transactionSetupId,
+        hostedPaymentUrl: `${publicUrl}/hosted/pay/${s.transactionSetupId}`,
+        expiresAt: s.expiresAt.toISOString(),
+      },
+    };
   }
 
   const setupView = (s: HostedSetup) => ({
@@ -362,9 +413,20 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
 
   async function hostedPay(s: HostedSetup, form: URLSearchParams, res: http.ServerResponse): Promise<void> {
     if (s.state === 'completed') return sendHtml(res, 409, messagePage('Payment already processed', 'This payment has already been processed.'));
-    if (s.expiresAt.getTime() <= Date.now()) return sendHtml(res, 410, messagePage('Payment page expired', 'This payment page has expired. Please start the payment again.'));
-    const check = checkCard({ number: form.get('cardNumber') ?? '', expMonth: form.get('expMonth') ?? '', expYear: form.get('expYear') ?? '', cvv: form.get('cvv') ?? '' });
-    log('hosted payment submitted', { transactionSetupId: s.transactionSetupId, outcome: check.outcome, cardType: check.cardType ?? null, lastFour: check.lastFour ?? null });
+    if (s.expiresAt.getTime() <= Date.now())
+      return sendHtml(res, 410, messagePage('Payment page expired', 'This payment page has expired. Please start the payment again.'));
+    const check = checkCard({
+      number: form.get('cardNumber') ?? '',
+      expMonth: form.get('expMonth') ?? '',
+      expYear: form.get('expYear') ?? '',
+      cvv: form.get('cvv') ?? '',
+    });
+    log('hosted payment submitted', {
+      transactionSetupId: s.transactionSetupId,
+      outcome: check.outcome,
+      cardType: check.cardType ?? null,
+      lastFour: check.lastFour ?? null,
+    });
     if (check.outcome === 'invalid') {
       return sendHtml(res, 400, payFormPage(view(s), check.reason ?? 'The card details are not valid.', { cardholderName: form.get('cardholderName') ?? '' }));
     }
@@ -373,7 +435,12 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
     const transactionId = id('tx');
     let paymentProfileId = '';
     if (approved && s.saveCard) {
-      paymentProfileId = createProfile(check as Required<typeof check>, { customerNumber: s.customerNumber, email: null, provider: 'ProviderHosted', merchant: s.merchant }).paymentProfileId;
+      paymentProfileId = createProfile(check as Required<typeof check>, {
+        customerNumber: s.customerNumber,
+        email: null,
+        provider: 'ProviderHosted',
+        merchant: s.merchant,
+      }).paymentProfileId;
     }
     if (approved && s.amountCents > 0n) {
       const charge: Charge = {
@@ -391,7 +458,18 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
         createdAt: new Date().toISOString(),
       };
       charges.set(charge.chargeId, charge);
-      addLedger({ kind: 'charge', provider: 'ProviderHosted', chargeId: charge.chargeId, amount: formatCents(s.amountCents), currency: s.currency, idempotencyKey: s.transactionSetupId, reference: s.reference, paymentProfileId: charge.paymentProfileId, status: 'approved', merchant: s.merchant });
+      addLedger({
+        kind: 'charge',
+        provider: 'ProviderHosted',
+        chargeId: charge.chargeId,
+        amount: formatCents(s.amountCents),
+        currency: s.currency,
+        idempotencyKey: s.transactionSetupId,
+        reference: s.reference,
+        paymentProfileId: charge.paymentProfileId,
+        status: 'approved',
+        merchant: s.merchant,
+      });
     }
     s.callback = withSignature(
       {
@@ -422,7 +500,12 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
     return sendHtml(res, 200, page(approved ? 'Payment approved' : 'Payment not approved', `<p>${esc(text)}</p>${back}`));
   }
 
-  const view = (s: HostedSetup) => ({ transactionSetupId: s.transactionSetupId, amount: formatCents(s.amountCents), currency: s.currency, reference: s.reference });
+  const view = (s: HostedSetup) => ({
+    transactionSetupId: s.transactionSetupId,
+    amount: formatCents(s.amountCents),
+    currency: s.currency,
+    reference: s.reference,
+  });
 
   // ---------- routing ----------
 
@@ -467,7 +550,8 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
         if (method === 'GET') {
           if (!s) return sendHtml(res, 404, messagePage('Payment not found', 'This payment page does not exist.'));
           if (s.state === 'completed') return sendHtml(res, 409, messagePage('Payment already processed', 'This payment has already been processed.'));
-          if (s.expiresAt.getTime() <= Date.now()) return sendHtml(res, 410, messagePage('Payment page expired', 'This payment page has expired. Please start the payment again.'));
+          if (s.expiresAt.getTime() <= Date.now())
+            return sendHtml(res, 410, messagePage('Payment page expired', 'This payment page has expired. Please start the payment again.'));
           return sendHtml(res, 200, payFormPage(view(s)));
         }
         if (method === 'POST') {
@@ -528,7 +612,7 @@ function messageFor(outcome: string): string {
       expired: 'The card has expired.',
       invalid: 'The card is not valid.',
     } as Record<string, string>
-  )[outcome]!;
+  )[outcome];
 }
 
 function isHttpUrl(v: unknown): boolean {
