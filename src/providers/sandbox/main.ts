@@ -1,15 +1,17 @@
 /**
  * Payment provider sandbox entry point (a local stand-in for ProviderDirect and
- * ProviderHosted; see DESIGN "Payments"). The payments issue fills in the protocols.
+ * ProviderHosted; see DESIGN "Payments" and server.ts). Env: PORT, PROVIDER_CALLBACK_SECRET,
+ * PROVIDER_PUBLIC_URL.
  */
-import http from 'node:http';
+import { configureLogger, log } from '../../logger.js';
+import { createSandboxServer } from './server.js';
 
-const server = http.createServer((req, res) => {
-  res.setHeader('content-type', 'application/json');
-  if (req.url === '/health') return res.end('{"status":"ok"}');
-  res.statusCode = 404;
-  res.end('{"error":"not found"}');
-});
-server.listen(Number(process.env.PORT ?? 4010), '127.0.0.1');
+const port = Number(process.env.PORT ?? 4010);
+const callbackSecret = process.env.PROVIDER_CALLBACK_SECRET ?? 'sandbox-callback-secret';
+const publicUrl = process.env.PROVIDER_PUBLIC_URL ?? `http://127.0.0.1:${port}`;
+
+configureLogger({ level: 'info', service: 'provider-sandbox' });
+const server = createSandboxServer({ callbackSecret, publicUrl, log: (msg, fields) => log.info(msg, fields) });
+server.listen(port, '127.0.0.1', () => log.info('provider sandbox listening', { port, publicUrl }));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 process.on('SIGINT', () => server.close(() => process.exit(0)));
