@@ -2,8 +2,9 @@
 import type { RouteDef } from '../http/route.js';
 import { authRoutes } from './auth.js';
 import { docsRoutes } from './docs.js';
+import { imageRoutes } from './images.js';
 import { organizationRoutes } from './organizations.js';
 import { userRoutes } from './users.js';
 
-export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes];
+export const allRoutes: RouteDef[] = [...authRoutes, ...organizationRoutes, ...userRoutes, ...imageRoutes];
 allRoutes.push(...docsRoutes(() => allRoutes));
