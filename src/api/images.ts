@@ -30,6 +30,7 @@ const isUploadedFile = (v: unknown): v is UploadedFile =>
 const imageFile = () =>
   yup
     .mixed<UploadedFile>()
+    .meta({ openapi: { type: 'string', format: 'binary' } })
     .required('image is required (a jpg, png, webp or gif file).')
     .test('is-file', 'image must be a file upload (multipart/form-data), not a text field.', (v) => v === undefined || isUploadedFile(v));
 
@@ -156,13 +157,19 @@ export const imageRoutes = [
         }),
       );
       await em.flush();
-      await startOnce(deps.temporal, deps.config, {
-        workflowType: 'ingestRemoteImages',
-        workflowId: `image-ingestion-${jobId}`,
-        queue: 'media',
-        args: [{ jobId, organizationId: orgId, itemIds: items.map((i) => i.id) }],
-        keys: { organizationId: orgId },
-      });
+      try {
+        await startOnce(deps.temporal, deps.config, {
+          workflowType: 'ingestRemoteImages',
+          workflowId: `image-ingestion-${jobId}`,
+          queue: 'media',
+          args: [{ jobId, organizationId: orgId, itemIds: items.map((i) => i.id) }],
+          keys: { organizationId: orgId },
+        });
+      } catch (e) {
+        // No workflow, no job: do not leave items pending forever.
+        await em.nativeDelete(ImageIngestion, { id: jobId });
+        throw e;
+      }
       return { status: 204, headers: { 'X-Ingestion-Id': jobId, Location: `/api/images/ingestions/${jobId}` } };
     },
   }),
