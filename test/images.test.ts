@@ -164,6 +164,16 @@ describe('images', () => {
     for (const u of urls) expect([403, 404]).toContain((await fetchNoAuth(u)).status);
   });
 
+  test('when the OpenAPI document is read, then the image upload is multipart with a binary image field', async () => {
+    const res = await call('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    const op = res.body.paths['/api/images/from-local'].post;
+    const schema = op.requestBody.content['multipart/form-data'].schema;
+    expect(schema.properties.image).toMatchObject({ type: 'string', format: 'binary' });
+    expect(schema.required).toContain('image');
+    expect(res.body.paths['/api/images/ingestions/{jobId}'].get).toBeDefined();
+  });
+
   describe('remote ingestion', () => {
     let server: http.Server;
     let base: string;
