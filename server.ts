@@ -5,6 +5,7 @@ import { loadConfig } from './src/config.js';
 import { openOrm } from './src/db.js';
 import { CredentialVersions } from './src/http/auth.js';
 import { configureLogger, log } from './src/logger.js';
+import { createStorage } from './src/storage.js';
 import { connectTemporal } from './src/temporal.js';
 
 async function main(): Promise<void> {
@@ -12,7 +13,9 @@ async function main(): Promise<void> {
   configureLogger({ level: config.logLevel, service: config.serviceName });
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config);
-  const app = createApp({ config, orm, temporal, credentialVersions: new CredentialVersions(config.credentialCacheSeconds * 1000) });
+  const storage = createStorage(config);
+  await storage.ensureBucket();
+  const app = createApp({ config, orm, temporal, storage, credentialVersions: new CredentialVersions(config.credentialCacheSeconds * 1000) });
   const server = app.listen(config.port, () => log.info('api listening', { port: config.port, url: config.publicBaseUrl }));
   const shutdown = () => {
     log.info('api stopping');

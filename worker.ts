@@ -6,6 +6,7 @@ import { createActivities } from './src/activities/index.js';
 import { loadConfig, taskQueue } from './src/config.js';
 import { openOrm } from './src/db.js';
 import { configureLogger, log } from './src/logger.js';
+import { createStorage } from './src/storage.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-worker' : 'worker');
@@ -16,7 +17,9 @@ async function main(): Promise<void> {
     workflowsPath: fileURLToPath(new URL('./src/workflows/index.js', import.meta.url)),
     logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m) => log.warn(m), error: (m) => log.error(m) },
   });
-  const activities = createActivities({ orm, config });
+  const storage = createStorage(config);
+  await storage.ensureBucket();
+  const activities = createActivities({ orm, config, storage });
   const queues = (['commerce', 'media', 'imports'] as const).filter((q) => config.workerConcurrency[q] > 0);
   const workers = await Promise.all(
     queues.map((q) =>

@@ -4,6 +4,7 @@
  * body parsing with size limits, and every RouteDef from src/api.
  */
 import { randomUUID } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
 import { RequestContext } from '@mikro-orm/postgresql';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -86,7 +87,34 @@ function bodyParser(def: RouteDef): Koa.Middleware {
   });
 }
 
+/** Files of a multipart request by field name (koa-body/formidable `File` objects, first one per field). */
+function uploadedFiles(ctx: Koa.Context): Record<string, unknown> {
+  const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
+  return Object.fromEntries(Object.entries(files).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+}
+
+/** Deletes the temporary files formidable wrote for a multipart request. */
+async function removeUploads(ctx: Koa.Context): Promise<void> {
+  const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
+  const all = Object.values(files).flatMap((v) => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
+  await Promise.all(all.map((f) => (f?.filepath ? unlink(f.filepath).catch(() => undefined) : undefined)));
+}
+
 function handle(def: RouteDef, deps: Deps): Koa.Middleware {
+  if (def.bodyKind === 'multipart') {
+    const inner = handleRoute(def, deps);
+    return async (ctx, next) => {
+      try {
+        await inner(ctx, next);
+      } finally {
+        await removeUploads(ctx);
+      }
+    };
+  }
+  return handleRoute(def, deps);
+}
+
+function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
   return async (ctx) => {
     const em = RequestContext.getEntityManager();
     if (!em) throw new Error('no request context');
@@ -101,7 +129,9 @@ function handle(def: RouteDef, deps: Deps): Koa.Middleware {
     }
     const rawQuery = qs.parse(ctx.querystring, { depth: 3, arrayLimit: 200 });
     const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
-    const requestBody = (ctx.request as unknown as { body?: unknown }).body;
+    let requestBody = (ctx.request as unknown as { body?: unknown }).body;
+    // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
+    if (def.bodyKind === 'multipart') requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
     let body: unknown = requestBody;
     if (def.body) body = validate(def.body, requestBody, def.bodyKind === 'json' || !def.bodyKind ? 'strict' : 'coerce');
     if (def.rateLimit) {

@@ -11,7 +11,24 @@ export interface Config {
   publicBaseUrl: string;
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueuePrefix: string };
-  s3: { endPoint: string; port: number; useSSL: boolean; accessKey: string; secretKey: string; bucket: string };
+  s3: {
+    endPoint: string;
+    port: number;
+    useSSL: boolean;
+    accessKey: string;
+    secretKey: string;
+    bucket: string;
+    /** Base URL browsers load public objects from (S3_PUBLIC_URL, default S3_ENDPOINT), without trailing slash. */
+    publicUrl: string;
+  };
+  images: {
+    /** Largest accepted image (upload or download), bytes; 20 MB by contract. */
+    maxBytes: number;
+    /** Remote ingestion may fetch private, loopback and link-local addresses (tests only). */
+    fetchAllowPrivate: boolean;
+    /** Per-download timeout. */
+    fetchTimeoutMs: number;
+  };
   smtpUrl: string;
   mailFrom: string;
   /** HMAC key for access tokens (at least 32 characters). */
@@ -74,6 +91,12 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       accessKey: need('S3_ACCESS_KEY'),
       secretKey: need('S3_SECRET_KEY'),
       bucket: need('S3_BUCKET'),
+      publicUrl: (env.S3_PUBLIC_URL || env.S3_ENDPOINT || '').replace(/\/+$/, ''),
+    },
+    images: {
+      maxBytes: int('IMAGE_MAX_BYTES', 20 * 1024 * 1024),
+      fetchAllowPrivate: env.IMAGE_FETCH_ALLOW_PRIVATE === 'true',
+      fetchTimeoutMs: int('IMAGE_FETCH_TIMEOUT_MS', 30_000),
     },
     smtpUrl: need('SMTP_URL'),
     mailFrom: env.MAIL_FROM ?? 'B2B Commerce <no-reply@commerce.local>',

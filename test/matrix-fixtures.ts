@@ -10,6 +10,7 @@
  * reaches the handler's organization lookup.
  */
 import { call, uniq, type OrgFixture } from './helpers';
+import { makeImage, startIngestion, uploadImage } from './image-helpers';
 
 /** Creates the resource named by a path parameter in `org` and returns the value for the path. */
 export type ParamFixture = (org: OrgFixture) => Promise<string>;
@@ -68,3 +69,8 @@ export function synthesizeBody(schema: Record<string, any> | undefined): unknown
       return 'x';
   }
 }
+
+/** `/api/images/:id` */
+pathParamFixtures.id = async (org) => uploadImage(org, { data: await makeImage(40, 30) });
+/** `/api/images/ingestions/:jobId` (the URL need not answer; the job exists at once). */
+pathParamFixtures.jobId = async (org) => startIngestion(org, [{ imageUrl: 'http://127.0.0.1:9/none.png' }]);

@@ -1,15 +1,19 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
+import type { Storage } from '../storage.js';
 import { createEmailActivities } from './email.js';
+import { createImageActivities } from './images.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
   config: Config;
+  storage: Storage;
 }
 
 /** All activities, built from their dependencies (the worker calls this once). */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createEmailActivities(deps),
+    ...createImageActivities(deps),
   };
 }

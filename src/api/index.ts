@@ -5,6 +5,7 @@ import { authRoutes } from './auth.js';
 import { customerRoutes } from './customers.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
+import { imageRoutes } from './images.js';
 import { organizationRoutes } from './organizations.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
@@ -17,5 +18,6 @@ export const allRoutes: RouteDef[] = [
   ...customerRoutes,
   ...associationRoutes,
   ...salesRepRoutes,
+  ...imageRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -4,6 +4,8 @@ import { Customer } from './Customer.js';
 import { CustomerAddress } from './CustomerAddress.js';
 import { CustomerContact } from './CustomerContact.js';
 import { EmailMessage } from './EmailMessage.js';
+import { Image } from './Image.js';
+import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
@@ -27,6 +29,9 @@ export {
   RateLimitBucket,
   User,
   UserCustomer,
+  Image,
+  ImageIngestion,
+  ImageIngestionItem,
   SalesRep,
   OrganizationSalesRep,
 };

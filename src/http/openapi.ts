@@ -49,6 +49,8 @@ function describeToJson(d: SchemaDescription | Json): Json {
   }
   const list = (desc.oneOf ?? []).filter((v) => v !== undefined && v !== null);
   if (list.length) out.enum = list;
+  // A schema may state its OpenAPI form itself, e.g. a multipart file: .meta({ openapi: { type: 'string', format: 'binary' } }).
+  Object.assign(out, (desc as { meta?: { openapi?: Json } }).meta?.openapi ?? {});
   if ((desc as { nullable?: boolean }).nullable && out.type) out.type = [out.type, 'null'];
   return out;
 }

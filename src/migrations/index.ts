@@ -3,9 +3,11 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122065754_platform as M0 } from './Migration20261122065754_platform.js';
 import { Migration20261122071027_customers as M1 } from './Migration20261122071027_customers.js';
 import { Migration20261122071041_salesreps as M2 } from './Migration20261122071041_salesreps.js';
+import { Migration20261122071405_images as M3 } from './Migration20261122071405_images.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
   { name: 'Migration20261122071027_customers', class: M1 },
   { name: 'Migration20261122071041_salesreps', class: M2 },
+  { name: 'Migration20261122071405_images', class: M3 },
 ];

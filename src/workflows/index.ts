@@ -1,2 +1,3 @@
 /** Every workflow the worker runs (this file is the worker's workflowsPath). */
 export { sendEmail } from './send-email.js';
+export { ingestRemoteImages } from './ingest-remote-images.js';
