@@ -51,4 +51,7 @@ export const entities = [
   UserCustomer,
   SalesRep,
   OrganizationSalesRep,
+  Image,
+  ImageIngestion,
+  ImageIngestionItem,
 ];
