@@ -30,7 +30,7 @@ export function validate<T>(schema: ObjectSchema<AnyObject>, input: unknown, mod
     const fields = schema.fields as Record<string, { type?: string }>;
     const rest = { ...(input as Record<string, unknown>) };
     for (const [k, f] of Object.entries(fields)) {
-      if (f.type !== 'object' && f.type !== 'array' && rest[k] !== null && typeof rest[k] === 'object') {
+      if (['string', 'number', 'boolean', 'date'].includes(f.type ?? '') && rest[k] !== null && typeof rest[k] === 'object') {
         shapeErrors[k] = [`${k} must be a single value.`];
         delete rest[k];
       }
