@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '@mikro-orm/postgresql';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import qs from 'qs';
 import { allRoutes } from './api/index.js';
 import type { Deps } from './deps.js';
@@ -73,6 +73,8 @@ function bodyParser(def: RouteDef): Koa.Middleware {
     urlencoded: kind === 'form',
     multipart: kind === 'multipart',
     text: false,
+    // DELETE endpoints with a JSON body (e.g. price tiers) need it parsed too.
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     jsonLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
