@@ -74,3 +74,19 @@ export function synthesizeBody(schema: Record<string, any> | undefined): unknown
 pathParamFixtures.id = async (org) => uploadImage(org, { data: await makeImage(40, 30) });
 /** `/api/images/ingestions/:jobId` (the URL need not answer; the job exists at once). */
 pathParamFixtures.jobId = async (org) => startIngestion(org, [{ imageUrl: 'http://127.0.0.1:9/none.png' }]);
+
+/** `/api/products/{sku}` */
+pathParamFixtures.sku = async (org) => {
+  const sku = uniq('SKU-');
+  const res = await call('PUT', '/api/products', { base: org.base, token: org.adminToken, body: { sku, name: `Product ${sku}` } });
+  if (res.status !== 201) throw new Error(`create product failed: ${res.status} ${res.text}`);
+  return sku;
+};
+
+/** `/api/categories/{category}` */
+pathParamFixtures.category = async (org) => {
+  const name = uniq('Cat');
+  const res = await call('PUT', '/api/categories', { base: org.base, token: org.adminToken, body: { name, parentName: null, active: true } });
+  if (res.status !== 201) throw new Error(`create category failed: ${res.status} ${res.text}`);
+  return name;
+};

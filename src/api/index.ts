@@ -3,10 +3,12 @@ import type { RouteDef } from '../http/route.js';
 import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
 import { customerRoutes } from './customers.js';
+import { categoryRoutes } from './categories.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
 import { organizationRoutes } from './organizations.js';
+import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 
@@ -19,5 +21,7 @@ export const allRoutes: RouteDef[] = [
   ...associationRoutes,
   ...salesRepRoutes,
   ...imageRoutes,
+  ...productRoutes,
+  ...categoryRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -3,6 +3,7 @@ import { ApiCredential } from './ApiCredential.js';
 import { Customer } from './Customer.js';
 import { CustomerAddress } from './CustomerAddress.js';
 import { CustomerContact } from './CustomerContact.js';
+import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { Image } from './Image.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
@@ -10,6 +11,8 @@ import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
 import { PriceTier } from './PriceTier.js';
+import { Product } from './Product.js';
+import { ProductPrice } from './ProductPrice.js';
 import { RateLimitBucket } from './RateLimitBucket.js';
 import { OrganizationSalesRep } from './OrganizationSalesRep.js';
 import { SalesRep } from './SalesRep.js';
@@ -29,6 +32,9 @@ export {
   RateLimitBucket,
   User,
   UserCustomer,
+  Category,
+  Product,
+  ProductPrice,
   Image,
   ImageIngestion,
   ImageIngestionItem,
@@ -54,4 +60,7 @@ export const entities = [
   Image,
   ImageIngestion,
   ImageIngestionItem,
+  Category,
+  Product,
+  ProductPrice,
 ];

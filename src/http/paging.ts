@@ -172,7 +172,9 @@ export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQ
     if (fs.type !== 'string' && ['startswith', 'endswith', 'contains', 'notcontains'].includes(op))
       (errors[`${label}.operator`] ??= []).push(`operator ${op} applies to text fields only.`);
     const value = coerce(fs, f.value, `${label}.value`, errors);
-    and.push(setPath({}, fs.prop, condition(fs, op, value)));
+    const cond = condition(fs, op, value);
+    // MikroORM renders a field-level { $not: { $ilike } } as invalid SQL; negate the whole condition instead.
+    and.push('$not' in cond ? { $not: setPath({}, fs.prop, cond.$not) } : setPath({}, fs.prop, cond));
   });
   if (Object.keys(errors).length) throw AppError.validation(errors, 'Invalid paging, sorting or filter parameters.');
   if (and.length) where.$and = and;

@@ -4,10 +4,12 @@ import { Migration20261122065754_platform as M0 } from './Migration2026112206575
 import { Migration20261122071027_customers as M1 } from './Migration20261122071027_customers.js';
 import { Migration20261122071041_salesreps as M2 } from './Migration20261122071041_salesreps.js';
 import { Migration20261122071405_images as M3 } from './Migration20261122071405_images.js';
+import { Migration20261122071516_products as M4 } from './Migration20261122071516_products.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
   { name: 'Migration20261122071027_customers', class: M1 },
   { name: 'Migration20261122071041_salesreps', class: M2 },
   { name: 'Migration20261122071405_images', class: M3 },
+  { name: 'Migration20261122071516_products', class: M4 },
 ];

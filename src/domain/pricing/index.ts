@@ -1,0 +1,122 @@
+/**
+ * Pricing rules (pure; no ORM): quantity-break price resolution per tier, exact decimal
+ * money (decimal.js), half-up rounding to the currency's minor unit, display formatting,
+ * and the order-quantity rules of a product.
+ */
+import { Decimal } from 'decimal.js';
+
+export type Amount = Decimal | string | number;
+
+export interface PriceEntry {
+  tier: string;
+  /** Exact decimal as stored (numeric) or given. */
+  price: Amount;
+  atQuantity: number;
+}
+
+const sameTier = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The entries of one tier (case-insensitive), ordered by atQuantity ascending. */
+export function tierEntries<T extends PriceEntry>(entries: readonly T[], tier: string): T[] {
+  return entries.filter((e) => sameTier(e.tier, tier)).sort((a, b) => a.atQuantity - b.atQuantity);
+}
+
+/**
+ * The unit price for `quantity` units in `tier`: the entry with the highest atQuantity that
+ * is <= quantity. Null when the tier has no entry that applies (no price, or quantity below
+ * the first break).
+ */
+export function resolveUnitPrice(entries: readonly PriceEntry[], tier: string, quantity = 1): Decimal | null {
+  if (!Number.isInteger(quantity) || quantity < 1) throw new RangeError('quantity must be a whole number of at least 1');
+  let best: PriceEntry | null = null;
+  for (const e of entries) {
+    if (!sameTier(e.tier, tier) || e.atQuantity > quantity) continue;
+    if (!best || e.atQuantity > best.atQuantity) best = e;
+  }
+  return best ? new Decimal(best.price) : null;
+}
+
+const digitsCache = new Map<string, number>();
+
+/** Number of minor-unit digits of an ISO 4217 currency (USD 2, JPY 0, BHD 3). */
+export function minorUnitDigits(currency: string): number {
+  const key = currency.toUpperCase();
+  let d = digitsCache.get(key);
+  if (d === undefined) {
+    d = new Intl.NumberFormat('en-US', { style: 'currency', currency: key }).resolvedOptions().maximumFractionDigits ?? 2;
+    digitsCache.set(key, d);
+  }
+  return d;
+}
+
+/** Rounds half-up (away from zero at .5) to the currency's minor unit. */
+export function roundMoney(value: Amount, currency: string): Decimal {
+  return new Decimal(value).toDecimalPlaces(minorUnitDigits(currency), Decimal.ROUND_HALF_UP);
+}
+
+/** The JSON number of a rounded amount (exact for the minor unit digits). */
+export function moneyNumber(value: Amount, currency: string): number {
+  return Number(roundMoney(value, currency).toFixed(minorUnitDigits(currency)));
+}
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** Display string, e.g. "$1,234.50", from the half-up rounded amount. */
+export function formatMoney(value: Amount, currency: string): string {
+  const key = currency.toUpperCase();
+  let f = formatters.get(key);
+  if (!f) formatters.set(key, (f = new Intl.NumberFormat('en-US', { style: 'currency', currency: key })));
+  // Format the already rounded string so Intl's own rounding never applies to binary floats.
+  return f.format(roundMoney(value, key).toFixed(minorUnitDigits(key)) as unknown as number);
+}
+
+/** A price for a response: `{ price, priceFormatted }` rounded to the currency's minor unit. */
+export function presentPrice(value: Amount, currency: string): { price: number; priceFormatted: string } {
+  return { price: moneyNumber(value, currency), priceFormatted: formatMoney(value, currency) };
+}
+
+export interface QuantityRules {
+  minimumOrderQuantity: number;
+  quantityIncrement: number;
+}
+
+/** Field errors for a product's quantity rules (both whole numbers of at least 1). */
+export function validateQuantityRules(rules: Partial<QuantityRules>): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const key of ['minimumOrderQuantity', 'quantityIncrement'] as const) {
+    const v = rules[key];
+    if (v === undefined) continue;
+    if (!Number.isInteger(v) || v < 1) errors[key] = [`${key} must be a whole number of at least 1.`];
+  }
+  return errors;
+}
+
+/** Why an order quantity breaks a product's rules, or null when it is acceptable. */
+export function checkOrderQuantity(quantity: number, rules: QuantityRules): string | null {
+  if (!Number.isInteger(quantity) || quantity < 1) return 'quantity must be a whole number of at least 1.';
+  if (quantity < rules.minimumOrderQuantity) return `quantity must be at least the minimum order quantity of ${rules.minimumOrderQuantity}.`;
+  if (quantity % rules.quantityIncrement !== 0) return `quantity must be a multiple of ${rules.quantityIncrement}.`;
+  return null;
+}
+
+/** Field errors for a list of price entries: duplicates of (tier, atQuantity), bad amounts. */
+export function validatePriceEntries(entries: readonly { tier: string; price: Amount; atQuantity: number }[], path = 'prices'): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const seen = new Set<string>();
+  entries.forEach((e, i) => {
+    const key = `${e.tier.toLowerCase()}@${e.atQuantity}`;
+    if (seen.has(key)) (errors[`${path}[${i}]`] ??= []).push(`Duplicate price for tier "${e.tier}" at quantity ${e.atQuantity}.`);
+    seen.add(key);
+    let d: Decimal | null = null;
+    try {
+      d = new Decimal(e.price);
+    } catch {
+      /* reported below */
+    }
+    if (!d || !d.isFinite() || d.isNegative()) (errors[`${path}[${i}].price`] ??= []).push('price must be a number of at least 0.');
+    else if (d.decimalPlaces() > 4) (errors[`${path}[${i}].price`] ??= []).push('price must have at most 4 decimal places.');
+    else if (d.abs().gte('1e15')) (errors[`${path}[${i}].price`] ??= []).push('price is too large.');
+    if (!Number.isInteger(e.atQuantity) || e.atQuantity < 1) (errors[`${path}[${i}].atQuantity`] ??= []).push('atQuantity must be a whole number of at least 1.');
+  });
+  return errors;
+}
