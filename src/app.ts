@@ -77,8 +77,6 @@ function bodyParser(def: RouteDef): Koa.Middleware {
     // SPEC's DELETE endpoints (admins, price tiers, sales reps...) carry a JSON body.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     text: false,
-    // DELETE endpoints with a JSON body (e.g. price tiers) need it parsed too.
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     jsonLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
