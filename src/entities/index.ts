@@ -5,6 +5,7 @@ import { CustomerAddress } from './CustomerAddress.js';
 import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
+import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { Image } from './Image.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
@@ -20,6 +21,7 @@ import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
 
 export {
+  IdempotencyRecord,
   ApiCredential,
   Customer,
   CustomerAddress,
@@ -43,6 +45,7 @@ export {
 };
 
 export const entities = [
+  IdempotencyRecord,
   Organization,
   User,
   OrganizationMember,
