@@ -35,6 +35,6 @@ describe('catalog links between products, categories and images', () => {
     const cats = await call('GET', '/api/categories', { token: org.adminToken });
     const cat = (cats.body.categories as { name: string; imageUrl: string | null }[]).find((c) => c.name === name)!;
     expect(cat.imageUrl).toBe(up.body.imageUrl);
-    expect((await fetch(cat.imageUrl.replace(/\/medium$/, '/small'))).status).toBe(200);
+    expect((await fetch(cat.imageUrl!.replace(/\/medium$/, '/small'))).status).toBe(200);
   });
 });
