@@ -6,6 +6,7 @@ import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { Image } from './Image.js';
+import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
@@ -40,6 +41,9 @@ export {
   ImageIngestionItem,
   SalesRep,
   OrganizationSalesRep,
+  Invoice,
+  InvoicePayment,
+  InvoiceCounter,
 };
 
 export const entities = [
@@ -63,4 +67,7 @@ export const entities = [
   Category,
   Product,
   ProductPrice,
+  Invoice,
+  InvoicePayment,
+  InvoiceCounter,
 ];
