@@ -15,7 +15,8 @@ import type { Deps } from './deps.js';
 import { AppError, toProblem } from './errors.js';
 import { authenticate } from './http/auth.js';
 import { enforceRateLimit } from './http/rate-limit.js';
-import type { Req, RouteDef } from './http/route.js';
+import type { Reply, Req, RouteDef } from './http/route.js';
+import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash } from './http/idempotency.js';
 import { validate } from './http/validate.js';
 import { log } from './logger.js';
 
@@ -100,6 +101,28 @@ async function removeUploads(ctx: Koa.Context): Promise<void> {
   await Promise.all(all.map((f) => (f?.filepath ? unlink(f.filepath).catch(() => undefined) : undefined)));
 }
 
+/** Runs the handler, through the Idempotency-Key store when the route opts in and the header is sent. */
+async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Reply> {
+  const key = def.idempotent && req.auth ? ctx.get(IDEMPOTENCY_HEADER) : '';
+  if (!key) return def.handler(req as never);
+  const route = `${def.method.toUpperCase()} ${ctx.path}`;
+  const replay = await claimKey(req.em, req.orgId, route, key, requestHash(req.body));
+  if (replay) {
+    ctx.set('Idempotent-Replayed', 'true');
+    return { status: replay.status, body: replay.body ?? undefined };
+  }
+  let reply: Reply;
+  try {
+    reply = await def.handler(req as never);
+  } catch (e) {
+    await releaseKey(req.em, req.orgId, route, key);
+    throw e;
+  }
+  if (reply.status < 300 && !reply.raw && !reply.redirect) await completeKey(req.em, req.orgId, route, key, reply.status, reply.body);
+  else await releaseKey(req.em, req.orgId, route, key);
+  return reply;
+}
+
 function handle(def: RouteDef, deps: Deps): Koa.Middleware {
   if (def.bodyKind === 'multipart') {
     const inner = handleRoute(def, deps);
@@ -139,7 +162,7 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
       await enforceRateLimit(em as never, `${def.rateLimit.scope}:${def.path}:${def.rateLimit.key({ ip: ctx.ip, body: body as never })}`, limit);
     }
     const req: Req = { ctx, em: em as never, deps, auth: auth as never, orgId, body, query, params };
-    const reply = await def.handler(req as never);
+    const reply = await runHandler(def, req, ctx);
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
     if (reply.redirect) {
       ctx.status = reply.status;

@@ -42,6 +42,8 @@ export interface Config {
   /** Seconds a credential-version lookup may be served from the in-process cache. */
   credentialCacheSeconds: number;
   paymentProviderUrl: string;
+  /** The deployment's API key at the default payment provider (Bearer); per deployment, never logged. */
+  paymentProviderApiKey: string;
   /** Shared secret the provider sandbox uses to sign hosted-payment callbacks. */
   providerCallbackSecret: string;
   workerConcurrency: Record<string, number>;
@@ -109,6 +111,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     rateLimits: { loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10), publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10) },
     credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 5),
     paymentProviderUrl: env.PAYMENT_PROVIDER_URL ?? '',
+    paymentProviderApiKey: env.PAYMENT_PROVIDER_API_KEY ?? '',
     providerCallbackSecret: env.PROVIDER_CALLBACK_SECRET ?? '',
     workerConcurrency: {
       commerce: int('WORKER_CONCURRENCY_COMMERCE', 20),

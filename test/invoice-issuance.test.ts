@@ -1,6 +1,5 @@
-import { call, createOrg, mailsFor, signTestToken, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, mailsFor, uniq, waitForMail, type OrgFixture } from './helpers';
 import { invoiceBody } from './matrix-fixtures';
-import { randomUUID } from 'node:crypto';
 
 let org: OrgFixture;
 beforeAll(async () => {
@@ -68,8 +67,8 @@ describe('invoice issuance workflow', () => {
     const body = invoiceBody();
     const inv = (await call('POST', '/api/invoices', { token: org.adminToken, body })).body;
     await call('POST', `/api/invoices/${inv.id}/issue`, { token: org.adminToken });
-    const own = signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, CustomerNumber: body.customer.customerNumber, UserId: randomUUID() });
-    const stranger = signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, CustomerNumber: 'SOMEONE-ELSE', UserId: randomUUID() });
+    const own = await customerToken(org, { CustomerNumber: body.customer.customerNumber });
+    const stranger = await customerToken(org, { CustomerNumber: 'SOMEONE-ELSE' });
     const { data } = await downloadPdf(inv.id, own);
     expect(data.subarray(0, 4).toString()).toBe('%PDF');
     expect((await call('GET', `/api/invoices/${inv.id}/pdf`, { token: stranger })).status).toBe(404);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { call, createOrg, signTestToken, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, uniq, type OrgFixture } from './helpers';
 import { invoiceBody } from './matrix-fixtures';
 
 let org: OrgFixture;
@@ -25,8 +25,6 @@ async function issued(overrides: Record<string, unknown> = {}) {
 const pay = (id: string, amount: number, extra: Record<string, unknown> = {}) =>
   post(`/api/invoices/${id}/payments`, { amount, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-20T00:00:00.000Z', reference: 'CHK-1', ...extra });
 
-const customerToken = (o: OrgFixture, customerNumber: string) =>
-  signTestToken({ OrganizationId: o.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, PriceTier: 'Retail', CurrencyCode: 'USD', CustomerNumber: customerNumber, UserId: randomUUID() });
 
 describe('POST /api/invoices', () => {
   test('when a valid invoice is created, then it answers 201 in Draft with every SPEC field and exact amounts', async () => {
@@ -145,7 +143,7 @@ describe('GET /api/invoices and /api/invoices/{id}', () => {
   });
 
   test('when a Customer token reads, then it sees only its own invoices and others answer 404', async () => {
-    const tok = customerToken(lo, 'CUST-A');
+    const tok = await customerToken(lo, { CustomerNumber: 'CUST-A', PriceTier: 'Retail', CurrencyCode: 'USD' });
     const list = await get('/api/invoices', tok);
     expect(list.status).toBe(200);
     expect(list.body.items.map((i: any) => i.id)).toEqual([a.id]);

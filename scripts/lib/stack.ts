@@ -192,6 +192,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         JWT_SECRET: sec.jwtSecret + (name === 'sandbox' ? '-sandbox' : ''),
         ENCRYPTION_KEYS: sec.encryptionKeys,
         PAYMENT_PROVIDER_URL: `http://127.0.0.1:${port.provider}`,
+        PAYMENT_PROVIDER_API_KEY: process.env.PAYMENT_PROVIDER_API_KEY ?? `sk_test_${name}_deployment`,
         PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
         TRUST_PROXY: mode === 'test' ? 'true' : 'false',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',

@@ -18,6 +18,7 @@ export const userRoutes = [
     tag: 'Users',
     auth: ['Admin'],
     body: userInput,
+    idempotent: true,
     responses: { 201: 'User profile (new user)', 200: 'User profile (existing user added)', 400: 'Missing or malformed fields', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, body, orgId, deps }) {
       const org = await orgOf(em, orgId);

@@ -5,6 +5,7 @@ import { CustomerAddress } from './CustomerAddress.js';
 import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
+import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { Image } from './Image.js';
 import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
@@ -21,6 +22,7 @@ import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
 
 export {
+  IdempotencyRecord,
   ApiCredential,
   Customer,
   CustomerAddress,
@@ -47,6 +49,7 @@ export {
 };
 
 export const entities = [
+  IdempotencyRecord,
   Organization,
   User,
   OrganizationMember,

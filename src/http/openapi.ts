@@ -66,6 +66,14 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
       const q = describeToJson(r.query.describe()) as { properties?: Record<string, Json>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema: schema as never });
     }
+    if (r.idempotent)
+      params.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', maxLength: 200 } as never,
+        description: 'Replays the first response for the same key and body; another body with the same key is a 409.',
+      } as never);
     const responses: Record<string, Json> = {};
     for (const [status, description] of Object.entries(r.responses)) responses[status] = { description };
     const op: Json = {

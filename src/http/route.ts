@@ -50,6 +50,8 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   /** How the body arrives; json by default when `body` is set. */
   bodyKind?: 'json' | 'form' | 'multipart';
   query?: QS;
+  /** Honours an `Idempotency-Key` header (routes that create or charge). */
+  idempotent?: boolean;
   /** Documented responses: status -> description. */
   responses: Record<number, string>;
   /** Role required to use a user token (not a client/API key token), e.g. profile. */

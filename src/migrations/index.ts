@@ -5,7 +5,8 @@ import { Migration20261122071027_customers as M1 } from './Migration202611220710
 import { Migration20261122071041_salesreps as M2 } from './Migration20261122071041_salesreps.js';
 import { Migration20261122071405_images as M3 } from './Migration20261122071405_images.js';
 import { Migration20261122071516_products as M4 } from './Migration20261122071516_products.js';
-import { Migration20261122080149_invoices as M5 } from './Migration20261122080149_invoices.js';
+import { Migration20261122074428_idempotency as M5 } from './Migration20261122074428_idempotency.js';
+import { Migration20261122080149_invoices as M6 } from './Migration20261122080149_invoices.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -13,5 +14,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122071041_salesreps', class: M2 },
   { name: 'Migration20261122071405_images', class: M3 },
   { name: 'Migration20261122071516_products', class: M4 },
-  { name: 'Migration20261122080149_invoices', class: M5 },
+  { name: 'Migration20261122074428_idempotency', class: M5 },
+  { name: 'Migration20261122080149_invoices', class: M6 },
 ];

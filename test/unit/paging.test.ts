@@ -70,10 +70,18 @@ describe('parseList filters', () => {
     expect(parseList(json, spec).where).toEqual(q.where);
   });
 
-  test('when every text operator is used, then each maps to its condition', () => {
-    const ops = { startswith: { $ilike: 'a%' }, endswith: { $ilike: '%a' }, contains: { $ilike: '%a%' }, notcontains: { $not: { $ilike: '%a%' } }, equals: { $ilike: 'a' }, notequals: { $not: { $ilike: 'a' } } };
+  test('when every text operator is used, then each maps to its condition (negations wrap the whole field condition)', () => {
+    const field = (cond: object) => ({ companyName: cond });
+    const ops: Record<string, object> = {
+      startswith: field({ $ilike: 'a%' }),
+      endswith: field({ $ilike: '%a' }),
+      contains: field({ $ilike: '%a%' }),
+      notcontains: { $not: field({ $ilike: '%a%' }) },
+      equals: field({ $ilike: 'a' }),
+      notequals: { $not: field({ $ilike: 'a' }) },
+    };
     for (const [operator, cond] of Object.entries(ops)) {
-      expect(parseList({ filters: JSON.stringify([{ field: 'companyName', operator, value: 'a' }]) }, spec).where).toEqual({ $and: [{ companyName: cond }] });
+      expect(parseList({ filters: JSON.stringify([{ field: 'companyName', operator, value: 'a' }]) }, spec).where).toEqual({ $and: [cond] });
     }
   });
 

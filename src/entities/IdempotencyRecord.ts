@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+/**
+ * A request made with an `Idempotency-Key` header: the first response is stored and
+ * replayed for the same key and body; the same key with another body is a 409.
+ */
+export const IdempotencyRecord = defineEntity({
+  name: 'IdempotencyRecord',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    organizationId: p.uuid(),
+    route: p.string(),
+    key: p.string().length(200),
+    requestHash: p.string(),
+    responseStatus: p.integer().nullable(),
+    responseBody: p.json<unknown>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    completedAt: p.datetime().nullable(),
+  },
+  uniques: [{ name: 'idempotency_record_org_route_key_unique', properties: ['organizationId', 'route', 'key'] }],
+});
+export type IdempotencyRecord = InferEntity<typeof IdempotencyRecord>;

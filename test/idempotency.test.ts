@@ -1,0 +1,52 @@
+import { call, createOrg, uniq, type OrgFixture } from './helpers';
+
+describe('Idempotency-Key on routes that create', () => {
+  let org: OrgFixture;
+  beforeAll(async () => {
+    org = await createOrg();
+  });
+
+  const newUser = () => ({ FirstName: 'Ida', LastName: 'Empotent', Email: `${uniq('idem')}@example.com`, Password: 'idempotent pass 1' });
+
+  test('when the same key and body are sent twice, then the first response is replayed and one user exists', async () => {
+    const key = uniq('key-');
+    const body = newUser();
+    const first = await call('POST', '/api/users', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    const second = await call('POST', '/api/users', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    // Without the key the same e-mail is reused (200): proof the replay did not run the handler again.
+    const third = await call('POST', '/api/users', { token: org.adminToken, body });
+    expect(third.status).toBe(200);
+    expect(third.body.UserId).toBe(first.body.UserId);
+  });
+
+  test('when the same key comes with another body, then 409 problem details', async () => {
+    const key = uniq('key-');
+    const first = await call('POST', '/api/users', { token: org.adminToken, body: newUser(), headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    const second = await call('POST', '/api/users', { token: org.adminToken, body: newUser(), headers: { 'Idempotency-Key': key } });
+    expect(second.status).toBe(409);
+    expect(second.headers.get('content-type')).toMatch(/application\/problem\+json/);
+  });
+
+  test('when a keyed request fails validation, then nothing is stored and a corrected retry with the same key succeeds', async () => {
+    const key = uniq('key-');
+    const bad = await call('POST', '/api/users', { token: org.adminToken, body: { FirstName: 'X' }, headers: { 'Idempotency-Key': key } });
+    expect(bad.status).toBe(400);
+    const good = await call('POST', '/api/users', { token: org.adminToken, body: newUser(), headers: { 'Idempotency-Key': key } });
+    expect(good.status).toBe(201);
+  });
+
+  test('when two organizations use the same key, then each gets its own result', async () => {
+    const other = await createOrg();
+    const key = uniq('shared-');
+    const a = await call('POST', '/api/users', { token: org.adminToken, body: newUser(), headers: { 'Idempotency-Key': key } });
+    const b = await call('POST', '/api/users', { token: other.adminToken, body: newUser(), headers: { 'Idempotency-Key': key } });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.body.UserId).not.toBe(a.body.UserId);
+  });
+});
