@@ -49,6 +49,8 @@ export interface Config {
   workerConcurrency: Record<string, number>;
   /** Hosted-payment setup expiry; 10 minutes by contract, shortened in tests. */
   hostedPaymentExpirySeconds: number;
+  /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
+  invoiceReminderDelayOverrideSeconds: number | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       imports: int('WORKER_CONCURRENCY_IMPORTS', 2),
     },
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
+    invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');

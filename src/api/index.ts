@@ -7,6 +7,7 @@ import { categoryRoutes } from './categories.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
+import { invoiceRoutes } from './invoices.js';
 import { organizationRoutes } from './organizations.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
@@ -23,5 +24,6 @@ export const allRoutes: RouteDef[] = [
   ...imageRoutes,
   ...productRoutes,
   ...categoryRoutes,
+  ...invoiceRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

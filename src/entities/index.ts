@@ -7,6 +7,7 @@ import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { Image } from './Image.js';
+import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
@@ -42,6 +43,9 @@ export {
   ImageIngestionItem,
   SalesRep,
   OrganizationSalesRep,
+  Invoice,
+  InvoicePayment,
+  InvoiceCounter,
 };
 
 export const entities = [
@@ -66,4 +70,7 @@ export const entities = [
   Category,
   Product,
   ProductPrice,
+  Invoice,
+  InvoicePayment,
+  InvoiceCounter,
 ];
