@@ -578,6 +578,11 @@ export const invoiceRoutes = [
         payment = await em.findOne(InvoicePayment, { id: body.paymentId, invoice: inv.id });
         if (!payment) throw AppError.notFound('Payment');
         if (payment.status !== 'Completed') throw AppError.field('paymentId', 'Only a Completed payment can be refunded.');
+      } else {
+        // No payment named: refund the latest completed payment that covers the amount, so money
+        // taken by card goes back to the card through its provider.
+        const candidates = await em.find(InvoicePayment, { invoice: inv.id, status: 'Completed' }, { orderBy: { createdAt: 'desc' } });
+        payment = candidates.find((p) => new Decimal(p.amount).minus(p.refundedAmount).gte(amount)) ?? null;
       }
       if ((inv.refunds ?? []).some((r) => r.refundId === key)) return ok(await reload(em, orgId, inv.id));
       check(inv, payment);
