@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Storage } from '../storage.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
+import { createPaymentActivities } from './payments.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
@@ -15,5 +16,6 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createEmailActivities(deps),
     ...createImageActivities(deps),
+    ...createPaymentActivities(deps),
   };
 }

@@ -8,6 +8,7 @@ import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
 import { organizationRoutes } from './organizations.js';
+import { paymentRoutes } from './payments.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
@@ -23,5 +24,6 @@ export const allRoutes: RouteDef[] = [
   ...imageRoutes,
   ...productRoutes,
   ...categoryRoutes,
+  ...paymentRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -5,11 +5,13 @@ import { CustomerAddress } from './CustomerAddress.js';
 import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
+import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
+import { PaymentMethod } from './PaymentMethod.js';
 import { PriceTier } from './PriceTier.js';
 import { Product } from './Product.js';
 import { ProductPrice } from './ProductPrice.js';
@@ -40,6 +42,8 @@ export {
   ImageIngestionItem,
   SalesRep,
   OrganizationSalesRep,
+  PaymentMethod,
+  HostedPaymentSetup,
 };
 
 export const entities = [
@@ -63,4 +67,6 @@ export const entities = [
   Category,
   Product,
   ProductPrice,
+  PaymentMethod,
+  HostedPaymentSetup,
 ];

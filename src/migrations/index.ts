@@ -5,6 +5,7 @@ import { Migration20261122071027_customers as M1 } from './Migration202611220710
 import { Migration20261122071041_salesreps as M2 } from './Migration20261122071041_salesreps.js';
 import { Migration20261122071405_images as M3 } from './Migration20261122071405_images.js';
 import { Migration20261122071516_products as M4 } from './Migration20261122071516_products.js';
+import { Migration20261122081111_payments as M5 } from './Migration20261122081111_payments.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122071041_salesreps', class: M2 },
   { name: 'Migration20261122071405_images', class: M3 },
   { name: 'Migration20261122071516_products', class: M4 },
+  { name: 'Migration20261122081111_payments', class: M5 },
 ];

@@ -70,6 +70,8 @@ export interface PaymentGateway {
     card: { number: string; expMonth: string; expYear: string; cvv: string };
     billingAddress?: Record<string, unknown>;
   }): Promise<CardProfile>;
+  /** Reads a stored payment profile (masked details, customer profile id, network transaction id). */
+  getPaymentProfile(paymentProfileId: string): Promise<CardProfile>;
   /** Creates a hosted-page transaction setup (ProviderHosted protocol). */
   createHostedSetup(input: {
     amount: string;
@@ -150,14 +152,14 @@ export function mapProviderResponse<T>(status: number, body: unknown, what: stri
 
 export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15_000): PaymentGateway {
   const base = settings.baseUrl.replace(/\/+$/, '');
-  const post = async <T>(path: string, body: unknown, what: string): Promise<T> => {
+  const send = async <T>(method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<T> => {
     if (!base) throw new ProviderUnavailableError('No payment provider is configured (PAYMENT_PROVIDER_URL).');
     let res: Response;
     try {
       res = await fetch(`${base}${path}`, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${settings.apiKey}` },
-        body: JSON.stringify(body),
+        body: method === 'POST' ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
@@ -173,6 +175,7 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
     }
     return mapProviderResponse<T>(res.status, parsed, what);
   };
+  const post = <T>(path: string, body: unknown, what: string) => send<T>('POST', path, body, what);
 
   const tokenizeCard: PaymentGateway['tokenizeCard'] = (input) =>
     post<CardProfile>(
@@ -228,6 +231,7 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
     async void(input) {
       await post(`/direct/charges/${encodeURIComponent(input.chargeId)}/void`, { idempotencyKey: input.idempotencyKey }, 'void');
     },
+    getPaymentProfile: (paymentProfileId) => send<CardProfile>('GET', `/direct/payment-profiles/${encodeURIComponent(paymentProfileId)}`, undefined, 'payment profile lookup'),
     createHostedSetup: (input) =>
       post<HostedSetupResult>(
         '/hosted/transaction-setup',
