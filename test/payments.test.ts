@@ -69,7 +69,10 @@ const profiles = (o: OrgFixture, customerNumber: string, token = o.adminToken) =
 
 async function customerToken(o: OrgFixture, customerNumber: string): Promise<string> {
   const user = await createMemberUser(o);
-  const assoc = await call('POST', '/api/organizations/users/associate-customer', { token: o.adminToken, body: { UserId: user.userId, CustomerNumber: customerNumber } });
+  const assoc = await call('POST', '/api/organizations/users/associate-customer', {
+    token: o.adminToken,
+    body: { UserId: user.userId, CustomerNumber: customerNumber },
+  });
   if (assoc.status !== 200) throw new Error(assoc.text);
   const login = await call('POST', '/api/auth/token', { body: { Email: user.email, Password: 'member password 1' } });
   return login.body.AccessToken;
@@ -115,7 +118,12 @@ async function postCallback(fields: Record<string, string>) {
 }
 
 const setupRow = async (transactionSetupId: string) =>
-  (await dbQuery('select status, result, amount::text as amount, save_card, payment_method_id, last_four from hosted_payment_setup where transaction_setup_id = $1', [transactionSetupId]))[0];
+  (
+    await dbQuery(
+      'select status, result, amount::text as amount, save_card, payment_method_id, last_four from hosted_payment_setup where transaction_setup_id = $1',
+      [transactionSetupId],
+    )
+  )[0];
 
 function logsContaining(needle: string): string[] {
   const hits: string[] = [];
@@ -249,7 +257,12 @@ describe('payment methods (ProviderHosted)', () => {
     const appUrl = 'https://shop.example.com/cards/done';
     const res = await addCard(org, cardBody(cn, { paymentProvider: 'ProviderHosted', cardNumber: 'ignored', cardCode: 'x', isDefault: true, appUrl }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ requiresRedirect: true, redirectUrl: expect.stringMatching(new RegExp(`^${PROVIDER}/hosted/pay/`)), provider: 'ProviderHosted', paymentMethod: null });
+    expect(res.body).toEqual({
+      requiresRedirect: true,
+      redirectUrl: expect.stringMatching(new RegExp(`^${PROVIDER}/hosted/pay/`)),
+      provider: 'ProviderHosted',
+      paymentMethod: null,
+    });
     const paid = await payOnProviderPage(res.body.redirectUrl);
     expect(paid.status).toBe(302);
     const loc = new URL(paid.location!);
@@ -258,7 +271,13 @@ describe('payment methods (ProviderHosted)', () => {
     expect(loc.searchParams.get('amount')).toBe('0.00');
     const list = await profiles(org, cn);
     expect(list.body).toHaveLength(1);
-    expect(list.body[0]).toMatchObject({ paymentProvider: 'ProviderHosted', maskedCardNumber: 'XXXX1111', isDefault: true, billingAddress, customerNumber: cn });
+    expect(list.body[0]).toMatchObject({
+      paymentProvider: 'ProviderHosted',
+      maskedCardNumber: 'XXXX1111',
+      isDefault: true,
+      billingAddress,
+      customerNumber: cn,
+    });
     expect(Object.keys(list.body[0]).sort()).toEqual(PAYMENT_METHOD_KEYS);
   });
 });
@@ -334,7 +353,15 @@ describe('hosted payments', () => {
     const cn = await customer(org);
     const res = await setup(org, { customerNumber: cn, transactionAmount: 0 });
     const forged = withSignature(
-      { TransactionSetupID: res.body.transactionSetupId, Result: 'Approved', Amount: '0.00', CardType: 'Visa', LastFour: '1111', PaymentProfileId: 'pp_forged', TransactionId: 'tx_forged' },
+      {
+        TransactionSetupID: res.body.transactionSetupId,
+        Result: 'Approved',
+        Amount: '0.00',
+        CardType: 'Visa',
+        LastFour: '1111',
+        PaymentProfileId: 'pp_forged',
+        TransactionId: 'tx_forged',
+      },
       'not-the-secret',
     );
     const cb = await postCallback(forged);

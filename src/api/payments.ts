@@ -85,11 +85,13 @@ const paymentMethodSchema = yup.object({
   ),
   expirationMonth: cardField((s) => s.matches(/^(0[1-9]|1[0-2])$/, { message: '${path} must be two digits from 01 to 12.' })),
   expirationYear: cardField((s) =>
-    s.matches(/^\d{4}$/, { message: '${path} must be four digits.' }).test('not-expired', 'The card has expired: expirationMonth/expirationYear is in the past.', function (v) {
-      const m = this.parent.expirationMonth;
-      if (typeof v !== 'string' || !/^\d{4}$/.test(v) || typeof m !== 'string' || !/^(0[1-9]|1[0-2])$/.test(m)) return true;
-      return !isExpired(Number(m), Number(v), new Date());
-    }),
+    s
+      .matches(/^\d{4}$/, { message: '${path} must be four digits.' })
+      .test('not-expired', 'The card has expired: expirationMonth/expirationYear is in the past.', function (v) {
+        const m = this.parent.expirationMonth;
+        if (typeof v !== 'string' || !/^\d{4}$/.test(v) || typeof m !== 'string' || !/^(0[1-9]|1[0-2])$/.test(m)) return true;
+        return !isExpired(Number(m), Number(v), new Date());
+      }),
   ),
   cardCode: cardField((s) => s.matches(/^\d{3,4}$/, { message: '${path} must be 3 or 4 digits.' })),
   billingAddress: billingAddressSchema.required(),
@@ -287,7 +289,9 @@ export const paymentRoutes = [
       }
       if (setup.status === 'pending') {
         try {
-          await deps.temporal.workflow.getHandle(hostedWorkflowId(setup.transactionSetupId)).signal<[ReturnType<typeof callbackForWorkflow>]>(HOSTED_CALLBACK_SIGNAL, callbackForWorkflow(fields));
+          await deps.temporal.workflow
+            .getHandle(hostedWorkflowId(setup.transactionSetupId))
+            .signal<[ReturnType<typeof callbackForWorkflow>]>(HOSTED_CALLBACK_SIGNAL, callbackForWorkflow(fields));
         } catch (e) {
           // Closed already (reconciled or expired): a duplicate; the row tells what happened.
           if (!(e instanceof WorkflowNotFoundError)) throw e;
@@ -308,7 +312,13 @@ export const paymentRoutes = [
 ];
 
 /** A late approved charge (after expiry) is voided at the provider, best effort: the service recorded nothing for it. */
-async function voidLateCharge(em: Parameters<typeof gatewayFor>[0], config: Parameters<typeof gatewayFor>[1], orgId: string, setupId: string, fields: CallbackFields) {
+async function voidLateCharge(
+  em: Parameters<typeof gatewayFor>[0],
+  config: Parameters<typeof gatewayFor>[1],
+  orgId: string,
+  setupId: string,
+  fields: CallbackFields,
+) {
   if (fields.Result !== 'Approved' || !fields.TransactionId || !(Number(fields.Amount) > 0)) return;
   try {
     const gateway = await gatewayFor(em, config, orgId);

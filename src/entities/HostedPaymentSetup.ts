@@ -12,7 +12,10 @@ import { Organization } from './Organization.js';
 export const HostedPaymentSetup = defineEntity({
   name: 'HostedPaymentSetup',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     transactionSetupId: p.string().length(100).unique('hosted_payment_setup_transaction_setup_id_unique'),
     customerNumber: p.string().length(50),

@@ -11,7 +11,10 @@ import { Organization } from './Organization.js';
 export const PaymentMethod = defineEntity({
   name: 'PaymentMethod',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     customerNumber: p.string().length(50),
     paymentProfileId: p.string().length(200),
@@ -27,7 +30,10 @@ export const PaymentMethod = defineEntity({
     active: p.boolean().default(true),
     networkTransactionId: p.string().length(100).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [{ name: 'payment_method_org_customer_index', properties: ['organization', 'customerNumber'] }],
   uniques: [

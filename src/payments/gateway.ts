@@ -17,6 +17,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
+import { classifyProviderResponse } from '../domain/payments/provider-errors.js';
 import { AppError } from '../errors.js';
 
 export interface CardCharge {
@@ -118,36 +119,25 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
-const DECLINE_MESSAGES: Record<string, string> = {
-  card_declined: 'The card was declined.',
-  insufficient_funds: 'The card has insufficient funds.',
-  expired_card: 'The card has expired.',
-  invalid_card: 'The card is not valid.',
-};
-
-interface ProviderErrorBody {
-  error?: { code?: string; message?: string; fields?: Record<string, string> };
-}
-
-/** Maps a provider answer to a result or one of the gateway's errors. Exported for tests. */
+/** Maps a provider answer to a result or one of the gateway's errors (classification in src/domain/payments/provider-errors.ts). */
 export function mapProviderResponse<T>(status: number, body: unknown, what: string): T {
-  if (status >= 200 && status < 300) return body as T;
-  const err = (body as ProviderErrorBody | null)?.error ?? {};
-  const code = typeof err.code === 'string' ? err.code : 'payment_failed';
-  if (status === 402) {
-    throw new AppError('payment_required', `Payment failed: ${DECLINE_MESSAGES[code] ?? 'The payment provider did not approve the card.'}`, { card: [code] });
+  const f = classifyProviderResponse(status, body);
+  if (!f) return body as T;
+  switch (f.kind) {
+    case 'declined':
+      throw new AppError('payment_required', f.message, { card: [f.code] });
+    case 'not_found':
+      throw new AppError('payment_required', f.message, { card: [f.code] });
+    case 'invalid':
+      throw AppError.validation(f.fields, `The payment provider rejected the request (${f.code}).`);
+    case 'conflict':
+      throw AppError.conflict(`The payment provider refused the request (${f.code}).`);
+    case 'unavailable':
+      throw new ProviderUnavailableError(`Payment provider unavailable (${what}: HTTP ${f.status}).`);
+    default:
+      // 401/403 and the like: a deployment/configuration problem, not the client's fault.
+      throw new Error(`Payment provider rejected ${what}: HTTP ${f.status} (${f.code}).`);
   }
-  if (status >= 500 || status === 429 || status === 408) throw new ProviderUnavailableError(`Payment provider unavailable (${what}: HTTP ${status}).`);
-  if (status === 400) {
-    const fields: Record<string, string[]> = {};
-    for (const [k, v] of Object.entries(err.fields ?? {})) fields[k] = [String(v)];
-    if (!Object.keys(fields).length) fields.payment = [code];
-    throw AppError.validation(fields, `The payment provider rejected the request (${code}).`);
-  }
-  if (status === 404) throw new AppError('payment_required', `Payment failed: the payment provider does not know this ${code.replace(/_not_found$/, '').replace(/_/g, ' ')}.`, { card: [code] });
-  if (status === 409) throw AppError.conflict(`The payment provider refused the request (${code}).`);
-  // 401/403 and anything else: a deployment/configuration problem, not the client's fault.
-  throw new Error(`Payment provider rejected ${what}: HTTP ${status} (${code}).`);
 }
 
 export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15_000): PaymentGateway {
@@ -231,7 +221,8 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
     async void(input) {
       await post(`/direct/charges/${encodeURIComponent(input.chargeId)}/void`, { idempotencyKey: input.idempotencyKey }, 'void');
     },
-    getPaymentProfile: (paymentProfileId) => send<CardProfile>('GET', `/direct/payment-profiles/${encodeURIComponent(paymentProfileId)}`, undefined, 'payment profile lookup'),
+    getPaymentProfile: (paymentProfileId) =>
+      send<CardProfile>('GET', `/direct/payment-profiles/${encodeURIComponent(paymentProfileId)}`, undefined, 'payment profile lookup'),
     createHostedSetup: (input) =>
       post<HostedSetupResult>(
         '/hosted/transaction-setup',

@@ -79,7 +79,8 @@ export async function startHostedSetup(
     const field = invoiceId ? 'invoiceId' : 'invoiceNumber';
     if (invoiceResolver) {
       const inv = await invoiceResolver(em, input.organizationId, { invoiceId, invoiceNumber });
-      if (!inv || inv.customerNumber !== input.customerNumber) throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
+      if (!inv || inv.customerNumber !== input.customerNumber)
+        throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
       invoiceId = inv.invoiceId;
       invoiceNumber = inv.invoiceNumber;
       currency = inv.currencyCode;
@@ -155,7 +156,16 @@ export function outcomeOf(s: HostedPaymentSetup): HostedOutcome {
 /** The callback fields the workflow carries (no card number exists in them: last four only). */
 export type HostedCallback = Pick<
   CallbackFields,
-  'TransactionSetupID' | 'Result' | 'Amount' | 'CardType' | 'LastFour' | 'ExpirationMonth' | 'ExpirationYear' | 'PaymentProfileId' | 'TransactionId' | 'ApprovalCode'
+  | 'TransactionSetupID'
+  | 'Result'
+  | 'Amount'
+  | 'CardType'
+  | 'LastFour'
+  | 'ExpirationMonth'
+  | 'ExpirationYear'
+  | 'PaymentProfileId'
+  | 'TransactionId'
+  | 'ApprovalCode'
 >;
 
 export function callbackForWorkflow(fields: CallbackFields): HostedCallback {
@@ -180,7 +190,11 @@ export function callbackForWorkflow(fields: CallbackFields): HostedCallback {
  * `pending`. Safe to run again: every step is idempotent, and a setup already out of pending
  * (approved, declined, expired) is returned as it is.
  */
-export async function reconcileHosted(em: EntityManager, config: Config, input: { organizationId: string; transactionSetupId: string; callback: HostedCallback }): Promise<HostedOutcome> {
+export async function reconcileHosted(
+  em: EntityManager,
+  config: Config,
+  input: { organizationId: string; transactionSetupId: string; callback: HostedCallback },
+): Promise<HostedOutcome> {
   const setup = await em.findOne(HostedPaymentSetup, { organization: input.organizationId, transactionSetupId: input.transactionSetupId });
   if (!setup) throw new Error(`hosted setup ${input.transactionSetupId} not found`);
   if (setup.status !== 'pending') return outcomeOf(setup);
@@ -210,7 +224,11 @@ export async function reconcileHosted(em: EntityManager, config: Config, input: 
       // A business refusal (invoice voided meanwhile...) cannot be fixed by retrying: the setup
       // is still reconciled (the provider took the money) and the problem is logged for follow-up.
       if (!(e instanceof AppError)) throw e;
-      log.error('hosted payment could not be recorded on the invoice', { transactionSetupId: setup.transactionSetupId, invoiceId: setup.invoiceId, error: e.message });
+      log.error('hosted payment could not be recorded on the invoice', {
+        transactionSetupId: setup.transactionSetupId,
+        invoiceId: setup.invoiceId,
+        error: e.message,
+      });
     }
   }
   if (approved && setup.saveCard && cb.PaymentProfileId) {

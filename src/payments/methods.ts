@@ -53,7 +53,11 @@ export async function savePaymentMethod(em: EntityManager, orgId: string, data: 
         const existing = await t.findOne(PaymentMethod, { organization: orgId, paymentProfileId: data.paymentProfileId });
         if (existing) return { method: existing, created: false };
         if (data.isDefault) {
-          await t.nativeUpdate(PaymentMethod, { organization: orgId, customerNumber: data.customerNumber, isDefault: true }, { isDefault: false, updatedAt: new Date() });
+          await t.nativeUpdate(
+            PaymentMethod,
+            { organization: orgId, customerNumber: data.customerNumber, isDefault: true },
+            { isDefault: false, updatedAt: new Date() },
+          );
         }
         const method = t.create(PaymentMethod, { organization: orgId, active: true, ...data });
         await t.flush();
