@@ -420,6 +420,55 @@ describe('hosted payments', () => {
     expect((await profiles(org, cn)).body).toEqual([]);
   });
 
+  test('when three signed callbacks for one setup arrive at once, then one reconciliation and every answer redirects with the same result', async () => {
+    const cn = await customer(org);
+    const res = await setup(org, { customerNumber: cn, transactionAmount: 10 });
+    const { transactionSetupId } = res.body;
+    const fields = withSignature(
+      {
+        TransactionSetupID: transactionSetupId,
+        ApprovalCode: 'A1B2C3',
+        Result: 'Approved',
+        Amount: '10.00',
+        CardType: 'Visa',
+        LastFour: '1111',
+        ExpirationMonth: '12',
+        ExpirationYear: nextYear,
+        PaymentProfileId: '',
+        TransactionId: uniq('tx_'),
+        Timestamp: new Date().toISOString(),
+      },
+      SECRET,
+    );
+    const answers = await Promise.all([postCallback(fields), postCallback(fields), postCallback(fields)]);
+    for (const a of answers) {
+      expect(a.status).toBe(302);
+      expect(Object.fromEntries(new URL(a.location!).searchParams)).toEqual({
+        tab: 'cards',
+        result: 'Approved',
+        transactionSetupId,
+        amount: '10.00',
+        last4: '1111',
+      });
+    }
+    const rows = await dbQuery('select status, completed_at from hosted_payment_setup where transaction_setup_id = $1', [transactionSetupId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].status).toBe('approved');
+    const outcome = await client.workflow.getHandle(`hosted-payment-${transactionSetupId}`).result();
+    expect(outcome).toMatchObject({ status: 'approved', amount: '10.00', lastFour: '1111', paymentMethodId: null });
+  });
+
+  test("when a Customer token asks for another customer's setup, then 404; for its own, 201", async () => {
+    const mine = await customer(org);
+    const theirs = await customer(org);
+    const token = await customerToken(org, mine);
+    const body = { transactionAmount: 0, applicationReturnUrl: RETURN_URL };
+    expect((await call('POST', '/api/payments/hosted/transaction-setup', { token, body: { ...body, customerNumber: theirs } })).status).toBe(404);
+    expect((await call('POST', '/api/payments/hosted/transaction-setup', { token, body: { ...body, customerNumber: mine } })).status).toBe(201);
+    const foreign = await customer(other);
+    expect((await setup(org, { customerNumber: foreign })).status).toBe(404);
+  });
+
   test('when setup input is bad, then 400 names every bad field', async () => {
     const res = await call('POST', '/api/payments/hosted/transaction-setup', {
       token: org.adminToken,
