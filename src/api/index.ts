@@ -9,6 +9,7 @@ import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
 import { invoiceRoutes } from './invoices.js';
 import { organizationRoutes } from './organizations.js';
+import { paymentRoutes } from './payments.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
@@ -25,5 +26,6 @@ export const allRoutes: RouteDef[] = [
   ...productRoutes,
   ...categoryRoutes,
   ...invoiceRoutes,
+  ...paymentRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -6,12 +6,14 @@ import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
+import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
 import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
+import { PaymentMethod } from './PaymentMethod.js';
 import { PriceTier } from './PriceTier.js';
 import { Product } from './Product.js';
 import { ProductPrice } from './ProductPrice.js';
@@ -46,6 +48,8 @@ export {
   Invoice,
   InvoicePayment,
   InvoiceCounter,
+  PaymentMethod,
+  HostedPaymentSetup,
 };
 
 export const entities = [
@@ -73,4 +77,6 @@ export const entities = [
   Invoice,
   InvoicePayment,
   InvoiceCounter,
+  PaymentMethod,
+  HostedPaymentSetup,
 ];

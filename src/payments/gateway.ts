@@ -17,6 +17,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
+import { classifyProviderResponse } from '../domain/payments/provider-errors.js';
 import { AppError } from '../errors.js';
 
 export interface CardCharge {
@@ -70,6 +71,8 @@ export interface PaymentGateway {
     card: { number: string; expMonth: string; expYear: string; cvv: string };
     billingAddress?: Record<string, unknown>;
   }): Promise<CardProfile>;
+  /** Reads a stored payment profile (masked details, customer profile id, network transaction id). */
+  getPaymentProfile(paymentProfileId: string): Promise<CardProfile>;
   /** Creates a hosted-page transaction setup (ProviderHosted protocol). */
   createHostedSetup(input: {
     amount: string;
@@ -116,48 +119,37 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
-const DECLINE_MESSAGES: Record<string, string> = {
-  card_declined: 'The card was declined.',
-  insufficient_funds: 'The card has insufficient funds.',
-  expired_card: 'The card has expired.',
-  invalid_card: 'The card is not valid.',
-};
-
-interface ProviderErrorBody {
-  error?: { code?: string; message?: string; fields?: Record<string, string> };
-}
-
-/** Maps a provider answer to a result or one of the gateway's errors. Exported for tests. */
+/** Maps a provider answer to a result or one of the gateway's errors (classification in src/domain/payments/provider-errors.ts). */
 export function mapProviderResponse<T>(status: number, body: unknown, what: string): T {
-  if (status >= 200 && status < 300) return body as T;
-  const err = (body as ProviderErrorBody | null)?.error ?? {};
-  const code = typeof err.code === 'string' ? err.code : 'payment_failed';
-  if (status === 402) {
-    throw new AppError('payment_required', `Payment failed: ${DECLINE_MESSAGES[code] ?? 'The payment provider did not approve the card.'}`, { card: [code] });
+  const f = classifyProviderResponse(status, body);
+  if (!f) return body as T;
+  switch (f.kind) {
+    case 'declined':
+      throw new AppError('payment_required', f.message, { card: [f.code] });
+    case 'not_found':
+      throw new AppError('payment_required', f.message, { card: [f.code] });
+    case 'invalid':
+      throw AppError.validation(f.fields, `The payment provider rejected the request (${f.code}).`);
+    case 'conflict':
+      throw AppError.conflict(`The payment provider refused the request (${f.code}).`);
+    case 'unavailable':
+      throw new ProviderUnavailableError(`Payment provider unavailable (${what}: HTTP ${f.status}).`);
+    default:
+      // 401/403 and the like: a deployment/configuration problem, not the client's fault.
+      throw new Error(`Payment provider rejected ${what}: HTTP ${f.status} (${f.code}).`);
   }
-  if (status >= 500 || status === 429 || status === 408) throw new ProviderUnavailableError(`Payment provider unavailable (${what}: HTTP ${status}).`);
-  if (status === 400) {
-    const fields: Record<string, string[]> = {};
-    for (const [k, v] of Object.entries(err.fields ?? {})) fields[k] = [String(v)];
-    if (!Object.keys(fields).length) fields.payment = [code];
-    throw AppError.validation(fields, `The payment provider rejected the request (${code}).`);
-  }
-  if (status === 404) throw new AppError('payment_required', `Payment failed: the payment provider does not know this ${code.replace(/_not_found$/, '').replace(/_/g, ' ')}.`, { card: [code] });
-  if (status === 409) throw AppError.conflict(`The payment provider refused the request (${code}).`);
-  // 401/403 and anything else: a deployment/configuration problem, not the client's fault.
-  throw new Error(`Payment provider rejected ${what}: HTTP ${status} (${code}).`);
 }
 
 export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15_000): PaymentGateway {
   const base = settings.baseUrl.replace(/\/+$/, '');
-  const post = async <T>(path: string, body: unknown, what: string): Promise<T> => {
+  const send = async <T>(method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<T> => {
     if (!base) throw new ProviderUnavailableError('No payment provider is configured (PAYMENT_PROVIDER_URL).');
     let res: Response;
     try {
       res = await fetch(`${base}${path}`, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${settings.apiKey}` },
-        body: JSON.stringify(body),
+        body: method === 'POST' ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
@@ -173,6 +165,7 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
     }
     return mapProviderResponse<T>(res.status, parsed, what);
   };
+  const post = <T>(path: string, body: unknown, what: string) => send<T>('POST', path, body, what);
 
   const tokenizeCard: PaymentGateway['tokenizeCard'] = (input) =>
     post<CardProfile>(
@@ -228,6 +221,8 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
     async void(input) {
       await post(`/direct/charges/${encodeURIComponent(input.chargeId)}/void`, { idempotencyKey: input.idempotencyKey }, 'void');
     },
+    getPaymentProfile: (paymentProfileId) =>
+      send<CardProfile>('GET', `/direct/payment-profiles/${encodeURIComponent(paymentProfileId)}`, undefined, 'payment profile lookup'),
     createHostedSetup: (input) =>
       post<HostedSetupResult>(
         '/hosted/transaction-setup',

@@ -1,0 +1,281 @@
+/**
+ * Hosted payments (ProviderHosted protocol): creating a transaction setup, reconciling the
+ * provider's signed callback, and expiring setups nobody paid in time. The `hostedPayment`
+ * workflow (src/workflows/hosted-payment.ts) owns the timing; these functions own the data.
+ *
+ * Decisions:
+ * - saveCard: the card is saved when the setup says so explicitly (`saveCard`), else when the
+ *   amount is 0.00 (a save-card-only setup) or `isDefault` is true (asking for a default card
+ *   is opting in to keeping it).
+ * - Reconciliation is idempotent: the invoice payment carries the idempotency key
+ *   `hosted-<transactionSetupId>`, the saved card is unique per paymentProfileId, and the
+ *   setup's status leaves `pending` once (conditional update). A duplicate or late callback
+ *   therefore records nothing twice.
+ * - An invoice (invoiceId or invoiceNumber) is resolved through a resolver the invoices module
+ *   registers (`registerHostedInvoiceResolver`); without one, an invoiceId is kept as given and
+ *   an invoiceNumber cannot be resolved (400).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config.js';
+import type { CallbackFields } from '../domain/payments/callback-signature.js';
+import { HostedPaymentSetup } from '../entities/index.js';
+import { AppError } from '../errors.js';
+import { recordInvoicePayment } from '../invoices/record-payment.js';
+import { log } from '../logger.js';
+import { startOnce } from '../temporal.js';
+import { gatewayFor } from './gateway.js';
+import { savePaymentMethod } from './methods.js';
+
+export interface HostedInvoice {
+  invoiceId: string;
+  invoiceNumber: string;
+  customerNumber: string;
+  currencyCode: string;
+}
+type InvoiceResolver = (em: EntityManager, orgId: string, ref: { invoiceId?: string | null; invoiceNumber?: string | null }) => Promise<HostedInvoice | null>;
+let invoiceResolver: InvoiceResolver | null = null;
+
+/** The invoices module registers how an invoiceId/invoiceNumber resolves to a payable invoice of the organization. */
+export function registerHostedInvoiceResolver(fn: InvoiceResolver): void {
+  invoiceResolver = fn;
+}
+
+export const hostedWorkflowId = (transactionSetupId: string) => `hosted-payment-${transactionSetupId}`;
+
+export interface StartHostedInput {
+  organizationId: string;
+  customerNumber: string;
+  amount: string;
+  currency: string;
+  returnUrl: string;
+  marketCode: string;
+  isDefault: boolean;
+  saveCard?: boolean;
+  invoiceId?: string | null;
+  invoiceNumber?: string | null;
+  billingAddress?: Record<string, unknown> | null;
+}
+
+/** The input of the hostedPayment workflow (no card data, ever). */
+export interface HostedPaymentInput {
+  organizationId: string;
+  transactionSetupId: string;
+  /** ISO time the setup expires (the workflow's timer). */
+  expiresAt: string;
+}
+
+export async function startHostedSetup(
+  em: EntityManager,
+  deps: { config: Config; temporal: Client },
+  input: StartHostedInput,
+): Promise<{ transactionSetupId: string; hostedPaymentUrl: string }> {
+  const { config } = deps;
+  let invoiceId = input.invoiceId ?? null;
+  let invoiceNumber = input.invoiceNumber ?? null;
+  let currency = input.currency;
+  if (invoiceId || invoiceNumber) {
+    const field = invoiceId ? 'invoiceId' : 'invoiceNumber';
+    if (invoiceResolver) {
+      const inv = await invoiceResolver(em, input.organizationId, { invoiceId, invoiceNumber });
+      if (!inv || inv.customerNumber !== input.customerNumber)
+        throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
+      invoiceId = inv.invoiceId;
+      invoiceNumber = inv.invoiceNumber;
+      currency = inv.currencyCode;
+    } else if (!invoiceId) {
+      throw AppError.field('invoiceNumber', 'Invoices cannot be looked up by number in this deployment; give invoiceId.');
+    }
+  }
+  const amount = new Decimal(input.amount).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+  const saveCard = input.saveCard ?? (amount.isZero() || input.isDefault);
+  const gateway = await gatewayFor(em, config, input.organizationId);
+  const expirySeconds = Math.max(1, config.hostedPaymentExpirySeconds);
+  const setup = await gateway.createHostedSetup({
+    amount: amount.toFixed(2),
+    currency,
+    callbackUrl: `${config.publicBaseUrl}/api/payments/hosted/callback`,
+    returnUrl: input.returnUrl,
+    saveCard,
+    customerNumber: input.customerNumber,
+    reference: invoiceNumber ?? invoiceId,
+    expiresInSeconds: expirySeconds,
+  });
+  const expiresAt = new Date(Date.now() + expirySeconds * 1000);
+  em.create(HostedPaymentSetup, {
+    organization: input.organizationId,
+    transactionSetupId: setup.transactionSetupId,
+    customerNumber: input.customerNumber,
+    invoiceId,
+    invoiceNumber,
+    amount: amount.toFixed(2),
+    currency,
+    returnUrl: input.returnUrl,
+    marketCode: input.marketCode,
+    saveCard,
+    isDefault: input.isDefault,
+    billingAddress: input.billingAddress ?? null,
+    status: 'pending',
+    expiresAt,
+  });
+  await em.flush();
+  const wf: HostedPaymentInput = { organizationId: input.organizationId, transactionSetupId: setup.transactionSetupId, expiresAt: expiresAt.toISOString() };
+  await startOnce(deps.temporal, config, {
+    workflowType: 'hostedPayment',
+    workflowId: hostedWorkflowId(setup.transactionSetupId),
+    args: [wf],
+    queue: 'commerce',
+    keys: { organizationId: input.organizationId, customerNumber: input.customerNumber, invoiceNumber },
+  });
+  return { transactionSetupId: setup.transactionSetupId, hostedPaymentUrl: setup.hostedPaymentUrl };
+}
+
+export interface HostedOutcome {
+  transactionSetupId: string;
+  status: 'pending' | 'approved' | 'declined' | 'expired';
+  result: string;
+  amount: string;
+  lastFour: string | null;
+  paymentMethodId: string | null;
+  invoicePaymentId: string | null;
+}
+
+export function outcomeOf(s: HostedPaymentSetup): HostedOutcome {
+  return {
+    transactionSetupId: s.transactionSetupId,
+    status: s.status as HostedOutcome['status'],
+    result: s.result ?? (s.status === 'expired' ? 'Expired' : 'Pending'),
+    amount: new Decimal(s.amount).toFixed(2),
+    lastFour: s.lastFour ?? null,
+    paymentMethodId: s.paymentMethodId ?? null,
+    invoicePaymentId: s.invoicePaymentId ?? null,
+  };
+}
+
+/** The callback fields the workflow carries (no card number exists in them: last four only). */
+export type HostedCallback = Pick<
+  CallbackFields,
+  | 'TransactionSetupID'
+  | 'Result'
+  | 'Amount'
+  | 'CardType'
+  | 'LastFour'
+  | 'ExpirationMonth'
+  | 'ExpirationYear'
+  | 'PaymentProfileId'
+  | 'TransactionId'
+  | 'ApprovalCode'
+>;
+
+export function callbackForWorkflow(fields: CallbackFields): HostedCallback {
+  const pick = (k: string) => (typeof fields[k] === 'string' ? fields[k] : '');
+  return {
+    TransactionSetupID: pick('TransactionSetupID'),
+    Result: pick('Result'),
+    Amount: pick('Amount'),
+    CardType: pick('CardType'),
+    LastFour: pick('LastFour').slice(-4),
+    ExpirationMonth: pick('ExpirationMonth'),
+    ExpirationYear: pick('ExpirationYear'),
+    PaymentProfileId: pick('PaymentProfileId'),
+    TransactionId: pick('TransactionId'),
+    ApprovalCode: pick('ApprovalCode'),
+  };
+}
+
+/**
+ * Applies a verified callback once: records the invoice payment (approved, amount > 0, invoice
+ * known), saves the card (approved, saveCard, a PaymentProfileId), then moves the setup out of
+ * `pending`. Safe to run again: every step is idempotent, and a setup already out of pending
+ * (approved, declined, expired) is returned as it is.
+ */
+export async function reconcileHosted(
+  em: EntityManager,
+  config: Config,
+  input: { organizationId: string; transactionSetupId: string; callback: HostedCallback },
+): Promise<HostedOutcome> {
+  const setup = await em.findOne(HostedPaymentSetup, { organization: input.organizationId, transactionSetupId: input.transactionSetupId });
+  if (!setup) throw new Error(`hosted setup ${input.transactionSetupId} not found`);
+  if (setup.status !== 'pending') return outcomeOf(setup);
+  const cb = input.callback;
+  const approved = cb.Result === 'Approved';
+  let invoicePaymentId: string | null = setup.invoicePaymentId ?? null;
+  let paymentMethodId: string | null = setup.paymentMethodId ?? null;
+  if (approved && setup.invoiceId && new Decimal(setup.amount).gt(0)) {
+    try {
+      const r = await recordInvoicePayment(em, {
+        organizationId: input.organizationId,
+        invoiceId: setup.invoiceId,
+        amount: new Decimal(setup.amount).toFixed(2),
+        currencyCode: setup.currency,
+        method: 'Card',
+        paymentDate: new Date(),
+        reference: cb.TransactionId || setup.transactionSetupId,
+        notes: `Hosted payment ${setup.transactionSetupId}`,
+        paymentProfileId: cb.PaymentProfileId || null,
+        cardType: cb.CardType || null,
+        last4Digits: cb.LastFour || null,
+        providerChargeId: cb.TransactionId || null,
+        idempotencyKey: `hosted-${setup.transactionSetupId}`,
+      });
+      invoicePaymentId = r.paymentId;
+    } catch (e) {
+      // A business refusal (invoice voided meanwhile...) cannot be fixed by retrying: the setup
+      // is still reconciled (the provider took the money) and the problem is logged for follow-up.
+      if (!(e instanceof AppError)) throw e;
+      log.error('hosted payment could not be recorded on the invoice', {
+        transactionSetupId: setup.transactionSetupId,
+        invoiceId: setup.invoiceId,
+        error: e.message,
+      });
+    }
+  }
+  if (approved && setup.saveCard && cb.PaymentProfileId) {
+    const gateway = await gatewayFor(em, config, input.organizationId);
+    const profile = await gateway.getPaymentProfile(cb.PaymentProfileId);
+    const { method } = await savePaymentMethod(em, input.organizationId, {
+      customerNumber: setup.customerNumber,
+      paymentProfileId: profile.paymentProfileId,
+      customerProfileId: profile.customerProfileId,
+      maskedCardNumber: profile.maskedCardNumber,
+      cardType: profile.cardType,
+      expirationDate: profile.expirationDate,
+      expMonth: profile.expMonth,
+      expYear: profile.expYear,
+      billingAddress: setup.billingAddress ?? null,
+      isDefault: setup.isDefault,
+      paymentProvider: 'ProviderHosted',
+      networkTransactionId: profile.networkTransactionId ?? null,
+    });
+    paymentMethodId = method.id;
+  }
+  await em.nativeUpdate(
+    HostedPaymentSetup,
+    { id: setup.id, status: 'pending' },
+    {
+      status: approved ? 'approved' : 'declined',
+      result: cb.Result || 'Declined',
+      cardType: cb.CardType || null,
+      lastFour: cb.LastFour || null,
+      paymentProfileId: cb.PaymentProfileId || null,
+      providerTransactionId: cb.TransactionId || null,
+      paymentMethodId,
+      invoicePaymentId,
+      completedAt: new Date(),
+    },
+  );
+  const fresh = await em.fork().findOneOrFail(HostedPaymentSetup, { id: setup.id });
+  return outcomeOf(fresh);
+}
+
+/** Marks a setup nobody paid in time as expired (no-op when it was reconciled first). */
+export async function expireHosted(em: EntityManager, input: { organizationId: string; transactionSetupId: string }): Promise<HostedOutcome> {
+  await em.nativeUpdate(
+    HostedPaymentSetup,
+    { organization: input.organizationId, transactionSetupId: input.transactionSetupId, status: 'pending' },
+    { status: 'expired', result: 'Expired', completedAt: new Date() },
+  );
+  const s = await em.findOneOrFail(HostedPaymentSetup, { organization: input.organizationId, transactionSetupId: input.transactionSetupId });
+  return outcomeOf(s);
+}
