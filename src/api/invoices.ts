@@ -26,6 +26,7 @@ import { invoiceView } from '../invoices/view.js';
 import { gatewayFor } from '../payments/gateway.js';
 import { startOnce } from '../temporal.js';
 import { currencyCode, email, uuid, UUID_RE } from './schemas.js';
+import { registerHostedInvoiceResolver } from '../payments/hosted.js';
 
 const MAX_BULK = 1000;
 const str = (max = 200) => yup.string().max(max).nullable();
@@ -653,3 +654,15 @@ export const invoiceRoutes = [
     },
   }),
 ];
+
+// Hosted payments set up for an invoice (invoiceId or invoiceNumber) resolve here: only this
+// organization's active, payable invoices (Issued or PartiallyPaid) can be paid on the hosted page.
+registerHostedInvoiceResolver(async (em, orgId, ref) => {
+  if (ref.invoiceId && !UUID_RE.test(ref.invoiceId)) return null;
+  const where = ref.invoiceId ? { id: ref.invoiceId } : { invoiceNumber: ref.invoiceNumber ?? '' };
+  const inv = await em.findOne(Invoice, { organization: orgId, active: true, ...where });
+  if (!inv) return null;
+  if (inv.status !== 'Issued' && inv.status !== 'PartiallyPaid')
+    throw AppError.field(ref.invoiceId ? 'invoiceId' : 'invoiceNumber', `The invoice is ${inv.status}; only Issued or PartiallyPaid invoices can be paid.`);
+  return { invoiceId: inv.id, invoiceNumber: inv.invoiceNumber, customerNumber: inv.customerNumber, currencyCode: inv.currencyCode };
+});
