@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Storage } from '../storage.js';
+import { createBenchActivities } from './bench.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoiceActivities } from './invoices.js';
@@ -15,6 +16,7 @@ export interface ActivityDeps {
 /** All activities, built from their dependencies (the worker calls this once). */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createBenchActivities(),
     ...createEmailActivities(deps),
     ...createImageActivities(deps),
     ...createInvoiceActivities(deps),

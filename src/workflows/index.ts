@@ -3,3 +3,4 @@ export { sendEmail } from './send-email.js';
 export { ingestRemoteImages } from './ingest-remote-images.js';
 export { issueInvoice } from './issue-invoice.js';
 export { hostedPayment } from './hosted-payment.js';
+export { benchNoop } from './bench-noop.js';
