@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Storage } from '../storage.js';
+import { createCheckoutActivities } from './checkout.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 
@@ -14,6 +15,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createEmailActivities(deps),
+    ...createCheckoutActivities(deps),
     ...createImageActivities(deps),
   };
 }

@@ -6,6 +6,7 @@ import { Migration20261122071041_salesreps as M2 } from './Migration202611220710
 import { Migration20261122071405_images as M3 } from './Migration20261122071405_images.js';
 import { Migration20261122071516_products as M4 } from './Migration20261122071516_products.js';
 import { Migration20261122074428_idempotency as M5 } from './Migration20261122074428_idempotency.js';
+import { Migration20261122075428_carts as M6 } from './Migration20261122075428_carts.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -14,4 +15,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122071405_images', class: M3 },
   { name: 'Migration20261122071516_products', class: M4 },
   { name: 'Migration20261122074428_idempotency', class: M5 },
+  { name: 'Migration20261122075428_carts', class: M6 },
 ];

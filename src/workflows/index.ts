@@ -1,3 +1,4 @@
 /** Every workflow the worker runs (this file is the worker's workflowsPath). */
 export { sendEmail } from './send-email.js';
 export { ingestRemoteImages } from './ingest-remote-images.js';
+export { checkoutCart } from './checkout-cart.js';
