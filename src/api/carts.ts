@@ -136,7 +136,7 @@ const createSchema = yup.object({
   customerNumber: yup.string().trim().max(50),
   sku: yup.string().trim().min(1).max(100),
   quantity: qty(),
-  orderType: yup.string().trim().min(1).max(50).required(),
+  orderType: yup.string().trim().min(1).max(50),
   organizationId: uuid(),
   userId: yup.string().trim().max(100),
 });
@@ -207,6 +207,7 @@ export const cartRoutes = [
         if (!body.organizationId) errors.organizationId = ['organizationId is required (or give customerNumber, sku and quantity).'];
         if (!body.userId) errors.userId = ['userId is required (or give customerNumber, sku and quantity).'];
       }
+      if (!body.orderType) errors.orderType = ['orderType is required.'];
       if (Object.keys(errors).length) throw AppError.validation(errors);
       bodyCustomerMatches(body.customerNumber, params.customerNumber);
       if (body.organizationId && body.organizationId.toLowerCase() !== orgId.toLowerCase() && !auth.isSuper)
@@ -222,7 +223,7 @@ export const cartRoutes = [
         status: 'PENDING',
         pricingTier: tier?.name ?? customer.pricing,
         currencyCode: tier?.currencyCode ?? 'USD',
-        orderType: body.orderType,
+        orderType: body.orderType!,
         userId: body.userId ?? auth.userId ?? null,
       });
       if (withItem) await setLine(em, orgId, cart, body.sku!, body.quantity!);
