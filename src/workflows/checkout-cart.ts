@@ -24,7 +24,7 @@ const OrderNumber = defineSearchAttributeKey('OrderNumber', SearchAttributeType.
 
 const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 0 },
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
 /** The failure type of a non-retryable activity error (an AppError kind), or null. */
