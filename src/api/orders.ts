@@ -73,8 +73,8 @@ const orderFields = {
   originationCartId: yup.string().matches(UUID_RE, '${path} must be a valid id (UUID).').nullable(),
 };
 const orderSchema = yup.object(orderFields);
-type OrderInput = yup.InferType<typeof orderSchema> & { orderNumber?: string | null; orderDate?: Date | null; active?: boolean | null };
-const bulkOrderSchema = yup.object({ ...orderFields, orderNumber: str(50).min(1).nullable(), orderDate: yup.date().typeError('${path} must be an ISO 8601 date.').nullable(), active: yup.boolean().nullable() });
+type OrderInput = yup.InferType<typeof orderSchema> & { orderNumber?: string | null; orderDate?: string | null; active?: boolean | null };
+const bulkOrderSchema = yup.object({ ...orderFields, orderNumber: str(50).min(1).nullable(), orderDate: yup.string().test('iso', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))).nullable(), active: yup.boolean().nullable() });
 
 const fmt = (v: string | number | Decimal, cur: string) => ({ n: moneyNumber(v, cur), f: formatMoney(v, cur) });
 
@@ -191,7 +191,7 @@ function applyInput(em: EntityManager, o: Order, input: OrderInput, repNumber: s
     createdByUserType: input.user.userType ?? null,
   });
   if (input.orderStatus) o.orderStatus = parseOrderStatus(input.orderStatus)!;
-  if (input.orderDate) o.orderDate = input.orderDate;
+  if (input.orderDate) o.orderDate = new Date(input.orderDate);
   if (input.active !== undefined && input.active !== null) o.active = input.active;
   o.items.removeAll();
   t.lines.forEach((l, position) =>
