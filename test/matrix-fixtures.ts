@@ -138,3 +138,8 @@ pathParamFixtures.orderId = async (org) => {
   if (res.status !== 201) throw new Error(`create order failed: ${res.status} ${res.text}`);
   return res.body.data.id;
 };
+
+matrixBodies['PUT /api/carts/{customerNumber}/{shoppingCartId}/shipping'] = () => ({
+  customerNumber: 'x',
+  shippingAddress: { line1: '1 Main St', city: 'Springfield', country: 'US' },
+});

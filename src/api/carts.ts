@@ -208,11 +208,11 @@ export const cartRoutes = [
         if (!body.userId) errors.userId = ['userId is required (or give customerNumber, sku and quantity).'];
       }
       if (!body.orderType) errors.orderType = ['orderType is required.'];
+      const customer = await visibleCustomer(em, orgId, auth, params.customerNumber);
       if (Object.keys(errors).length) throw AppError.validation(errors);
       bodyCustomerMatches(body.customerNumber, params.customerNumber);
       if (body.organizationId && body.organizationId.toLowerCase() !== orgId.toLowerCase() && !auth.isSuper)
         throw AppError.forbidden('organizationId must be the organization of the token.');
-      const customer = await visibleCustomer(em, orgId, auth, params.customerNumber);
       const existing = await em.count(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' });
       if (existing) throw AppError.badRequest('The customer already has an active cart.');
       const tier = await em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(customer.pricing) } });
@@ -296,8 +296,8 @@ export const cartRoutes = [
     body: yup.object({ sku: yup.string().trim().min(1).max(100).required(), quantity: qty().required(), customerNumber: yup.string().trim().max(50).required() }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input, quantity rules, unknown SKU, closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
+      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       assertOpen(cart);
       if (body.quantity < 1) throw AppError.field('quantity', 'quantity must be a whole number of at least 1.');
       const existing = cart.items.getItems().find((i) => i.sku.toLowerCase() === body.sku.toLowerCase());
@@ -316,8 +316,8 @@ export const cartRoutes = [
     body: yup.object({ quantity: qty().min(0, '${path} must be at least 0.').required(), customerNumber: yup.string().trim().max(50) }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input, quantity rules, closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
     async handler({ em, orgId, auth, body, params }) {
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
+      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       assertOpen(cart);
       if (!cart.items.getItems().some((i) => i.sku.toLowerCase() === params.sku.toLowerCase())) throw AppError.notFound('Cart item');
       await setLine(em, orgId, cart, params.sku, body.quantity);
@@ -351,8 +351,8 @@ export const cartRoutes = [
     body: yup.object({ shippingAddress: cartAddressSchema.required(), customerNumber: yup.string().trim().max(50).required() }),
     responses: { 200: CART_FIELDS, 400: 'Invalid address or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
+      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       assertOpen(cart);
       const a = body.shippingAddress;
       const address: CartAddress = {
@@ -382,8 +382,8 @@ export const cartRoutes = [
     body: yup.object({ poNumber: yup.string().trim().min(1).max(100).required(), customerNumber: yup.string().trim().max(50).required() }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
+      bodyCustomerMatches(body.customerNumber, params.customerNumber);
       assertOpen(cart);
       cart.poNumber = body.poNumber;
       cart.updatedAt = new Date();

@@ -95,8 +95,8 @@ export const checkoutRoutes = [
       503: 'Checkout still running; call again',
     },
     async handler({ em, deps, orgId, auth, body, params }) {
-      if (body.customerNumber !== params.customerNumber) throw AppError.field('customerNumber', 'customerNumber must match the customer number in the path.');
       const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
+      if (body.customerNumber !== params.customerNumber) throw AppError.field('customerNumber', 'customerNumber must match the customer number in the path.');
       const workflowId = `checkout-${cart.id}`;
       if (cart.status !== 'PENDING') {
         try {
