@@ -42,6 +42,8 @@ export interface Config {
   /** Seconds a credential-version lookup may be served from the in-process cache. */
   credentialCacheSeconds: number;
   paymentProviderUrl: string;
+  /** The deployment's API key at the default payment provider (Bearer); per deployment, never logged. */
+  paymentProviderApiKey: string;
   /** Shared secret the provider sandbox uses to sign hosted-payment callbacks. */
   providerCallbackSecret: string;
   workerConcurrency: Record<string, number>;
@@ -51,6 +53,8 @@ export interface Config {
   checkoutPauseAfterChargeMs: number;
   /** How long complete-checkout waits for the checkout workflow's result. */
   checkoutWaitMs: number;
+  /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
+  invoiceReminderDelayOverrideSeconds: number | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -111,6 +115,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     rateLimits: { loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10), publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10) },
     credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 5),
     paymentProviderUrl: env.PAYMENT_PROVIDER_URL ?? '',
+    paymentProviderApiKey: env.PAYMENT_PROVIDER_API_KEY ?? '',
     providerCallbackSecret: env.PROVIDER_CALLBACK_SECRET ?? '',
     workerConcurrency: {
       commerce: int('WORKER_CONCURRENCY_COMMERCE', 20),
@@ -120,6 +125,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
     checkoutPauseAfterChargeMs: int('CHECKOUT_PAUSE_AFTER_CHARGE_MS', 0),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
+    invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');

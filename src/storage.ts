@@ -13,6 +13,8 @@ export interface Storage {
   /** Creates the bucket if missing and (re)applies the public-read policy for `images/`. */
   ensureBucket(): Promise<void>;
   put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** Reads a whole object; null when it does not exist. */
+  get(key: string): Promise<Buffer | null>;
   /** Removes the objects; missing ones are not an error. */
   remove(keys: string[]): Promise<void>;
   /** Stable unsigned URL of a public object. */
@@ -52,6 +54,17 @@ export function createStorage(config: Config): Storage {
     },
     async put(key, data, contentType) {
       await client.putObject(bucket, key, data, data.length, { 'Content-Type': contentType, 'Cache-Control': 'public, max-age=31536000, immutable' });
+    },
+    async get(key) {
+      try {
+        const stream = await client.getObject(bucket, key);
+        const chunks: Buffer[] = [];
+        for await (const c of stream) chunks.push(Buffer.from(c as Buffer));
+        return Buffer.concat(chunks);
+      } catch (e) {
+        if ((e as { code?: string }).code === 'NoSuchKey') return null;
+        throw e;
+      }
     },
     async remove(keys) {
       if (keys.length) await client.removeObjects(bucket, keys);

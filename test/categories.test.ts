@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { call, createOrg, signTestToken, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, type OrgFixture } from './helpers';
 
 const putCat = (org: OrgFixture, body: unknown, token = org.adminToken) => call('PUT', '/api/categories', { token, body });
 const CATEGORY_FIELDS = ['active', 'breadcrumb', 'id', 'imageUrl', 'name', 'organizationId', 'parentId', 'subCategories'];
@@ -11,7 +10,7 @@ describe('categories', () => {
 
   beforeAll(async () => {
     [org, other] = await Promise.all([createOrg(), createOrg()]);
-    customer = signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, PriceTier: 'Retail', CurrencyCode: 'USD', CustomerNumber: 'C1', UserId: randomUUID() });
+    customer = await customerToken(org, { PriceTier: 'Retail', CurrencyCode: 'USD', CustomerNumber: 'C1' });
     expect((await putCat(org, { name: 'Tools', parentName: null, active: true })).status).toBe(201);
     expect((await putCat(org, { name: 'Hammers', parentName: 'tools', active: true })).status).toBe(201);
     expect((await putCat(org, { name: 'Claw', parentName: 'Hammers', active: true })).status).toBe(201);

@@ -64,7 +64,7 @@ describe('complete-checkout', () => {
     const { customerNumber, id } = await readyCart(1, 40);
     const prof = await fetch(`${stack.urls.provider}/direct/customer-profiles`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.production.PAYMENT_PROVIDER_API_KEY ?? 'commerce-default'}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.production.PAYMENT_PROVIDER_API_KEY}` },
       body: JSON.stringify({ customerNumber, card: { number: '4111111111111111', expMonth: 12, expYear: new Date().getFullYear() + 2, cvv: '123' } }),
     });
     const { paymentProfileId } = (await prof.json()) as { paymentProfileId: string };

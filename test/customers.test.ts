@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, signTestToken, uniq, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, repToken, uniq, type OrgFixture } from './helpers';
 import { ensurePriceTier, matrixFixtures } from './matrix-fixtures';
 
 const CUSTOMER_KEYS = [
@@ -222,7 +222,7 @@ describe('GET, PUT partial, activate, DELETE /api/customers/{customerNumber}', (
 
   test('when a sales rep token deletes a customer, then 403', async () => {
     const n = await matrixFixtures.customerNumber(org);
-    const rep = signTestToken({ OrganizationId: org.organizationId, role: 'SalesRep', roles: ['SalesRep'], RepNumber: 'R1', kind: 'user', cv: 1, UserId: org.adminUserId });
+    const rep = await repToken(org, 'R1');
     expect((await call('DELETE', `/api/customers/${n}`, { token: rep })).status).toBe(403);
   });
 });
@@ -298,7 +298,7 @@ describe('GET /api/customers (list)', () => {
   });
 
   test('when a sales rep token lists and reads, then only customers with its rep number are visible', async () => {
-    const rep = signTestToken({ OrganizationId: lo.organizationId, role: 'SalesRep', roles: ['SalesRep'], RepNumber: 'R1', kind: 'user', cv: 1, UserId: lo.adminUserId });
+    const rep = await repToken(lo, 'R1');
     const res = await get('', rep);
     expect(res.status).toBe(200);
     expect(names(res)).toEqual(['A-003', 'A-001']);
@@ -311,7 +311,7 @@ describe('GET /api/customers (list)', () => {
   });
 
   test('when a sales rep creates a customer without repNumber, then it is assigned to the rep', async () => {
-    const rep = signTestToken({ OrganizationId: lo.organizationId, role: 'SalesRep', roles: ['SalesRep'], RepNumber: 'R9', kind: 'user', cv: 1, UserId: lo.adminUserId });
+    const rep = await repToken(lo, 'R9');
     const res = await call('PUT', '/api/customers', { token: rep, body: { customerNumber: 'R9-1', companyName: 'Zulu', companyEmail: 'z@zulu.test', pricing: 'Retail' } });
     expect(res.status).toBe(201);
     expect(res.body.repNumber).toBe('R9');

@@ -172,3 +172,17 @@ export function expectProblem(res: Res, status: number): void {
   expect(res.body).toEqual(expect.objectContaining({ type: expect.any(String), title: expect.any(String), status, traceId: expect.any(String) }));
   expect(res.body.traceId).toBe(res.headers.get('x-trace-id'));
 }
+
+/** A SalesRep token for a real rep (created through the API) with `repNumber`; the org must never have rotated credentials. */
+export async function repToken(org: OrgFixture, repNumber: string): Promise<string> {
+  const email = `${uniq('rep')}@example.com`;
+  const res = await call('PUT', '/api/organizations/salesreps', { base: org.base, token: org.adminToken, body: { firstName: 'Rita', lastName: 'Rep', email, repNumber } });
+  if (res.status !== 201) throw new Error(`create rep failed: ${res.status} ${res.text}`);
+  return signTestToken({ OrganizationId: org.organizationId, role: 'SalesRep', roles: ['SalesRep'], RepNumber: repNumber, kind: 'user', cv: 1, UserId: res.body.identityProviderUserId });
+}
+
+/** A Customer-role token for a real member user carrying the given commerce claims; the org must never have rotated credentials. */
+export async function customerToken(org: OrgFixture, claims: { CustomerNumber?: string | null; PriceTier?: string | null; CurrencyCode?: string | null }): Promise<string> {
+  const user = await createMemberUser(org);
+  return signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, UserId: user.userId, CustomerNumber: null, PriceTier: null, CurrencyCode: null, ...claims });
+}

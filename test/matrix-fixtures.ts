@@ -143,3 +143,31 @@ matrixBodies['PUT /api/carts/{customerNumber}/{shoppingCartId}/shipping'] = () =
   customerNumber: 'x',
   shippingAddress: { line1: '1 Main St', city: 'Springfield', country: 'US' },
 });
+/** A Draft invoice body for `org` (tests and the matrix). */
+export function invoiceBody(overrides: Record<string, unknown> = {}): Record<string, any> {
+  const n = uniq('C');
+  return {
+    orderId: '3f0a4c1e-9b1d-4c55-8a9e-0b6f0f2d1a11',
+    orderNumber: uniq('SO-'),
+    customer: { customerNumber: n, companyName: `Company ${n}`, companyEmail: `${n.toLowerCase()}@example.com`, companyPhone: '555-0100', billingAddress: { address1: '1 Main St', city: 'Springfield', stateProvince: 'IL', zipPostalCode: '62701', country: 'US' } },
+    primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Seller', email: 'sam@example.com', phoneNumber: '555-0101' },
+    invoiceDate: '2026-01-10T00:00:00.000Z',
+    dueDate: '2026-02-09T00:00:00.000Z',
+    terms: 'Net30',
+    currencyCode: 'USD',
+    items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 2, price: 10 }],
+    ...overrides,
+  };
+}
+
+/** `/api/invoices/{invoiceId}` */
+pathParamFixtures.invoiceId = async (org) => {
+  const res = await call('POST', '/api/invoices', { base: org.base, token: org.adminToken, body: invoiceBody() });
+  if (res.status !== 201) throw new Error(`create invoice failed: ${res.status} ${res.text}`);
+  return res.body.id;
+};
+matrixBodies['POST /api/invoices/{invoiceId}/payments'] = () => ({ amount: 1, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z' });
+matrixBodies['POST /api/invoices/{invoiceId}/refunds'] = () => ({ amount: 1, reason: 'matrix' });
+matrixBodies['POST /api/invoices/{invoiceId}/discount'] = () => ({ type: 'Percentage', value: 5 });
+matrixBodies['POST /api/invoices'] = () => invoiceBody();
+matrixBodies['POST /api/invoices/bulk'] = () => ({ invoices: [invoiceBody()] });

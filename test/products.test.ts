@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { call, createOrg, signTestToken, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, uniq, type OrgFixture } from './helpers';
 
 const PRODUCT_FIELDS = [
   'productId', 'organizationId', 'sku', 'name', 'description', 'category', 'price', 'priceFormatted', 'currencyCode', 'prices',
@@ -7,8 +6,8 @@ const PRODUCT_FIELDS = [
   'active', 'images', 'productAttributes', 'externalId', 'createdAt', 'updatedAt',
 ].sort();
 
-function customerToken(org: OrgFixture, tier: string, currency = 'USD'): string {
-  return signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, PriceTier: tier, CurrencyCode: currency, CustomerNumber: 'C1', UserId: randomUUID() });
+function tierToken(org: OrgFixture, tier: string, currency = 'USD'): Promise<string> {
+  return customerToken(org, { PriceTier: tier, CurrencyCode: currency, CustomerNumber: 'C1' });
 }
 
 async function addTier(org: OrgFixture, Name: string, CurrencyCode = 'USD') {
@@ -98,7 +97,7 @@ describe('products', () => {
   });
 
   test('when a customer of a tier reads a product, then it sees its tier price at quantity 1 and its breaks only', async () => {
-    const res = await call('GET', `/api/products/${encodeURIComponent(sku)}`, { token: customerToken(org, retail) });
+    const res = await call('GET', `/api/products/${encodeURIComponent(sku)}`, { token: await tierToken(org, retail) });
     expect(res.status).toBe(200);
     expect(res.body.price).toBe(20);
     expect(res.body.priceFormatted).toBe('$20.00');
@@ -107,7 +106,7 @@ describe('products', () => {
       { tier: retail, price: 20, priceFormatted: '$20.00', atQuantity: 1 },
       { tier: retail, price: 17.5, priceFormatted: '$17.50', atQuantity: 10 },
     ]);
-    const w = await call('GET', `/api/products/${encodeURIComponent(sku)}`, { token: customerToken(org, wholesale) });
+    const w = await call('GET', `/api/products/${encodeURIComponent(sku)}`, { token: await tierToken(org, wholesale) });
     expect(w.body.price).toBe(12);
     expect(w.body.prices).toEqual([{ tier: wholesale, price: 12, priceFormatted: '$12.00', atQuantity: 1 }]);
   });
@@ -118,7 +117,7 @@ describe('products', () => {
     const de = await call('POST', `/api/products/${s}/deactivate`, { token: org.adminToken });
     expect(de.status).toBe(200);
     expect(de.body.active).toBe(false);
-    const cust = customerToken(org, retail);
+    const cust = await tierToken(org, retail);
     expect((await call('GET', `/api/products/${s}`, { token: cust })).status).toBe(404);
     const list = await call('GET', `/api/products?pageSize=500&filters=${encodeURIComponent(JSON.stringify([{ field: 'sku', operator: 'equals', value: s }]))}`, { token: cust });
     expect(list.body.totalRecords).toBe(0);
@@ -167,7 +166,7 @@ describe('products', () => {
   });
 
   test('when a customer tries to write, then it is 403', async () => {
-    const cust = customerToken(org, retail);
+    const cust = await tierToken(org, retail);
     expect((await put(org, { sku: uniq('SKU-'), name: 'Nope' }, cust)).status).toBe(403);
     expect((await call('PUT', '/api/products/prices', { token: cust, body: { productUpdates: [{ sku, prices: [] }] } })).status).toBe(403);
     expect((await call('POST', `/api/products/${sku}/deactivate`, { token: cust })).status).toBe(403);
@@ -237,7 +236,7 @@ describe('products', () => {
     expect(bySku.body.data.map((p: { sku: string }) => p.sku)).toEqual(['A-1', 'B-1']);
     const byName = await call('GET', '/api/products?sortOn=Name&sortDirection=desc', { token: o.adminToken });
     expect(byName.body.data.map((p: { name: string }) => p.name)).toEqual(['Zeta', 'Beta', 'Alpha']);
-    const byPrice = await call('GET', '/api/products?sortOn=Price', { token: customerToken(o, t) });
+    const byPrice = await call('GET', '/api/products?sortOn=Price', { token: await tierToken(o, t) });
     expect(byPrice.body.data.map((p: { price: number }) => p.price)).toEqual([1, 2, 3]);
     const json = await call('GET', `/api/products?filters=${encodeURIComponent(JSON.stringify([{ field: 'name', operator: 'startswith', value: 'be' }]))}`, { token: o.adminToken });
     expect(json.body.data.map((p: { sku: string }) => p.sku)).toEqual(['A-1']);

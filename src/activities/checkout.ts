@@ -14,7 +14,7 @@ import { Cart, Customer, Order, OrderItem, OrganizationSalesRep } from '../entit
 import type { OrderAddress } from '../entities/Order.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import { nextOrderNumber } from '../orders/numbers.js';
-import { checkoutGateway } from '../payments/checkout-provider.js';
+import { gatewayFor } from '../payments/gateway.js';
 
 export interface CheckoutInput {
   organizationId: string;
@@ -85,14 +85,14 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
 
     async chargeProfile(input: { organizationId: string; paymentProfileId: string; amount: string; currency: string; idempotencyKey: string; reference: string }) {
       return mapped(async () => {
-        const gw = await checkoutGateway(deps.orm.em.fork(), deps.config, input.organizationId);
+        const gw = await gatewayFor(deps.orm.em.fork(), deps.config, input.organizationId);
         return gw.chargeProfile(input);
       });
     },
 
     async voidCharge(input: { organizationId: string; chargeId: string; idempotencyKey: string }): Promise<void> {
       return mapped(async () => {
-        const gw = await checkoutGateway(deps.orm.em.fork(), deps.config, input.organizationId);
+        const gw = await gatewayFor(deps.orm.em.fork(), deps.config, input.organizationId);
         await gw.void(input);
       });
     },

@@ -4,6 +4,7 @@ import type { Storage } from '../storage.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
+import { createInvoiceActivities } from './invoices.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
@@ -17,5 +18,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createEmailActivities(deps),
     ...createCheckoutActivities(deps),
     ...createImageActivities(deps),
+    ...createInvoiceActivities(deps),
   };
 }

@@ -15,7 +15,7 @@ import type { Deps } from '../deps.js';
 import { Product } from '../entities/index.js';
 import { AppError, type ErrorKind } from '../errors.js';
 import { defineRoute, ok } from '../http/route.js';
-import { tokenizeCard } from '../payments/checkout-provider.js';
+import { gatewayFor } from '../payments/gateway.js';
 import { searchAttributes } from '../temporal.js';
 import type { CheckoutInput, CheckoutResult } from '../workflows/checkout-cart.js';
 import { findCart, visibleCustomer } from './carts.js';
@@ -122,12 +122,14 @@ export const checkoutRoutes = [
       if (!paymentProfileId && body.payment) {
         const customer = await visibleCustomer(em, orgId, auth, cart.customerNumber);
         const card = body.payment.creditCard;
-        paymentProfileId = await tokenizeCard(deps.config, {
+        const gateway = await gatewayFor(em, deps.config, orgId);
+        const profile = await gateway.tokenizeCard({
           customerNumber: cart.customerNumber,
           email: customer.companyEmail,
-          card: { ...card, cardNumber: card.cardNumber.replace(/\s+/g, '') },
-          billingAddress: body.payment.billingAddress,
+          card: { number: card.cardNumber.replace(/\s+/g, ''), expMonth: card.expiryMonth, expYear: card.expiryYear, cvv: card.cvv },
+          billingAddress: body.payment.billingAddress as Record<string, unknown>,
         });
+        paymentProfileId = profile.paymentProfileId;
       }
       const input: CheckoutInput = { organizationId: orgId, cartId: cart.id, customerNumber: cart.customerNumber, channel: body.channel, paymentProfileId, userId: auth.userId };
       const result = await awaitCheckout(deps, workflowId, () =>

@@ -219,6 +219,11 @@ export const imageRoutes = [
       const name = normaliseCategoryName(body.categoryName);
       const image = await storeImage(em, deps.storage, { orgId, data, name, source: 'local', categoryName: name }).catch(asImageFieldError);
       const view = imageView(deps.storage, image);
+      // The category (matched by its normalised name) shows the newest image: SPEC Category.imageUrl.
+      await em.getConnection().execute(
+        `update category set image_url = ? where organization_id = ? and lower(regexp_replace(trim(name), '\\s+', '-', 'g')) = ?`,
+        [view.mediumUrl, orgId, name],
+      );
       return ok({ imageName: view.name, imageUrl: view.mediumUrl });
     },
   }),

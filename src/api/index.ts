@@ -10,6 +10,7 @@ import { checkoutRoutes } from './checkout.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
+import { invoiceRoutes } from './invoices.js';
 import { organizationRoutes } from './organizations.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
@@ -29,5 +30,6 @@ export const allRoutes: RouteDef[] = [
   ...cartRoutes,
   ...checkoutRoutes,
   ...orderRoutes,
+  ...invoiceRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

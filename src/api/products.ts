@@ -13,10 +13,12 @@
  * Every `prices` entry is formatted in its tier's configured currency.
  */
 import { raw } from '@mikro-orm/core';
+import type { Storage } from '../storage.js';
+import { imageView } from '../media/images.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
 import { formatMoney, moneyNumber, resolveUnitPrice, validatePriceEntries, type PriceEntry } from '../domain/pricing/index.js';
-import { Category, PriceTier, Product, ProductPrice } from '../entities/index.js';
+import { Category, Image, PriceTier, Product, ProductPrice } from '../entities/index.js';
 import { productSearchExpression } from '../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
 import type { Principal } from '../http/auth.js';
@@ -37,9 +39,10 @@ interface View {
   currency: string | null;
   tierCurrency: Map<string, string>;
   activeOnly: boolean;
+  storage: Storage;
 }
 
-async function callerView(em: EntityManager, orgId: string, auth: Principal): Promise<View> {
+async function callerView(em: EntityManager, orgId: string, auth: Principal, storage: Storage): Promise<View> {
   const tiers = await em.find(PriceTier, { organization: orgId }, { orderBy: { name: 'asc' } });
   const tierCurrency = new Map(tiers.map((t) => [t.name.toLowerCase(), t.currencyCode]));
   const customer = auth.role === 'Customer' && !auth.isSuper;
@@ -49,12 +52,12 @@ async function callerView(em: EntityManager, orgId: string, auth: Principal): Pr
   const configured = tier ? tiers.find((t) => t.name.toLowerCase() === tier!.toLowerCase()) : undefined;
   if (configured) tier = configured.name;
   const currency = auth.currencyCode ?? (tier ? tierCurrency.get(tier.toLowerCase()) ?? null : null);
-  return { customer, tier, currency, tierCurrency, activeOnly: customer || (auth.role === 'SalesRep' && !auth.isSuper) };
+  return { customer, tier, currency, tierCurrency, activeOnly: customer || (auth.role === 'SalesRep' && !auth.isSuper), storage };
 }
 
 type PriceRow = { tier: string; price: string; atQuantity: number };
 
-export function productView(p: Product, prices: PriceRow[], v: View) {
+export function productView(p: Product, prices: PriceRow[], v: View, images: unknown[] = []) {
   const currencyFor = (tier: string) => (v.customer && v.currency ? v.currency : v.tierCurrency.get(tier.toLowerCase()) ?? v.currency ?? 'USD');
   const unit = v.tier ? resolveUnitPrice(prices, v.tier, 1) : null;
   const cur = v.currency ?? (v.tier ? currencyFor(v.tier) : null);
@@ -81,7 +84,7 @@ export function productView(p: Product, prices: PriceRow[], v: View) {
     dimensionsUnit: p.dimensionsUnit ?? null,
     upc: p.upc ?? null,
     active: p.active,
-    images: [] as unknown[],
+    images,
     productAttributes: p.productAttributes ?? {},
     externalId: p.externalId ?? null,
     createdAt: p.createdAt.toISOString(),
@@ -100,12 +103,23 @@ async function pricesOf(em: EntityManager, productIds: string[]): Promise<Map<st
   return out;
 }
 
+/** Active images linked to the products by SKU (images keep the SKU they were uploaded for). */
+async function imagesBySku(em: EntityManager, products: Product[], v: View): Promise<Map<string, unknown[]>> {
+  const out = new Map<string, unknown[]>();
+  if (!products.length) return out;
+  const orgId = typeof products[0].organization === 'string' ? products[0].organization : products[0].organization.id;
+  const rows = await em.find(Image, { organization: orgId, sku: { $in: products.map((p) => p.sku) }, active: true }, { orderBy: { createdAt: 'asc' } });
+  for (const img of rows) out.set(img.sku!, [...(out.get(img.sku!) ?? []), imageView(v.storage, img)]);
+  return out;
+}
+
 async function viewsOf(em: EntityManager, products: Product[], v: View) {
   const prices = await pricesOf(
     em,
     products.map((p) => p.id),
   );
-  return products.map((p) => productView(p, prices.get(p.id) ?? [], v));
+  const images = await imagesBySku(em, products, v);
+  return products.map((p) => productView(p, prices.get(p.id) ?? [], v, images.get(p.sku) ?? []));
 }
 
 async function findProduct(em: EntityManager, orgId: string, sku: string, v?: View): Promise<Product> {
@@ -266,11 +280,11 @@ priceTierHooks.inUse.push(async (em, orgId, name) => {
 
 const readRoles = ['Admin', 'Customer', 'SalesRep'] as const;
 
-async function setActive(em: EntityManager, orgId: string, auth: Principal, sku: string, active: boolean): Promise<Reply> {
+async function setActive(em: EntityManager, orgId: string, auth: Principal, storage: Storage, sku: string, active: boolean): Promise<Reply> {
   const p = await findProduct(em, orgId, sku);
   p.active = active;
   await em.flush();
-  const v = await callerView(em, orgId, auth);
+  const v = await callerView(em, orgId, auth, storage);
   return ok((await viewsOf(em, [p], v))[0]);
 }
 
@@ -287,9 +301,9 @@ export const productRoutes = [
     tag: 'Products',
     auth: readRoles,
     responses: { 200: '{ data, totalRecords, currentPage, totalPages }', 400: 'Bad paging, sorting or filters', 401: 'Unauthenticated' },
-    async handler({ em, orgId, auth, query }) {
+    async handler({ em, orgId, auth, query, deps }) {
       const q = parseList(query as unknown as Record<string, unknown>, listSpec(25));
-      const v = await callerView(em, orgId, auth);
+      const v = await callerView(em, orgId, auth, deps.storage);
       return ok(await listProducts(em, orgId, v, q));
     },
   }),
@@ -301,7 +315,7 @@ export const productRoutes = [
     tag: 'Products',
     auth: readRoles,
     responses: { 200: '{ data, totalRecords, currentPage, totalPages }', 400: 'searchTerm missing, or bad paging', 401: 'Unauthenticated' },
-    async handler({ em, orgId, auth, query }) {
+    async handler({ em, orgId, auth, query, deps }) {
       const raw0 = query as unknown as Record<string, unknown>;
       const key = Object.keys(raw0).find((k) => k.toLowerCase() === 'searchterm');
       const term = key && typeof raw0[key] === 'string' ? (raw0[key] as string).trim() : '';
@@ -316,7 +330,7 @@ export const productRoutes = [
         Object.assign(errors, e.errors);
       }
       if (Object.keys(errors).length) throw AppError.validation(errors);
-      const v = await callerView(em, orgId, auth);
+      const v = await callerView(em, orgId, auth, deps.storage);
       const cond = { [raw((a: string) => productSearchExpression(a))]: { $ilike: `%${escapeLike(term)}%` } };
       return ok(await listProducts(em, orgId, v, q!, [cond]));
     },
@@ -375,8 +389,8 @@ export const productRoutes = [
     tag: 'Products',
     auth: readRoles,
     responses: { 200: 'Product', 401: 'Unauthenticated', 404: 'No such product (or inactive, for Customer tokens)' },
-    async handler({ em, orgId, auth, params }) {
-      const v = await callerView(em, orgId, auth);
+    async handler({ em, orgId, auth, params, deps }) {
+      const v = await callerView(em, orgId, auth, deps.storage);
       const p = await findProduct(em, orgId, params.sku, v);
       return ok((await viewsOf(em, [p], v))[0]);
     },
@@ -390,7 +404,7 @@ export const productRoutes = [
     auth: ['Admin'],
     body: productInput,
     responses: { 200: 'Updated product', 201: 'Created product', 400: 'Invalid fields, unknown price tier, duplicate price break', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'sku or externalId taken by another product' },
-    async handler({ em, orgId, auth, body }) {
+    async handler({ em, orgId, auth, body, deps }) {
       let res: { product: Product; created: boolean };
       try {
         res = await upsertProduct(em, orgId, body);
@@ -407,7 +421,7 @@ export const productRoutes = [
         }
         em = fresh;
       }
-      const v = await callerView(em, orgId, auth);
+      const v = await callerView(em, orgId, auth, deps.storage);
       const p = await em.findOneOrFail(Product, { id: res.product.id }, { populate: ['category'], refresh: true });
       const view = (await viewsOf(em, [p], v))[0];
       return res.created ? created(view) : ok(view);
@@ -421,7 +435,7 @@ export const productRoutes = [
     tag: 'Products',
     auth: ['Admin'],
     responses: { 200: 'The product', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such product' },
-    handler: ({ em, orgId, auth, params }) => setActive(em, orgId, auth, params.sku, true),
+    handler: ({ em, orgId, auth, params, deps }) => setActive(em, orgId, auth, deps.storage, params.sku, true),
   }),
 
   defineRoute({
@@ -431,6 +445,6 @@ export const productRoutes = [
     tag: 'Products',
     auth: ['Admin'],
     responses: { 200: 'The product', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such product' },
-    handler: ({ em, orgId, auth, params }) => setActive(em, orgId, auth, params.sku, false),
+    handler: ({ em, orgId, auth, params, deps }) => setActive(em, orgId, auth, deps.storage, params.sku, false),
   }),
 ];

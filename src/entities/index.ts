@@ -9,6 +9,7 @@ import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { Image } from './Image.js';
+import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
@@ -49,6 +50,9 @@ export {
   ImageIngestionItem,
   SalesRep,
   OrganizationSalesRep,
+  Invoice,
+  InvoicePayment,
+  InvoiceCounter,
 };
 
 export const entities = [
@@ -78,4 +82,7 @@ export const entities = [
   Order,
   OrderItem,
   OrderNumberCounter,
+  Invoice,
+  InvoicePayment,
+  InvoiceCounter,
 ];

@@ -83,6 +83,26 @@ function readPresented(ctx: Koa.Context): string | null {
   return ctx.get('x-api-key') || null;
 }
 
+/**
+ * A user token stays valid only while its role does: a user removed from the organization,
+ * an admin whose role was taken away, or a deactivated or removed sales rep gets 401 at once
+ * instead of at the token's expiry. One indexed query per user-token request.
+ */
+async function assertStillEntitled(em: EntityManager, organizationId: string, userId: string, role: Principal['role']): Promise<void> {
+  if (!UUID.test(userId)) throw AppError.unauthorized('The token is invalid.');
+  const rows = await em.getConnection().execute<{ is_admin: boolean; rep_active: boolean }[]>(
+    `select m.is_admin,
+            exists (select 1 from organization_sales_rep osr join sales_rep sr on sr.id = osr.sales_rep_id
+                    where osr.organization_id = m.organization_id and sr.user_id = m.user_id and osr.active) as rep_active
+       from organization_member m where m.organization_id = ? and m.user_id = ?`,
+    [organizationId, userId],
+  );
+  const m = rows[0];
+  if (!m) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
+  if (role === 'Admin' && !m.is_admin) throw AppError.unauthorized('The administrator role was removed; log in again.');
+  if (role === 'SalesRep' && !m.rep_active) throw AppError.unauthorized('This sales rep is inactive or was removed.');
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function authenticate(ctx: Koa.Context, em: EntityManager, config: Config, versions: CredentialVersions): Promise<Principal> {
@@ -119,6 +139,7 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, config: 
     throw AppError.unauthorized('The token is invalid.');
   const current = await versions.get(em, claims.OrganizationId);
   if (current === null || current !== claims.cv) throw AppError.unauthorized('The token was issued before the credentials were rotated.');
+  if (claims.kind === 'user' && claims.UserId) await assertStillEntitled(em, claims.OrganizationId, claims.UserId, claims.role);
   return {
     kind: claims.kind === 'user' ? 'user' : 'client',
     subject: claims.sub ?? '',

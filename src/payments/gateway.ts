@@ -1,20 +1,47 @@
 /**
  * Card payment gateway: the one interface the service uses to talk to a payment provider
- * (ProviderDirect card-on-file charges, refunds, voids). `gatewayFor` picks the provider
- * from the organization's Payment integration, else the deployment's default settings
- * (PAYMENT_PROVIDER_URL: the provider sandbox in dev and tests).
+ * (ProviderDirect card-on-file charges, refunds, voids; ProviderHosted transaction setups).
+ * `gatewayFor` picks the provider from the organization's Payment integration (through a
+ * resolver the integrations module registers), else the deployment's default settings
+ * (PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY, ProviderDirect active: the provider
+ * sandbox in dev and tests).
  *
  * CONTRACT shared by the payments, checkout and invoices work: keep these signatures.
- * The payments work replaces the body of `gatewayFor`.
+ *
+ * Errors: a provider decline (HTTP 402) becomes AppError('payment_required') with
+ * `errors.card = [<provider code>]` (card_declined, insufficient_funds, expired_card,
+ * invalid_card); a provider 400 becomes a validation AppError; network failures, timeouts
+ * and 5xx become a plain Error (`ProviderUnavailableError`, retryable: the idempotency key
+ * makes a retry safe). Card numbers and CVVs are sent to the provider once and never logged,
+ * stored or put into error messages.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
 
 export interface CardCharge {
   chargeId: string;
   /** Decimal string, e.g. "99.90". */
   amount: string;
   currency: string;
+}
+
+/** A tokenized card as ProviderDirect returns it (never the number). */
+export interface CardProfile {
+  customerProfileId: string;
+  paymentProfileId: string;
+  maskedCardNumber: string;
+  cardType: string;
+  expirationDate: string;
+  expMonth: number;
+  expYear: number;
+  networkTransactionId: string;
+}
+
+export interface HostedSetupResult {
+  transactionSetupId: string;
+  hostedPaymentUrl: string;
+  expiresAt: string;
 }
 
 export interface PaymentGateway {
@@ -33,11 +60,192 @@ export interface PaymentGateway {
     reference?: string;
   }): Promise<CardCharge & { paymentProfileId: string }>;
   /** Refunds part or all of a charge; idempotent per key. */
-  refund(input: { chargeId: string; amount: string; idempotencyKey: string }): Promise<{ refundedAmount: string }>;
+  refund(input: { chargeId: string; amount: string; idempotencyKey: string }): Promise<{ refundedAmount: string; totalRefundedAmount?: string }>;
   /** Voids a charge (compensation when a later step fails); idempotent per key. */
   void(input: { chargeId: string; idempotencyKey: string }): Promise<void>;
+  /** Tokenizes a card (card on file) without charging it. Declines throw AppError('payment_required'). */
+  tokenizeCard(input: {
+    customerNumber: string;
+    email?: string | null;
+    card: { number: string; expMonth: string; expYear: string; cvv: string };
+    billingAddress?: Record<string, unknown>;
+  }): Promise<CardProfile>;
+  /** Creates a hosted-page transaction setup (ProviderHosted protocol). */
+  createHostedSetup(input: {
+    amount: string;
+    currency: string;
+    callbackUrl: string;
+    returnUrl: string;
+    saveCard: boolean;
+    customerNumber: string;
+    reference?: string | null;
+    expiresInSeconds: number;
+  }): Promise<HostedSetupResult>;
 }
 
-export async function gatewayFor(_em: EntityManager, _config: Config, _organizationId: string): Promise<PaymentGateway> {
-  throw new Error('payment gateway not implemented yet');
+/** Where and how to reach the provider for one organization. */
+export interface PaymentProviderSettings {
+  provider: 'ProviderDirect' | 'ProviderHosted';
+  baseUrl: string;
+  apiKey: string;
+}
+
+type SettingsResolver = (em: EntityManager, config: Config, organizationId: string) => Promise<PaymentProviderSettings | null>;
+let resolver: SettingsResolver | null = null;
+
+/** The integrations module registers how an organization's Payment integration maps to settings. */
+export function registerPaymentSettingsResolver(fn: SettingsResolver): void {
+  resolver = fn;
+}
+
+export function defaultPaymentSettings(config: Config): PaymentProviderSettings {
+  return { provider: 'ProviderDirect', baseUrl: config.paymentProviderUrl, apiKey: config.paymentProviderApiKey };
+}
+
+export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
+  const fromIntegration = resolver ? await resolver(em, config, organizationId) : null;
+  return fromIntegration ?? defaultPaymentSettings(config);
+}
+
+/** Network failure, timeout or provider 5xx: safe to retry with the same idempotency key. */
+export class ProviderUnavailableError extends Error {
+  readonly retryable = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderUnavailableError';
+  }
+}
+
+const DECLINE_MESSAGES: Record<string, string> = {
+  card_declined: 'The card was declined.',
+  insufficient_funds: 'The card has insufficient funds.',
+  expired_card: 'The card has expired.',
+  invalid_card: 'The card is not valid.',
+};
+
+interface ProviderErrorBody {
+  error?: { code?: string; message?: string; fields?: Record<string, string> };
+}
+
+/** Maps a provider answer to a result or one of the gateway's errors. Exported for tests. */
+export function mapProviderResponse<T>(status: number, body: unknown, what: string): T {
+  if (status >= 200 && status < 300) return body as T;
+  const err = (body as ProviderErrorBody | null)?.error ?? {};
+  const code = typeof err.code === 'string' ? err.code : 'payment_failed';
+  if (status === 402) {
+    throw new AppError('payment_required', `Payment failed: ${DECLINE_MESSAGES[code] ?? 'The payment provider did not approve the card.'}`, { card: [code] });
+  }
+  if (status >= 500 || status === 429 || status === 408) throw new ProviderUnavailableError(`Payment provider unavailable (${what}: HTTP ${status}).`);
+  if (status === 400) {
+    const fields: Record<string, string[]> = {};
+    for (const [k, v] of Object.entries(err.fields ?? {})) fields[k] = [String(v)];
+    if (!Object.keys(fields).length) fields.payment = [code];
+    throw AppError.validation(fields, `The payment provider rejected the request (${code}).`);
+  }
+  if (status === 404) throw new AppError('payment_required', `Payment failed: the payment provider does not know this ${code.replace(/_not_found$/, '').replace(/_/g, ' ')}.`, { card: [code] });
+  if (status === 409) throw AppError.conflict(`The payment provider refused the request (${code}).`);
+  // 401/403 and anything else: a deployment/configuration problem, not the client's fault.
+  throw new Error(`Payment provider rejected ${what}: HTTP ${status} (${code}).`);
+}
+
+export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15_000): PaymentGateway {
+  const base = settings.baseUrl.replace(/\/+$/, '');
+  const post = async <T>(path: string, body: unknown, what: string): Promise<T> => {
+    if (!base) throw new ProviderUnavailableError('No payment provider is configured (PAYMENT_PROVIDER_URL).');
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${settings.apiKey}` },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (e) {
+      // Never include the request (it may hold a card number); the cause message is transport-level only.
+      throw new ProviderUnavailableError(`Payment provider unreachable (${what}): ${(e as Error).name}`);
+    }
+    const text = await res.text().catch(() => '');
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      if (res.ok) throw new ProviderUnavailableError(`Payment provider answered ${what} with a non-JSON body.`);
+    }
+    return mapProviderResponse<T>(res.status, parsed, what);
+  };
+
+  const tokenizeCard: PaymentGateway['tokenizeCard'] = (input) =>
+    post<CardProfile>(
+      '/direct/customer-profiles',
+      {
+        customerNumber: input.customerNumber,
+        email: input.email ?? null,
+        card: { number: input.card.number, expMonth: input.card.expMonth, expYear: input.card.expYear, cvv: input.card.cvv },
+        billingAddress: input.billingAddress ?? null,
+      },
+      'card tokenization',
+    );
+
+  const chargeProfile: PaymentGateway['chargeProfile'] = async (input) => {
+    const r = await post<{ chargeId: string; amount: string; currency: string }>(
+      '/direct/charges',
+      {
+        paymentProfileId: input.paymentProfileId,
+        amount: input.amount,
+        currency: input.currency,
+        idempotencyKey: input.idempotencyKey,
+        reference: input.reference ?? null,
+      },
+      'charge',
+    );
+    return { chargeId: r.chargeId, amount: r.amount, currency: r.currency };
+  };
+
+  return {
+    provider: settings.provider,
+    tokenizeCard,
+    chargeProfile,
+    async chargeCard(input) {
+      const profile = await tokenizeCard({ customerNumber: input.customerNumber, email: input.email, card: input.card, billingAddress: input.billingAddress });
+      const charge = await chargeProfile({
+        paymentProfileId: profile.paymentProfileId,
+        amount: input.amount,
+        currency: input.currency,
+        idempotencyKey: input.idempotencyKey,
+        reference: input.reference,
+      });
+      return { ...charge, paymentProfileId: profile.paymentProfileId };
+    },
+    async refund(input) {
+      const r = await post<{ refundedAmount: string }>(
+        `/direct/charges/${encodeURIComponent(input.chargeId)}/refund`,
+        { amount: input.amount, idempotencyKey: input.idempotencyKey },
+        'refund',
+      );
+      // refundedAmount: this refund; totalRefundedAmount: the provider's running total for the charge.
+      return { refundedAmount: input.amount, totalRefundedAmount: r.refundedAmount };
+    },
+    async void(input) {
+      await post(`/direct/charges/${encodeURIComponent(input.chargeId)}/void`, { idempotencyKey: input.idempotencyKey }, 'void');
+    },
+    createHostedSetup: (input) =>
+      post<HostedSetupResult>(
+        '/hosted/transaction-setup',
+        {
+          amount: input.amount,
+          currency: input.currency,
+          callbackUrl: input.callbackUrl,
+          returnUrl: input.returnUrl,
+          saveCard: input.saveCard,
+          customerNumber: input.customerNumber,
+          reference: input.reference ?? null,
+          expiresInSeconds: input.expiresInSeconds,
+        },
+        'hosted transaction setup',
+      ),
+  };
+}
+
+export async function gatewayFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentGateway> {
+  return providerClient(await paymentSettingsFor(em, config, organizationId));
 }

@@ -2,3 +2,4 @@
 export { sendEmail } from './send-email.js';
 export { ingestRemoteImages } from './ingest-remote-images.js';
 export { checkoutCart } from './checkout-cart.js';
+export { issueInvoice } from './issue-invoice.js';

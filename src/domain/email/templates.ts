@@ -44,6 +44,18 @@ export function renderEmail(template: string, d: Record<string, unknown>): Rende
         `Order number: ${d.orderNumber}`,
         `Total: ${d.total} ${d.currencyCode}`,
       ]);
+    case 'invoice-issued':
+      return page(
+        `Invoice ${d.invoiceNumber} from ${d.organizationName}`,
+        [`Hello ${d.companyName},`, `Invoice ${d.invoiceNumber} for ${d.totalFormatted} is due on ${String(d.dueDate ?? '').slice(0, 10)}.`],
+        { href: String(d.pdfUrl), label: 'Download the invoice (PDF)' },
+      );
+    case 'invoice-reminder':
+      return page(
+        `Reminder: invoice ${d.invoiceNumber} is due`,
+        [`Hello ${d.companyName},`, `Invoice ${d.invoiceNumber} from ${d.organizationName} has a balance of ${d.balanceFormatted ?? d.totalFormatted} due on ${String(d.dueDate ?? '').slice(0, 10)}.`],
+        { href: String(d.pdfUrl), label: 'Download the invoice (PDF)' },
+      );
     default:
       return page(String(d.subject ?? 'Notification'), [String(d.body ?? '')]);
   }

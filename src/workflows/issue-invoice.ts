@@ -1,0 +1,63 @@
+/**
+ * Invoice issuance (id `invoice-<invoiceId>`): render and store the PDF, e-mail the customer a
+ * link to it, then wait until the due date (or the configured override) unless the invoice is
+ * closed first (invoiceClosedSignal, sent by the API on Paid, Voided, Cancelled). On timeout a
+ * reminder goes out when the invoice is still open. Time comes from the workflow (deterministic).
+ */
+import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { createEmailActivities } from '../activities/email.js';
+import type { createInvoiceActivities } from '../activities/invoices.js';
+
+export interface IssueInvoiceInput {
+  organizationId: string;
+  invoiceId: string;
+  /** Seconds to wait before the reminder instead of the due date (INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS). */
+  reminderDelaySeconds?: number | null;
+}
+
+export const invoiceClosedSignal = defineSignal('invoiceClosed');
+
+const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 30 },
+});
+
+export async function issueInvoice(input: IssueInvoiceInput): Promise<{ reminded: boolean }> {
+  let closed = false;
+  setHandler(invoiceClosedSignal, () => {
+    closed = true;
+  });
+  const ref = { organizationId: input.organizationId, invoiceId: input.invoiceId };
+  const facts = await storeInvoicePdf(ref);
+  const data = {
+    invoiceNumber: facts.invoiceNumber,
+    organizationName: facts.organizationName,
+    companyName: facts.companyName,
+    dueDate: facts.dueDate,
+    totalFormatted: facts.totalFormatted,
+    pdfUrl: facts.pdfUrl,
+  };
+  if (facts.to) {
+    await deliverEmail({ emailId: `invoice-issued-${input.invoiceId}`, organizationId: input.organizationId, template: 'invoice-issued', to: facts.to, data });
+  }
+  // Date.now() inside a workflow is the deterministic workflow clock.
+  const waitMs =
+    input.reminderDelaySeconds !== undefined && input.reminderDelaySeconds !== null
+      ? input.reminderDelaySeconds * 1000
+      : Math.max(0, Date.parse(facts.dueDate) - Date.now());
+  if (await condition(() => closed, waitMs)) return { reminded: false };
+  const now = await invoiceMailFacts(ref);
+  if (!now.open || !now.to) return { reminded: false };
+  await deliverEmail({
+    emailId: `invoice-reminder-${input.invoiceId}`,
+    organizationId: input.organizationId,
+    template: 'invoice-reminder',
+    to: now.to,
+    data: { ...data, balanceFormatted: now.balanceFormatted },
+  });
+  return { reminded: true };
+}
