@@ -125,8 +125,8 @@ describe('worker crash between charge and order', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (d) => (out += String(d)));
-    child.stderr!.on('data', (d) => (out += String(d)));
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
     spawned.push(child);
     const ready = new Promise<void>((resolve, reject) => {
       const t = setInterval(() => {

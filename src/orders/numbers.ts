@@ -16,6 +16,6 @@ export async function nextOrderNumber(em: EntityManager, organizationId: string)
       [organizationId],
       'all',
       em.getTransactionContext(),
-    )) as { last_value: string | number }[];
+    ));
   return formatOrderNumber(rows[0].last_value);
 }
