@@ -91,6 +91,58 @@ pathParamFixtures.category = async (org) => {
   return name;
 };
 
+/** Creates a customer with a priced product in `org`; returns both keys. */
+export async function customerWithProduct(org: OrgFixture, opts: { price?: number; minimumOrderQuantity?: number; quantityIncrement?: number } = {}) {
+  const customerNumber = await pathParamFixtures.customerNumber(org);
+  const sku = uniq('SKU-');
+  const res = await call('PUT', '/api/products', {
+    base: org.base,
+    token: org.adminToken,
+    body: {
+      sku,
+      name: `Product ${sku}`,
+      minimumOrderQuantity: opts.minimumOrderQuantity ?? 1,
+      quantityIncrement: opts.quantityIncrement ?? 1,
+      prices: [{ tier: 'Retail', price: opts.price ?? 10, atQuantity: 1 }],
+    },
+  });
+  if (res.status !== 201) throw new Error(`create product failed: ${res.status} ${res.text}`);
+  return { customerNumber, sku };
+}
+
+/** `/api/carts/:cartId` and `/api/carts/{customerNumber}/{shoppingCartId}`: a cart with one item for a new customer. */
+pathParamFixtures.cartId = async (org) => {
+  const { customerNumber, sku } = await customerWithProduct(org);
+  const res = await call('POST', `/api/carts/${customerNumber}`, { base: org.base, token: org.adminToken, body: { customerNumber, sku, quantity: 1, orderType: 'Standard' } });
+  if (res.status !== 201) throw new Error(`create cart failed: ${res.status} ${res.text}`);
+  return res.body.shoppingCartId;
+};
+pathParamFixtures.shoppingCartId = (org) => pathParamFixtures.cartId(org);
+
+/** `/api/orders/:orderId` */
+pathParamFixtures.orderId = async (org) => {
+  const res = await call('POST', '/api/orders', {
+    base: org.base,
+    token: org.adminToken,
+    body: {
+      customer: { customerNumber: uniq('C'), companyName: 'Matrix Co' },
+      orderType: 'Direct',
+      poNumber: 'PO-1',
+      priceTier: 'Retail',
+      currencyCode: 'USD',
+      primarySalesRep: { repNumber: 'R1' },
+      items: [{ sku: 'S1', productName: 'Thing', quantity: 1, price: 1 }],
+      user: { userId: 'u1', userType: 'Admin' },
+    },
+  });
+  if (res.status !== 201) throw new Error(`create order failed: ${res.status} ${res.text}`);
+  return res.body.data.id;
+};
+
+matrixBodies['PUT /api/carts/{customerNumber}/{shoppingCartId}/shipping'] = () => ({
+  customerNumber: 'x',
+  shippingAddress: { line1: '1 Main St', city: 'Springfield', country: 'US' },
+});
 /** A Draft invoice body for `org` (tests and the matrix). */
 export function invoiceBody(overrides: Record<string, unknown> = {}): Record<string, any> {
   const n = uniq('C');

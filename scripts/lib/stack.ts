@@ -30,6 +30,12 @@ export interface StackInfo {
   /** The environment variables each environment's API and worker run with. */
   env: Record<EnvName, Record<string, string>>;
   logDir: string;
+  /** Process ids of the stack's own workers and APIs (tests may kill and replace the worker). */
+  pids: Record<string, number>;
+  /** The compiled project folder (worker.js, server.js). */
+  distDir: string;
+  /** Processes a test started itself and leaves running (one pid a line); stop() kills them too. */
+  extraPidsFile: string;
 }
 
 export interface Stack extends StackInfo {
@@ -75,7 +81,20 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const logDir = path.join(dataDir, 'logs');
   const procs: Proc[] = [];
   const cleanups: (() => Promise<void>)[] = [];
+  const extraPidsFile = path.join(dataDir, 'extra-pids.txt');
   const stop = async (): Promise<void> => {
+    if (existsSync(extraPidsFile)) {
+      for (const line of readFileSync(extraPidsFile, 'utf8').split('\n')) {
+        const pid = Number(line.trim());
+        if (pid > 0) {
+          try {
+            process.kill(pid, 'SIGTERM');
+          } catch {
+            /* already gone */
+          }
+        }
+      }
+    }
     for (const p of [...procs].reverse()) await stopProc(p);
     for (const c of [...cleanups].reverse()) await c().catch((e) => say(`cleanup failed: ${String(e)}`));
   };
@@ -231,7 +250,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       provider: `http://127.0.0.1:${port.provider}`,
       postgres: process.env.DATABASE_URL ? 'DATABASE_URL' : `127.0.0.1:${port.postgres}`,
     };
-    return { urls, env, logDir, stop };
+    const pids = Object.fromEntries(procs.filter((p) => p.child.pid).map((p) => [p.name, p.child.pid as number]));
+    return { urls, env, logDir, pids, distDir: DIST, extraPidsFile, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Storage } from '../storage.js';
 import { createBenchActivities } from './bench.js';
+import { createCheckoutActivities } from './checkout.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoiceActivities } from './invoices.js';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createBenchActivities(),
     ...createEmailActivities(deps),
+    ...createCheckoutActivities(deps),
     ...createImageActivities(deps),
     ...createInvoiceActivities(deps),
     ...createPaymentActivities(deps),

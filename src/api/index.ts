@@ -3,7 +3,10 @@ import type { RouteDef } from '../http/route.js';
 import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
 import { customerRoutes } from './customers.js';
+import { cartRoutes } from './carts.js';
 import { categoryRoutes } from './categories.js';
+import { orderRoutes } from './orders.js';
+import { checkoutRoutes } from './checkout.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
@@ -25,6 +28,9 @@ export const allRoutes: RouteDef[] = [
   ...imageRoutes,
   ...productRoutes,
   ...categoryRoutes,
+  ...cartRoutes,
+  ...checkoutRoutes,
+  ...orderRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
 ];

@@ -1,6 +1,8 @@
 /** Every entity the ORM knows; new entities are added here. */
 import { ApiCredential } from './ApiCredential.js';
+import { Cart, CartItem } from './Cart.js';
 import { Customer } from './Customer.js';
+import { Order, OrderItem, OrderNumberCounter } from './Order.js';
 import { CustomerAddress } from './CustomerAddress.js';
 import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
@@ -24,6 +26,11 @@ import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
 
 export {
+  Cart,
+  CartItem,
+  Order,
+  OrderItem,
+  OrderNumberCounter,
   IdempotencyRecord,
   ApiCredential,
   Customer,
@@ -74,6 +81,11 @@ export const entities = [
   Category,
   Product,
   ProductPrice,
+  Cart,
+  CartItem,
+  Order,
+  OrderItem,
+  OrderNumberCounter,
   Invoice,
   InvoicePayment,
   InvoiceCounter,

@@ -6,8 +6,9 @@ import { Migration20261122071041_salesreps as M2 } from './Migration202611220710
 import { Migration20261122071405_images as M3 } from './Migration20261122071405_images.js';
 import { Migration20261122071516_products as M4 } from './Migration20261122071516_products.js';
 import { Migration20261122074428_idempotency as M5 } from './Migration20261122074428_idempotency.js';
-import { Migration20261122080149_invoices as M6 } from './Migration20261122080149_invoices.js';
-import { Migration20261122081111_payments as M7 } from './Migration20261122081111_payments.js';
+import { Migration20261122075428_carts as M6 } from './Migration20261122075428_carts.js';
+import { Migration20261122080149_invoices as M7 } from './Migration20261122080149_invoices.js';
+import { Migration20261122081111_payments as M8 } from './Migration20261122081111_payments.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -16,6 +17,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122071405_images', class: M3 },
   { name: 'Migration20261122071516_products', class: M4 },
   { name: 'Migration20261122074428_idempotency', class: M5 },
-  { name: 'Migration20261122080149_invoices', class: M6 },
-  { name: 'Migration20261122081111_payments', class: M7 },
+  { name: 'Migration20261122075428_carts', class: M6 },
+  { name: 'Migration20261122080149_invoices', class: M7 },
+  { name: 'Migration20261122081111_payments', class: M8 },
 ];

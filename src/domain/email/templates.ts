@@ -38,6 +38,12 @@ export function renderEmail(template: string, d: Record<string, unknown>): Rende
     case 'reinvite-sales-rep':
       return page(`Your access to ${d.organizationName} is restored`, [`Hello ${d.firstName},`, `Your sales rep access to ${d.organizationName} was reactivated.`],
         d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined);
+    case 'order-confirmation':
+      return page(`Order ${d.orderNumber} confirmed`, [
+        `Thank you for your order.`,
+        `Order number: ${d.orderNumber}`,
+        `Total: ${d.total} ${d.currencyCode}`,
+      ]);
     case 'invoice-issued':
       return page(
         `Invoice ${d.invoiceNumber} from ${d.organizationName}`,

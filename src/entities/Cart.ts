@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { Organization } from './Organization.js';
+
+/** Shipping address of a cart, in the SPEC's cart address shape. */
+export interface CartAddress {
+  line1?: string | null;
+  line2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  postalCode?: string | null;
+  country?: string | null;
+  phone?: string | null;
+  addressType?: string | null;
+  isPrimary?: boolean | null;
+}
+
+/**
+ * A shopping cart of a customer. At most one PENDING cart per (organization, customer) is
+ * enforced by the partial unique index `cart_one_pending_per_customer`. `reservedOrderNumber`
+ * is written by checkout's reserveOrderNumber activity so a retried checkout reuses it.
+ */
+export const Cart = defineEntity({
+  name: 'Cart',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    customerNumber: p.string(),
+    companyName: p.string(),
+    status: p.string().length(20).default('PENDING'),
+    pricingTier: p.string(),
+    currencyCode: p.string().length(3),
+    orderType: p.string().length(50),
+    specialInstructions: p.text().nullable(),
+    poNumber: p.string().length(100).nullable(),
+    shippingAddress: p.json<CartAddress>().nullable(),
+    userId: p.string().length(100).nullable(),
+    reservedOrderNumber: p.string().length(50).nullable(),
+    items: () => p.oneToMany(CartItem).mappedBy('cart').orphanRemoval(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  uniques: [
+    {
+      name: 'cart_one_pending_per_customer',
+      expression: `create unique index "cart_one_pending_per_customer" on "cart" ("organization_id", "customer_number") where "status" = 'PENDING'`,
+    },
+  ],
+  indexes: [{ name: 'cart_org_customer_index', properties: ['organization', 'customerNumber'] }],
+  checks: [{ name: 'cart_status_check', expression: `status in ('PENDING', 'CLOSED')` }],
+});
+export type Cart = InferEntity<typeof Cart>;
+
+/** One line of a cart; one line per SKU. */
+export const CartItem = defineEntity({
+  name: 'CartItem',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    cart: () => p.manyToOne(Cart).deleteRule('cascade'),
+    sku: p.string().length(100),
+    name: p.string().length(300),
+    quantity: p.integer(),
+    unitPrice: p.decimal().precision(19).scale(4),
+    lineTotal: p.decimal().precision(19).scale(4),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+  uniques: [{ name: 'cart_item_cart_sku_unique', properties: ['cart', 'sku'] }],
+  checks: [{ name: 'cart_item_quantity_check', expression: 'quantity >= 1' }],
+});
+export type CartItem = InferEntity<typeof CartItem>;

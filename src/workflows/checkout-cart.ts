@@ -1,0 +1,95 @@
+/**
+ * checkoutCart (workflow id `checkout-<cartId>`): reserve the order number -> charge the
+ * saved payment profile (provider idempotency key `checkout-<cartId>`) -> create the order
+ * and close the cart -> queue the confirmation e-mail. Activities retry until they succeed
+ * (a worker crash resumes where history left off); their keys make every step exactly-once.
+ * A non-retryable failure after the charge voids it (saga compensation); the cart stays
+ * PENDING. Raw card data never enters this workflow: only a payment profile id does.
+ */
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, sleep, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { CheckoutInput, createCheckoutActivities } from '../activities/checkout.js';
+import type { SendEmailInput } from './send-email.js';
+
+export type { CheckoutInput };
+
+export interface CheckoutResult {
+  orderId: string;
+  orderNumber: string;
+  /** The provider's charge id; the workflow run id when nothing was charged (zero total). */
+  confirmationId: string;
+}
+
+const OrderNumber = defineSearchAttributeKey('OrderNumber', SearchAttributeType.KEYWORD);
+
+const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/** The failure type of a non-retryable activity error (an AppError kind), or null. */
+function failureType(e: unknown): string | null {
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure) return e.cause.type ?? null;
+  return null;
+}
+
+function rethrow(e: unknown): never {
+  const type = failureType(e);
+  if (type && e instanceof ActivityFailure && e.cause instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(e.cause.message, type);
+  throw e;
+}
+
+export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult> {
+  const runId = workflowInfo().runId;
+  let prepared;
+  try {
+    prepared = await acts.reserveOrderNumber(input);
+  } catch (e) {
+    rethrow(e);
+  }
+  upsertSearchAttributes([{ key: OrderNumber, value: prepared.orderNumber }] as never);
+  let chargeId: string | null = null;
+  if (Number(prepared.amount) > 0 && !prepared.existingOrderId) {
+    if (!input.paymentProfileId) throw ApplicationFailure.nonRetryable('A payment method is required.', 'bad_request');
+    try {
+      const charge = await acts.chargeProfile({
+        organizationId: input.organizationId,
+        paymentProfileId: input.paymentProfileId,
+        amount: prepared.amount,
+        currency: prepared.currency,
+        idempotencyKey: `checkout-${input.cartId}`,
+        reference: prepared.orderNumber,
+      });
+      chargeId = charge.chargeId;
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+  if (prepared.pauseAfterChargeMs > 0) await sleep(prepared.pauseAfterChargeMs);
+  let order;
+  try {
+    order = await acts.createOrderFromCart({ ...input, orderNumber: prepared.orderNumber, chargeId });
+  } catch (e) {
+    if (chargeId) await acts.voidCharge({ organizationId: input.organizationId, chargeId, idempotencyKey: `void-checkout-${input.cartId}` });
+    rethrow(e);
+  }
+  if (order.customerEmail) {
+    const email: SendEmailInput = {
+      emailId: `order-confirmation-${order.orderId}`,
+      organizationId: input.organizationId,
+      template: 'order-confirmation',
+      to: order.customerEmail,
+      data: { orderNumber: order.orderNumber, total: order.total, currencyCode: order.currency, customerNumber: input.customerNumber },
+    };
+    try {
+      await startChild('sendEmail', {
+        workflowId: `email-${email.emailId}`,
+        args: [email],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    }
+  }
+  return { orderId: order.orderId, orderNumber: order.orderNumber, confirmationId: chargeId ?? runId };
+}
