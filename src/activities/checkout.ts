@@ -6,6 +6,7 @@
  * `void-checkout-<cartId>`.
  */
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../invoices/from-order.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
@@ -58,6 +59,12 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
 
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
+    /** The order's invoice, Issued and paid by the checkout charge (idempotent; see src/invoices/from-order.ts). */
+    async invoiceCheckoutOrder(input: CheckoutInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string; reminderDelaySeconds: number | null }> {
+      const res = await invoiceCheckoutOrder(deps.orm.em.fork(), input);
+      return { ...res, reminderDelaySeconds: deps.config.invoiceReminderDelayOverrideSeconds };
+    },
+
     async reserveOrderNumber(input: CheckoutInput): Promise<Prepared> {
       return mapped(async () => {
         const em = deps.orm.em.fork();

@@ -27,6 +27,7 @@ import { gatewayFor } from '../payments/gateway.js';
 import { startOnce } from '../temporal.js';
 import { currencyCode, email, uuid, UUID_RE } from './schemas.js';
 import { registerHostedInvoiceResolver } from '../payments/hosted.js';
+import { nextInvoiceNumber } from '../invoices/numbering.js';
 
 const MAX_BULK = 1000;
 const str = (max = 200) => yup.string().max(max).nullable();
@@ -198,21 +199,6 @@ const toDiscount = (d: { code?: string | null; type: string; value: number; desc
   value: money4(d.value),
   description: d.description ?? null,
 });
-
-/** Next invoice number of the organization: the counter row is updated in the creating transaction, so numbers have no gaps or duplicates. */
-async function nextInvoiceNumber(tx: EntityManager, orgId: string): Promise<string> {
-  for (;;) {
-    const row = await tx.execute<{ last_number: string }>(
-      `insert into invoice_counter (organization_id, last_number) values (?, 1)
-       on conflict (organization_id) do update set last_number = invoice_counter.last_number + 1 returning last_number`,
-      [orgId],
-      'get',
-    );
-    const candidate = `INV-${String(row.last_number).padStart(6, '0')}`;
-    // A number supplied by an import may already hold this value; take the next one then.
-    if (!(await tx.count(Invoice, { organization: orgId, invoiceNumber: candidate }))) return candidate;
-  }
-}
 
 const dupNumber = (n: string) => AppError.conflict(`Invoice number "${n}" is already used in this organization.`);
 const dupExternal = (x: string) => AppError.conflict(`An invoice with externalId "${x}" already exists in this organization.`);

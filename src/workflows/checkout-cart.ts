@@ -21,6 +21,9 @@ export interface CheckoutResult {
 }
 
 const OrderNumber = defineSearchAttributeKey('OrderNumber', SearchAttributeType.KEYWORD);
+const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+const CustomerNumberKey = defineSearchAttributeKey('CustomerNumber', SearchAttributeType.KEYWORD);
+const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);
 
 const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>({
   startToCloseTimeout: '30 seconds',
@@ -72,6 +75,28 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   } catch (e) {
     if (chargeId) await acts.voidCharge({ organizationId: input.organizationId, chargeId, idempotencyKey: `void-checkout-${input.cartId}` });
     rethrow(e);
+  }
+  // The order's invoice: Issued and paid by this charge; its issuance workflow stores the PDF and e-mails it.
+  const invoice = await acts.invoiceCheckoutOrder({
+    organizationId: input.organizationId,
+    orderId: order.orderId,
+    chargeId,
+    paymentKey: `checkout-${input.cartId}`,
+    paymentProfileId: input.paymentProfileId,
+  });
+  try {
+    await startChild('issueInvoice', {
+      workflowId: `invoice-${invoice.invoiceId}`,
+      args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId, reminderDelaySeconds: invoice.reminderDelaySeconds }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [
+        { key: OrganizationIdKey, value: input.organizationId },
+        { key: CustomerNumberKey, value: invoice.customerNumber },
+        { key: InvoiceNumberKey, value: invoice.invoiceNumber },
+      ] as never,
+    });
+  } catch (e) {
+    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
   }
   if (order.customerEmail) {
     const email: SendEmailInput = {
