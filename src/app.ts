@@ -98,7 +98,7 @@ function uploadedFiles(ctx: Koa.Context): Record<string, unknown> {
 async function removeUploads(ctx: Koa.Context): Promise<void> {
   const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
   const all = Object.values(files).flatMap((v) => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
-  await Promise.all(all.map((f) => (f?.filepath ? unlink(f.filepath).catch(() => undefined) : undefined)));
+  await Promise.all(all.filter((f) => f?.filepath).map((f) => unlink(f.filepath!).catch(() => undefined)));
 }
 
 /** Runs the handler, through the Idempotency-Key store when the route opts in and the header is sent. */

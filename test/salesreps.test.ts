@@ -77,7 +77,7 @@ describe('sales reps', () => {
         organizationName: org.name,
         firstName: input.firstName,
         lastName: input.lastName,
-        email: (input.email as string).toLowerCase(),
+        email: (input.email).toLowerCase(),
         phoneNumber: '+1 555 0100',
         repNumber: input.repNumber,
         identityProvider: 'local',
@@ -86,10 +86,10 @@ describe('sales reps', () => {
       expect(res.body.salesRepId).toMatch(/^[0-9a-f-]{36}$/);
       expect(res.body.identityProviderUserId).toMatch(/^[0-9a-f-]{36}$/);
 
-      const before = await login(input.email as string);
+      const before = await login(input.email);
       expect(before.status).toBe(401);
-      await setPasswordFromWelcome(input.email as string);
-      const after = await login(input.email as string);
+      await setPasswordFromWelcome(input.email);
+      const after = await login(input.email);
       expect(after.status).toBe(200);
       const claims = decodeToken(after.body.AccessToken);
       expect(claims.role).toBe('SalesRep');
@@ -235,8 +235,8 @@ describe('sales reps', () => {
         email: input.email,
         success: true,
       });
-      await setPasswordFromWelcome(input.email as string);
-      const tok = await login(input.email as string);
+      await setPasswordFromWelcome(input.email);
+      const tok = await login(input.email);
       expect(decodeToken(tok.body.AccessToken).RepNumber).toBe(newNumber);
     });
 
@@ -269,7 +269,7 @@ describe('sales reps', () => {
     test('when a rep is deactivated, then login gives 401; when activated again, then login works and a re-invitation arrives each time', async () => {
       const { input, res: createdRep } = await putRep(org);
       const id = createdRep.body.organizationSalesRepId;
-      const email = input.email as string;
+      const email = input.email;
       await setPasswordFromWelcome(email);
       expect((await login(email)).status).toBe(200);
 
@@ -304,9 +304,9 @@ describe('sales reps', () => {
       const { input, res: createdRep } = await putRep(org);
       const res = await call('POST', '/api/organizations/salesreps/activate', { token: org.adminToken, body: { organizationSalesRepId: createdRep.body.organizationSalesRepId } });
       expect(res.status).toBe(200);
-      await waitForMail(input.email as string, (m) => m.subject.startsWith('Welcome'));
+      await waitForMail(input.email, (m) => m.subject.startsWith('Welcome'));
       await new Promise((r) => setTimeout(r, 1500));
-      expect((await mailsFor(input.email as string)).filter((m) => m.subject.includes('is restored'))).toHaveLength(0);
+      expect((await mailsFor(input.email)).filter((m) => m.subject.includes('is restored'))).toHaveLength(0);
     });
 
     test('when the id belongs to another organization, then 404 for both', async () => {
@@ -341,7 +341,7 @@ describe('sales reps', () => {
     beforeAll(async () => {
       second = await createOrg();
       const r = await putRep(org);
-      email = r.input.email as string;
+      email = r.input.email;
       first = r.res.body;
       await setPasswordFromWelcome(email);
     });

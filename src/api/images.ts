@@ -116,7 +116,7 @@ export const imageRoutes = [
       413: 'Larger than 20 MB',
     },
     async handler({ em, deps, orgId, body }) {
-      const file = body.image as UploadedFile;
+      const file = body.image;
       const data = await readUpload(file, deps);
       const name = nameFromFileName(file.originalFilename) || 'image';
       const image = await storeImage(em, deps.storage, {
@@ -215,7 +215,7 @@ export const imageRoutes = [
     body: categoryUpload,
     responses: { 200: '{ imageName, imageUrl } (imageUrl is the medium variant)', 400: 'Missing file or categoryName, or not an accepted image', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'Larger than 20 MB' },
     async handler({ em, deps, orgId, body }) {
-      const data = await readUpload(body.image as UploadedFile, deps);
+      const data = await readUpload(body.image, deps);
       const name = normaliseCategoryName(body.categoryName);
       const image = await storeImage(em, deps.storage, { orgId, data, name, source: 'local', categoryName: name }).catch(asImageFieldError);
       const view = imageView(deps.storage, image);

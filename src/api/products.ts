@@ -17,7 +17,7 @@ import type { Storage } from '../storage.js';
 import { imageView } from '../media/images.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
-import { formatMoney, moneyNumber, resolveUnitPrice, validatePriceEntries, type PriceEntry } from '../domain/pricing/index.js';
+import { formatMoney, moneyNumber, resolveUnitPrice, validatePriceEntries } from '../domain/pricing/index.js';
 import { Category, Image, PriceTier, Product, ProductPrice } from '../entities/index.js';
 import { productSearchExpression } from '../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
@@ -318,7 +318,7 @@ export const productRoutes = [
     async handler({ em, orgId, auth, query, deps }) {
       const raw0 = query as unknown as Record<string, unknown>;
       const key = Object.keys(raw0).find((k) => k.toLowerCase() === 'searchterm');
-      const term = key && typeof raw0[key] === 'string' ? (raw0[key] as string).trim() : '';
+      const term = key && typeof raw0[key] === 'string' ? (raw0[key]).trim() : '';
       const errors: FieldErrors = {};
       if (!term) errors.searchTerm = ['searchTerm is required.'];
       else if (term.length > 200) errors.searchTerm = ['searchTerm must be at most 200 characters.'];
