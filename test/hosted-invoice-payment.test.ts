@@ -19,6 +19,21 @@ async function payOnProviderPage(hostedPaymentUrl: string, cardNumber = '4111111
   return { status: res.status, location: res.headers.get('location') };
 }
 
+/**
+ * The callback answers after at most ~5 s; reconciliation is durable but asynchronous (a worker may be
+ * restarting, e.g. during the checkout crash test), so wait for the invoice to reach the expected state.
+ */
+async function invoiceWhen(org: OrgFixture, id: string, status: string, timeoutMs = 45_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call('GET', `/api/invoices/${id}`, { token: org.adminToken });
+    if (res.body.status === status || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+jest.setTimeout(90_000);
+
 describe('hosted payment against an invoice', () => {
   let org: OrgFixture;
   beforeAll(async () => {
@@ -53,6 +68,7 @@ describe('hosted payment against an invoice', () => {
     const paid = await payOnProviderPage(setup.body.hostedPaymentUrl);
     expect(paid.status).toBe(302);
     expect(paid.location).toContain('result=Approved');
+    await invoiceWhen(org, inv.id, 'PartiallyPaid');
     for (let i = 0; i < 2; i++) expect((await call('POST', `/hosted/callbacks/${setup.body.transactionSetupId}/resend`, { base: PROVIDER })).status).toBe(200);
     const after = await call('GET', `/api/invoices/${inv.id}`, { token: org.adminToken });
     expect(after.body.status).toBe('PartiallyPaid');
@@ -71,7 +87,7 @@ describe('hosted payment against an invoice', () => {
     });
     expect(setup.status).toBe(201);
     expect((await payOnProviderPage(setup.body.hostedPaymentUrl)).location).toContain('result=Approved');
-    const after = await call('GET', `/api/invoices/${inv.id}`, { token: org.adminToken });
+    const after = await invoiceWhen(org, inv.id, 'Paid');
     expect(after.body.status).toBe('Paid');
     expect(after.body.balance).toBe(0);
   });

@@ -1,4 +1,5 @@
 import { call, createOrg, uniq, type OrgFixture } from './helpers';
+import { invoiceBody } from './matrix-fixtures';
 
 describe('Idempotency-Key on routes that create', () => {
   let org: OrgFixture;
@@ -48,5 +49,18 @@ describe('Idempotency-Key on routes that create', () => {
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.body.UserId).not.toBe(a.body.UserId);
+  });
+
+  test('when an invoice is created twice with the same Idempotency-Key, then one invoice exists and the same number is answered', async () => {
+    const key = uniq('inv-');
+    const body = invoiceBody();
+    const first = await call('POST', '/api/invoices', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    const second = await call('POST', '/api/invoices', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.body.invoiceNumber).toBe(first.body.invoiceNumber);
+    const list = await call('GET', `/api/invoices?customerId=${body.customer.customerNumber}`, { token: org.adminToken });
+    expect(list.body.totalCount).toBe(1);
   });
 });

@@ -374,6 +374,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     auth: WRITE,
     body: createSchema,
+    idempotent: true,
     responses: { 201: invoiceDoc, 204: 'active:false: the matching invoice was soft-deleted', 400: 'Invalid fields', 401: 'Unauthenticated', 403: 'Customer token', 404: 'active:false and no matching invoice', 409: 'invoiceNumber or externalId already used' },
     async handler({ em, orgId, body }) {
       if (body.active === false) {
@@ -397,6 +398,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     auth: WRITE,
     body: yup.object({ invoices: yup.array(createSchema).required().min(1, '${path} must have at least one invoice.').max(MAX_BULK, `\${path} must have at most ${MAX_BULK} invoices (use /api/imports for more).`) }),
+    idempotent: true,
     responses: { 201: 'Array of { data: { id, invoiceNumber }, links: [{ rel, href }] }, one per invoice in order', 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token', 409: 'An invoiceNumber or externalId clashes with another invoice' },
     async handler({ em, orgId, body }) {
       const out = [];

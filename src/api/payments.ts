@@ -157,6 +157,7 @@ export const paymentRoutes = [
     tag: TAG,
     auth: ROLES,
     body: paymentMethodSchema,
+    idempotent: true,
     responses: {
       201: '{ requiresRedirect, redirectUrl, provider, paymentMethod }',
       400: 'Validation failed (every bad field named)',
@@ -237,6 +238,7 @@ export const paymentRoutes = [
     tag: TAG,
     auth: ROLES,
     body: transactionSetupSchema,
+    idempotent: true,
     responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed', 404: 'Customer not found' },
     handler: async ({ em, deps, auth, orgId, body }) => {
       const customer = await findVisibleCustomer(em, orgId, auth, body.customerNumber);
