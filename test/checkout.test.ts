@@ -1,13 +1,13 @@
 /**
  * Checkout over HTTP against the real stack: workflow checkout-<cartId>, provider sandbox
- * ledger, SMTP catcher. The worker-crash test kills the stack's production worker, runs the
+ * ledger, SMTP catcher. The worker-crash test kills the stack's sandbox worker, runs the
  * checkout on workers it spawns itself and, in afterAll, leaves one normal worker running
  * (its pid is written to stack.extraPidsFile so the stack stops it at the end of the run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { call, createOrg, stack, waitForMail, type OrgFixture } from './helpers';
+import { call, createOrg, SANDBOX_API, stack, waitForMail, type OrgFixture } from './helpers';
 import { customerWithProduct } from './matrix-fixtures';
 
 jest.setTimeout(120_000);
@@ -117,11 +117,20 @@ describe('complete-checkout', () => {
   });
 });
 
+/**
+ * Runs in the sandbox environment (its own API, worker and Temporal namespace), so killing that
+ * worker cannot delay workflows that other test files, running in parallel, wait for.
+ */
 describe('worker crash between charge and order', () => {
   const spawned: ChildProcess[] = [];
+  let sb: OrgFixture;
+  beforeAll(async () => {
+    sb = await createOrg({ base: SANDBOX_API });
+  });
+  const S = () => ({ base: sb.base, token: sb.adminToken });
   const startWorker = (extraEnv: Record<string, string>, name: string) => {
     const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
-      env: { ...process.env, ...stack.env.production, ...extraEnv },
+      env: { ...process.env, ...stack.env.sandbox, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -144,18 +153,21 @@ describe('worker crash between charge and order', () => {
   };
 
   afterAll(async () => {
-    // Leave exactly one normal production worker running for later test files.
+    // Leave exactly one normal sandbox worker running for later test files.
     for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.production }, stdio: 'ignore', detached: true });
+    const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox }, stdio: 'ignore', detached: true });
     keep.unref();
     appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
     await new Promise((r) => setTimeout(r, 3000));
   });
 
   test('when the worker is SIGKILLed after the charge, then a new worker finishes with exactly one charge and one order', async () => {
-    const { customerNumber, id } = await readyCart();
-    // Stop the stack's worker so only our pausing worker picks up the checkout.
-    const stackWorker = st.pids!.worker;
+    const { customerNumber, sku } = await customerWithProduct(sb, { price: 12.5 });
+    const c = await call('POST', `/api/carts/${customerNumber}`, { ...S(), body: { customerNumber, sku, quantity: 2, orderType: 'Standard' } });
+    const id = c.body.shoppingCartId as string;
+    await call('PUT', `/api/carts/${customerNumber}/${id}/shipping`, { ...S(), body: { customerNumber, shippingAddress: address } });
+    // Stop the sandbox stack's worker so only our pausing worker picks up the checkout.
+    const stackWorker = st.pids!['worker-sandbox'];
     try {
       process.kill(stackWorker, 'SIGKILL');
     } catch {
@@ -163,7 +175,7 @@ describe('worker crash between charge and order', () => {
     }
     const pausing = startWorker({ CHECKOUT_PAUSE_AFTER_CHARGE_MS: '4000' }, 'pausing worker');
     await pausing.ready;
-    const pending = checkout(customerNumber, id, { payment: card() });
+    const pending = call('POST', `/api/carts/${customerNumber}/${id}/complete-checkout`, { ...S(), body: { customerNumber, channel: 'Web', payment: card() } });
     const deadline = Date.now() + 30_000;
     while ((await ledger(`checkout-${id}`)).filter((e) => e.kind === 'charge').length === 0) {
       if (Date.now() > deadline) throw new Error('charge never happened');
@@ -175,7 +187,8 @@ describe('worker crash between charge and order', () => {
     const res = await pending;
     expect(res.status).toBe(200);
     expect((await ledger(`checkout-${id}`)).filter((e) => e.kind === 'charge')).toHaveLength(1);
-    expect(await orderCount(customerNumber)).toBe(1);
-    expect((await call('GET', `/api/carts/${id}`, A())).body.status).toBe('CLOSED');
+    const f = encodeURIComponent(JSON.stringify([{ field: 'customerNumber', operator: 'equals', value: customerNumber }]));
+    expect((await call('GET', `/api/orders?filters=${f}`, S())).body.totalRecords).toBe(1);
+    expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
   }, 90_000);
 });

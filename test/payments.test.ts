@@ -67,6 +67,16 @@ const cardBody = (customerNumber: string, extra: Record<string, unknown> = {}) =
 const addCard = (o: OrgFixture, body: unknown, token = o.adminToken) => call('POST', '/api/payments/payment-methods', { token, body });
 const profiles = (o: OrgFixture, customerNumber: string, token = o.adminToken) => call('GET', `/api/payments/${customerNumber}/profiles`, { token });
 
+/** Hosted reconciliation is durable but asynchronous (the callback waits at most ~5 s): wait until `n` cards are saved. */
+async function profilesWhen(o: OrgFixture, customerNumber: string, n: number, timeoutMs = 45_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await profiles(o, customerNumber);
+    if ((Array.isArray(res.body) && res.body.length >= n) || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
 async function customerToken(o: OrgFixture, customerNumber: string): Promise<string> {
   const user = await createMemberUser(o);
   const assoc = await call('POST', '/api/organizations/users/associate-customer', {
@@ -124,6 +134,16 @@ const setupRow = async (transactionSetupId: string) =>
       [transactionSetupId],
     )
   )[0];
+
+/** Waits until the setup row leaves 'pending' (reconciliation runs in the hostedPayment workflow). */
+async function setupRowSettled(transactionSetupId: string, timeoutMs = 45_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await setupRow(transactionSetupId);
+    if ((row && row.status !== 'pending') || Date.now() > deadline) return row;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
 
 function logsContaining(needle: string): string[] {
   const hits: string[] = [];
@@ -269,7 +289,7 @@ describe('payment methods (ProviderHosted)', () => {
     expect(`${loc.origin}${loc.pathname}`).toBe(appUrl);
     expect(loc.searchParams.get('result')).toBe('Approved');
     expect(loc.searchParams.get('amount')).toBe('0.00');
-    const list = await profiles(org, cn);
+    const list = await profilesWhen(org, cn, 1);
     expect(list.body).toHaveLength(1);
     expect(list.body[0]).toMatchObject({
       paymentProvider: 'ProviderHosted',
@@ -308,6 +328,7 @@ describe('hosted payments', () => {
     const loc = new URL(paid.location!);
     expect(`${loc.origin}${loc.pathname}`).toBe('https://shop.example.com/payments/return');
     expect(Object.fromEntries(loc.searchParams)).toEqual({ tab: 'cards', result: 'Approved', transactionSetupId, amount: '0.00', last4: '1111' });
+    expect((await profilesWhen(org, cn, 1)).body).toHaveLength(1);
 
     for (let i = 0; i < 2; i++) {
       const again = await resend(transactionSetupId);
@@ -333,6 +354,7 @@ describe('hosted payments', () => {
     const paid = await payOnProviderPage(hostedPaymentUrl, MASTERCARD);
     const loc = new URL(paid.location!);
     expect(Object.fromEntries(loc.searchParams)).toMatchObject({ result: 'Approved', amount: '42.50', last4: '4444' });
+    expect(await setupRowSettled(transactionSetupId)).toMatchObject({ status: 'approved' });
     await resend(transactionSetupId);
     expect(await setupRow(transactionSetupId)).toMatchObject({ status: 'approved', amount: '42.50', save_card: false, payment_method_id: null });
     const ledger = await call('GET', `/ledger?idempotencyKey=${transactionSetupId}`, { base: PROVIDER });
@@ -451,6 +473,7 @@ describe('hosted payments', () => {
         last4: '1111',
       });
     }
+    await setupRowSettled(transactionSetupId);
     const rows = await dbQuery('select status, completed_at from hosted_payment_setup where transaction_setup_id = $1', [transactionSetupId]);
     expect(rows).toHaveLength(1);
     expect(rows[0].status).toBe('approved');
