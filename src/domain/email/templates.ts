@@ -1,4 +1,6 @@
 /** E-mail texts. Pure functions: data in, subject/text/html out. */
+
+import { formatMoney } from '../pricing/index.js';
 export interface RenderedEmail {
   subject: string;
   text: string;
@@ -42,7 +44,7 @@ export function renderEmail(template: string, d: Record<string, unknown>): Rende
       return page(`Order ${d.orderNumber} confirmed`, [
         `Thank you for your order.`,
         `Order number: ${d.orderNumber}`,
-        `Total: ${d.total} ${d.currencyCode}`,
+        `Total: ${d.currencyCode ? formatMoney(String(d.total ?? '0'), String(d.currencyCode)) : String(d.total ?? '')}`,
       ]);
     case 'invoice-issued':
       return page(
