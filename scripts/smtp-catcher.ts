@@ -44,6 +44,8 @@ const smtp = new SMTPServer({
       .catch((e: Error) => callback(e));
   },
 });
+// A client that disappears mid-conversation (e.g. a worker killed while sending) must not stop the catcher.
+smtp.on('error', (e: Error) => console.error(JSON.stringify({ level: 'warn', msg: 'smtp connection error', error: e.message })));
 smtp.listen(Number(process.env.SMTP_PORT ?? 1025), '127.0.0.1');
 
 const api = http.createServer((req, res) => {
