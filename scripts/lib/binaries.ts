@@ -32,7 +32,7 @@ async function goInstall(name: keyof typeof PINNED, binDir: string, say: (s: str
   const started = Date.now();
   await new Promise<void>((resolve, reject) => {
     const child = spawn('go', ['install', `${p.module}@${p.version}`], {
-      env: { ...process.env, GOBIN: binDir, GOFLAGS: '-buildvcs=false', CGO_ENABLED: '0' },
+      env: { ...process.env, GOBIN: binDir, GOFLAGS: '-buildvcs=false' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';
