@@ -7,10 +7,11 @@
  * complete-checkout lives in ./checkout.ts.
  */
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { findPriceTier } from './organizations.js';
 import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
 import { checkOrderQuantity, moneyNumber, resolveUnitPrice } from '../domain/pricing/index.js';
-import { Cart, CartItem, Customer, PriceTier, Product, ProductPrice } from '../entities/index.js';
+import { Cart, CartItem, Customer, Product, ProductPrice } from '../entities/index.js';
 import type { CartAddress } from '../entities/Cart.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
@@ -19,7 +20,6 @@ import { created, defineRoute, ok } from '../http/route.js';
 import { visibleTo } from './customers.js';
 import { countryCode, UUID_RE, uuid } from './schemas.js';
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const qty = () => yup.number().typeError('${path} must be a whole number.').integer('${path} must be a whole number.');
 
 export const CART_FIELDS =
@@ -215,7 +215,7 @@ export const cartRoutes = [
         throw AppError.forbidden('organizationId must be the organization of the token.');
       const existing = await em.count(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' });
       if (existing) throw AppError.badRequest('The customer already has an active cart.');
-      const tier = await em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(customer.pricing) } });
+      const tier = await findPriceTier(em, orgId, customer.pricing);
       const cart = em.create(Cart, {
         organization: orgId,
         customerNumber: customer.customerNumber,

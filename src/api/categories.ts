@@ -4,6 +4,7 @@
  * Customer tokens see only active categories (an inactive category hides its subtree).
  */
 import { randomUUID } from 'node:crypto';
+import { escapeLike } from '../http/paging.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
 import { buildCategoryTree, findCategory, wouldCreateCycle, type CategoryRow } from '../domain/categories/index.js';
@@ -12,7 +13,6 @@ import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { created, defineRoute, ok } from '../http/route.js';
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The id of the category named `name` (case-insensitive), created at the root when unknown. */
 export async function ensureCategory(em: EntityManager, orgId: string, name: string): Promise<string> {

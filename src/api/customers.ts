@@ -5,19 +5,19 @@
  * refused while customers use the tier) and the login context resolver for associated users.
  */
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { findPriceTier } from './organizations.js';
 import * as yup from 'yup';
 import { type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
 import { updateCustomer, upsertCustomer, type CustomerStore, type UpsertOptions } from '../domain/customers/upsert.js';
-import { Customer, CustomerAddress, CustomerContact, PriceTier, UserCustomer } from '../entities/index.js';
+import { Customer, CustomerAddress, CustomerContact, UserCustomer } from '../entities/index.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
-import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
+import { dataEnvelope, parseList, type ListSpec, escapeLike } from '../http/paging.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
 import { registerContextResolver } from './context.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 import { countryCode, email } from './schemas.js';
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const text = (max: number) => yup.string().trim().max(max);
 const optText = (max: number) => text(max).nullable();
 
@@ -191,7 +191,7 @@ export function customerStore(em: EntityManager, orgId: string): CustomerStore<C
     findByExternalId: (externalId) => em.findOne(Customer, { organization: orgId, externalId }, { populate }),
     findByNumber: (customerNumber) => em.findOne(Customer, { organization: orgId, customerNumber }, { populate }),
     async tierName(name) {
-      const tier = await em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(name) } });
+      const tier = await findPriceTier(em, orgId, name);
       return tier?.name ?? null;
     },
     fields: fieldsOf,
@@ -391,7 +391,7 @@ priceTierHooks.inUse.push(async (em, orgId, name) => {
 registerContextResolver(async (em, orgId, userId) => {
   const link = await em.findOne(UserCustomer, { organization: orgId, user: userId }, { populate: ['customer'] });
   if (!link) return {};
-  const tier = await em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(link.customer.pricing) } });
+  const tier = await findPriceTier(em, orgId, link.customer.pricing);
   return { CustomerNumber: link.customer.customerNumber, PriceTier: link.customer.pricing, CurrencyCode: tier?.currencyCode ?? null };
 });
 

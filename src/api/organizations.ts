@@ -1,5 +1,6 @@
 /** Organization endpoints: sign-up, record, admins, price tiers, API access credentials. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { escapeLike } from '../http/paging.js';
 import * as yup from 'yup';
 import { hashSecret, newApiCredentials, newOrgCode, sha256, slugify } from '../domain/auth/secrets.js';
 import { ApiCredential, Organization, OrganizationMember, PriceTier, User } from '../entities/index.js';
@@ -71,6 +72,11 @@ export async function orgOf(em: EntityManager, orgId: string): Promise<Organizat
   return org;
 }
 
+/** The organization's price tier with this name (names are unique case-insensitively), or null. */
+export async function findPriceTier(em: EntityManager, orgId: string, name: string): Promise<PriceTier | null> {
+  return em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(name) } });
+}
+
 const tierName = () => yup.string().trim().min(1).max(100);
 
 export const organizationRoutes = [
@@ -85,7 +91,7 @@ export const organizationRoutes = [
     responses: { 201: 'OrganizationId, IdentityOrganizationId, Name, Slug', 400: 'Missing fields or the name already exists', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
       const o = body.Organization;
-      if (await em.count(Organization, { name: { $ilike: o.Name.replace(/[\\%_]/g, (c) => `\\${c}`) } })) throw AppError.field('Organization.Name', 'An organization with this name already exists.');
+      if (await em.count(Organization, { name: { $ilike: escapeLike(o.Name) } })) throw AppError.field('Organization.Name', 'An organization with this name already exists.');
       const passwordHash = body.User.Password ? await hashSecret(body.User.Password) : null;
       let org!: Organization;
       let user!: User;
@@ -240,7 +246,7 @@ export const organizationRoutes = [
     async handler({ em, body, orgId }) {
       try {
         await em.transactional(async (tx) => {
-          const tier = await tx.findOne(PriceTier, { organization: orgId, name: { $ilike: body.CurrentName.replace(/[\\%_]/g, (c) => `\\${c}`) } });
+          const tier = await findPriceTier(tx, orgId, body.CurrentName);
           if (!tier) throw AppError.notFound('Price tier');
           const oldName = tier.name;
           tier.name = body.NewName;
@@ -265,7 +271,7 @@ export const organizationRoutes = [
     body: yup.object({ Name: tierName().required() }),
     responses: { 200: 'Empty body', 400: 'Missing name, or customers use the tier', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such tier' },
     async handler({ em, body, orgId }) {
-      const tier = await em.findOne(PriceTier, { organization: orgId, name: { $ilike: body.Name.replace(/[\\%_]/g, (c) => `\\${c}`) } });
+      const tier = await findPriceTier(em, orgId, body.Name);
       if (!tier) throw AppError.notFound('Price tier');
       for (const inUse of priceTierHooks.inUse) {
         const reason = await inUse(em, orgId, tier.name);

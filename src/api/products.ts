@@ -22,13 +22,12 @@ import { Category, Image, PriceTier, Product, ProductPrice } from '../entities/i
 import { productSearchExpression } from '../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
 import type { Principal } from '../http/auth.js';
-import { dataEnvelope, parseList, type ListQuery, type ListSpec } from '../http/paging.js';
+import { dataEnvelope, parseList, type ListQuery, type ListSpec, escapeLike } from '../http/paging.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { ensureCategory } from './categories.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // ---------------------------------------------------------------------------------------------
 // Caller view: which tier, which currency, which prices

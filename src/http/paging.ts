@@ -43,7 +43,8 @@ interface RawFilter {
 }
 
 const lower = (s: string) => s.toLowerCase();
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** Escapes LIKE wildcards so `%` and `_` in user input match literally. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function setPath(target: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
   const parts = dotted.split('.');
