@@ -5,8 +5,8 @@ import { loadConfig } from './src/config.js';
 import { openOrm } from './src/db.js';
 import { CredentialVersions } from './src/http/auth.js';
 import { configureLogger, log } from './src/logger.js';
-import { createStorage } from './src/storage.js';
-import { connectTemporal } from './src/temporal.js';
+import { createStorage } from './src/integrations/storage.js';
+import { connectTemporal } from './src/integrations/temporal.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-api' : 'api');

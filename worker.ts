@@ -6,7 +6,7 @@ import { createActivities } from './src/activities/index.js';
 import { loadConfig, taskQueue } from './src/config.js';
 import { openOrm } from './src/db.js';
 import { configureLogger, log } from './src/logger.js';
-import { createStorage } from './src/storage.js';
+import { createStorage } from './src/integrations/storage.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-worker' : 'worker');

@@ -6,7 +6,7 @@
  * `void-checkout-<cartId>`.
  */
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
-import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../invoices/from-order.js';
+import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
@@ -14,8 +14,8 @@ import { minorUnitDigits, roundMoney } from '../domain/pricing/index.js';
 import { Cart, Customer, Order, OrderItem, OrganizationSalesRep } from '../entities/index.js';
 import type { OrderAddress } from '../entities/Order.js';
 import { AppError, isUniqueViolation } from '../errors.js';
-import { nextOrderNumber } from '../orders/numbers.js';
-import { gatewayFor } from '../payments/gateway.js';
+import { nextOrderNumber } from '../services/orders/numbers.js';
+import { gatewayFor } from '../integrations/payment-gateway.js';
 
 export interface CheckoutInput {
   organizationId: string;
@@ -59,7 +59,7 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
 
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
-    /** The order's invoice, Issued and paid by the checkout charge (idempotent; see src/invoices/from-order.ts). */
+    /** The order's invoice, Issued and paid by the checkout charge (idempotent; see src/services/invoices/from-order.ts). */
     async invoiceCheckoutOrder(input: CheckoutInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string; reminderDelaySeconds: number | null }> {
       const res = await invoiceCheckoutOrder(deps.orm.em.fork(), input);
       return { ...res, reminderDelaySeconds: deps.config.invoiceReminderDelayOverrideSeconds };

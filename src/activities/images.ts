@@ -3,9 +3,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { nameFromUrl, resolveSku } from '../domain/images/rules.js';
 import { ImageIngestion, ImageIngestionItem } from '../entities/index.js';
-import { FetchFailure, fetchImage } from '../media/fetch-image.js';
-import { storeImage, UnsupportedImageError } from '../media/images.js';
-import type { Storage } from '../storage.js';
+import { FetchFailure, fetchImage } from '../services/media/fetch-image.js';
+import { storeImage, UnsupportedImageError } from '../services/media/images.js';
+import type { Storage } from '../integrations/storage.js';
 
 export interface IngestItemInput {
   organizationId: string;

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import type { Storage } from '../storage.js';
+import type { Storage } from '../integrations/storage.js';
 import { createBenchActivities } from './bench.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createEmailActivities } from './email.js';

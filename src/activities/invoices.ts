@@ -4,8 +4,8 @@ import type { Config } from '../config.js';
 import { balanceOf } from '../domain/invoices/money.js';
 import { formatMoney } from '../domain/pricing/index.js';
 import { Invoice, Organization } from '../entities/index.js';
-import { invoicePdfKey, renderInvoicePdf } from '../invoices/pdf.js';
-import type { Storage } from '../storage.js';
+import { invoicePdfKey, renderInvoicePdf } from '../services/invoices/pdf.js';
+import type { Storage } from '../integrations/storage.js';
 
 export interface InvoiceRef {
   organizationId: string;

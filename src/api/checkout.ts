@@ -15,8 +15,8 @@ import type { Deps } from '../deps.js';
 import { Product } from '../entities/index.js';
 import { AppError, type ErrorKind } from '../errors.js';
 import { defineRoute, ok } from '../http/route.js';
-import { gatewayFor } from '../payments/gateway.js';
-import { searchAttributes } from '../temporal.js';
+import { gatewayFor } from '../integrations/payment-gateway.js';
+import { searchAttributes } from '../integrations/temporal.js';
 import type { CheckoutInput, CheckoutResult } from '../workflows/checkout-cart.js';
 import { findCart, visibleCustomer } from './carts.js';
 

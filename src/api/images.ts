@@ -11,8 +11,8 @@ import { Image, ImageIngestion, ImageIngestionItem } from '../entities/index.js'
 import { AppError } from '../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
 import { defineRoute, noContent, ok } from '../http/route.js';
-import { imageView, storeImage, UnsupportedImageError, variantKeys } from '../media/images.js';
-import { startOnce } from '../temporal.js';
+import { imageView, storeImage, UnsupportedImageError, variantKeys } from '../services/media/images.js';
+import { startOnce } from '../integrations/temporal.js';
 import { UUID_RE } from './schemas.js';
 import type { Deps } from '../deps.js';
 

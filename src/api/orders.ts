@@ -14,7 +14,7 @@ import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
 import { created, defineRoute, ok } from '../http/route.js';
-import { nextOrderNumber } from '../orders/numbers.js';
+import { nextOrderNumber } from '../services/orders/numbers.js';
 import { currencyCode, UUID_RE } from './schemas.js';
 
 const str = (max: number) => yup.string().trim().max(max);

@@ -6,7 +6,7 @@ import { hashSecret, newApiCredentials, newOrgCode, sha256, slugify } from '../d
 import { ApiCredential, Organization, OrganizationMember, PriceTier, User } from '../entities/index.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import { defineRoute, created, ok } from '../http/route.js';
-import { queueEmail } from '../temporal.js';
+import { queueEmail } from '../integrations/temporal.js';
 import type { Deps } from '../deps.js';
 import { countryCode, currencyCode, email, name, password, uuid } from './schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';

@@ -23,9 +23,9 @@ import { HostedPaymentSetup, PaymentMethod } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { log } from '../logger.js';
-import { gatewayFor, paymentSettingsFor } from '../payments/gateway.js';
-import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedOutcome } from '../payments/hosted.js';
-import { customerCurrency, findVisibleCustomer, paymentMethodView, savePaymentMethod } from '../payments/methods.js';
+import { gatewayFor, paymentSettingsFor } from '../integrations/payment-gateway.js';
+import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedOutcome } from '../services/payments/hosted.js';
+import { customerCurrency, findVisibleCustomer, paymentMethodView, savePaymentMethod } from '../services/payments/methods.js';
 /** Name of the hostedPayment workflow's callback signal (hostedCallbackSignal in src/workflows/hosted-payment.ts). */
 const HOSTED_CALLBACK_SIGNAL = 'hostedCallback';
 import { email, UUID_RE } from './schemas.js';

@@ -13,8 +13,8 @@
  * Every `prices` entry is formatted in its tier's configured currency.
  */
 import { raw } from '@mikro-orm/core';
-import type { Storage } from '../storage.js';
-import { imageView } from '../media/images.js';
+import type { Storage } from '../integrations/storage.js';
+import { imageView } from '../services/media/images.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
 import { formatMoney, moneyNumber, resolveUnitPrice, validatePriceEntries } from '../domain/pricing/index.js';

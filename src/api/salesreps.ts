@@ -11,7 +11,7 @@ import { AppError, isUniqueViolation } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { parseList, type ListSpec } from '../http/paging.js';
 import { defineRoute, created, ok } from '../http/route.js';
-import { queueEmail } from '../temporal.js';
+import { queueEmail } from '../integrations/temporal.js';
 import { registerContextResolver } from './context.js';
 import { orgOf } from './organizations.js';
 import { email, name, uuid } from './schemas.js';

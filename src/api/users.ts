@@ -4,7 +4,7 @@ import { hashSecret } from '../domain/auth/secrets.js';
 import { OrganizationMember, User } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { defineRoute, created, ok } from '../http/route.js';
-import { queueEmail } from '../temporal.js';
+import { queueEmail } from '../integrations/temporal.js';
 import { email } from './schemas.js';
 import { orgOf, userInput } from './organizations.js';
 

@@ -1,6 +1,6 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createPaymentActivities } from '../activities/payments.js';
-import type { HostedCallback, HostedOutcome, HostedPaymentInput } from '../payments/hosted.js';
+import type { HostedCallback, HostedOutcome, HostedPaymentInput } from '../services/payments/hosted.js';
 
 type Acts = ReturnType<typeof createPaymentActivities>;
 

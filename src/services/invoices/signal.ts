@@ -1,6 +1,6 @@
 /** Tells an invoice's issuance workflow that the invoice is closed (Paid, Voided or Cancelled). */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { log } from '../logger.js';
+import { log } from '../../logger.js';
 
 export const invoiceWorkflowId = (invoiceId: string) => `invoice-${invoiceId}`;
 export const INVOICE_CLOSED_SIGNAL = 'invoiceClosed';

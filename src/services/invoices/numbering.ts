@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Invoice } from '../entities/index.js';
+import { Invoice } from '../../entities/index.js';
 
 /** Next invoice number of the organization: the counter row is updated in the creating transaction, so numbers have no gaps or duplicates. */
 export async function nextInvoiceNumber(tx: EntityManager, orgId: string): Promise<string> {

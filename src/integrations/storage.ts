@@ -4,7 +4,7 @@
  * browser can load), everything else (documents, import files) stays private.
  */
 import { Client } from 'minio';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 
 export const PUBLIC_PREFIXES = ['images/'] as const;
 

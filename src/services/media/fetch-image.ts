@@ -9,7 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { addressProblem, isImageContentType, urlShapeProblem } from '../domain/images/rules.js';
+import { addressProblem, isImageContentType, urlShapeProblem } from '../../domain/images/rules.js';
 
 export class FetchFailure extends Error {
   constructor(

@@ -8,15 +8,15 @@
  * Concurrency: the invoice row is locked (SELECT ... FOR UPDATE) inside the transaction, so
  * two payments at the same moment see each other's amount; the unique idempotency_key column
  * settles two calls with the same key. Callers signal the issuance workflow when the result
- * is Paid (src/invoices/signal.ts).
+ * is Paid (src/services/invoices/signal.ts).
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { balanceOf, checkPaymentAmount } from '../domain/invoices/money.js';
-import { transition, type InvoiceStatus } from '../domain/invoices/state.js';
-import { roundMoney } from '../domain/pricing/index.js';
-import { Invoice, InvoicePayment } from '../entities/index.js';
-import { AppError, isUniqueViolation } from '../errors.js';
+import { balanceOf, checkPaymentAmount } from '../../domain/invoices/money.js';
+import { transition, type InvoiceStatus } from '../../domain/invoices/state.js';
+import { roundMoney } from '../../domain/pricing/index.js';
+import { Invoice, InvoicePayment } from '../../entities/index.js';
+import { AppError, isUniqueViolation } from '../../errors.js';
 
 export interface RecordPaymentInput {
   organizationId: string;

@@ -18,14 +18,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config.js';
-import type { CallbackFields } from '../domain/payments/callback-signature.js';
-import { HostedPaymentSetup } from '../entities/index.js';
-import { AppError } from '../errors.js';
+import type { Config } from '../../config.js';
+import type { CallbackFields } from '../../domain/payments/callback-signature.js';
+import { HostedPaymentSetup } from '../../entities/index.js';
+import { AppError } from '../../errors.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
-import { log } from '../logger.js';
-import { startOnce } from '../temporal.js';
-import { gatewayFor } from './gateway.js';
+import { log } from '../../logger.js';
+import { startOnce } from '../../integrations/temporal.js';
+import { gatewayFor } from '../../integrations/payment-gateway.js';
 import { savePaymentMethod } from './methods.js';
 
 export interface HostedInvoice {

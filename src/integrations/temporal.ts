@@ -4,9 +4,9 @@
  */
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
-import type { Config } from './config.js';
-import { taskQueue } from './config.js';
-import type { SendEmailInput } from './workflows/send-email.js';
+import type { Config } from '../config.js';
+import { taskQueue } from '../config.js';
+import type { SendEmailInput } from '../workflows/send-email.js';
 
 export const SA = {
   OrganizationId: defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD),

@@ -1,7 +1,7 @@
 /** The JSON shape of an invoice (SPEC "Invoice" plus DESIGN's amount fields). */
-import { formatMoney, moneyNumber } from '../domain/pricing/index.js';
-import { balanceOf, lineTotal, moneyFields } from '../domain/invoices/money.js';
-import type { Invoice, InvoicePayment } from '../entities/index.js';
+import { formatMoney, moneyNumber } from '../../domain/pricing/index.js';
+import { balanceOf, lineTotal, moneyFields } from '../../domain/invoices/money.js';
+import type { Invoice, InvoicePayment } from '../../entities/index.js';
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 

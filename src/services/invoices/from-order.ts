@@ -6,8 +6,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { Invoice, Order } from '../entities/index.js';
-import { isUniqueViolation } from '../errors.js';
+import { Invoice, Order } from '../../entities/index.js';
+import { isUniqueViolation } from '../../errors.js';
 import { nextInvoiceNumber } from './numbering.js';
 import { recordInvoicePayment } from './record-payment.js';
 

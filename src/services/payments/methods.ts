@@ -5,10 +5,10 @@
  * "one active default per customer" backs it; a concurrent race is retried).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer, PaymentMethod, PriceTier } from '../entities/index.js';
-import { AppError, isUniqueViolation } from '../errors.js';
-import type { Principal } from '../http/auth.js';
-import { visibleTo } from '../api/customers.js';
+import { Customer, PaymentMethod, PriceTier } from '../../entities/index.js';
+import { AppError, isUniqueViolation } from '../../errors.js';
+import type { Principal } from '../../http/auth.js';
+import { visibleTo } from '../../api/customers.js';
 
 export function paymentMethodView(m: PaymentMethod) {
   return {

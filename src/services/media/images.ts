@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import sharp, { type Metadata } from 'sharp';
-import { acceptedFormat, contentTypeOf, IMAGE_FORMATS, VARIANTS, variantFormat, type ImageFormat } from '../domain/images/rules.js';
-import { Image } from '../entities/index.js';
-import type { Storage } from '../storage.js';
+import { acceptedFormat, contentTypeOf, IMAGE_FORMATS, VARIANTS, variantFormat, type ImageFormat } from '../../domain/images/rules.js';
+import { Image } from '../../entities/index.js';
+import type { Storage } from '../../integrations/storage.js';
 
 /** The input is not an image we accept (a client error, never retried). */
 export class UnsupportedImageError extends Error {
