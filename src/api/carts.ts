@@ -7,17 +7,17 @@
  * complete-checkout lives in ./checkout.ts.
  */
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { findPriceTier } from './organizations.js';
 import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
-import { checkOrderQuantity, moneyNumber, resolveUnitPrice } from '../domain/pricing/index.js';
-import { Cart, CartItem, Customer, Product, ProductPrice } from '../entities/index.js';
+import { moneyNumber } from '../domain/pricing/index.js';
+import { Cart, CartItem } from '../entities/index.js';
 import type { CartAddress } from '../entities/Cart.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
 import { created, defineRoute, ok } from '../http/route.js';
-import { visibleTo } from './customers.js';
+import { findPriceTier, priceLine } from '../services/catalog/pricing.js';
+import { byVisibleCustomer, findVisibleCustomer } from '../services/customers/visibility.js';
 import { countryCode, UUID_RE, uuid } from './schemas.js';
 
 const qty = () => yup.number().typeError('${path} must be a whole number.').integer('${path} must be a whole number.');
@@ -54,26 +54,10 @@ export function cartView(c: Cart) {
   };
 }
 
-/** The customer if the principal may act for it, else 404. */
-export async function visibleCustomer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<Customer> {
-  const c = await em.findOne(Customer, { $and: [{ organization: orgId, customerNumber }, visibleTo(auth)] }, { populate: ['addresses'] });
-  if (!c) throw AppError.notFound('Customer');
-  return c;
-}
-
-/** Carts the principal may see: Admin all; SalesRep carts of customers with its repNumber; Customer its own. */
-async function cartVisibility(em: EntityManager, orgId: string, auth: Principal): Promise<FilterQuery<Cart>> {
-  if (auth.isSuper || auth.role === 'Admin') return {};
-  if (auth.role === 'Customer') return auth.customerNumber ? { customerNumber: auth.customerNumber } : { id: { $in: [] } };
-  if (!auth.repNumber) return { id: { $in: [] } };
-  const rows = await em.find(Customer, { organization: orgId, repNumber: auth.repNumber }, { fields: ['customerNumber'] });
-  return { customerNumber: { $in: rows.map((r) => r.customerNumber) } };
-}
-
 export async function findCart(em: EntityManager, orgId: string, auth: Principal, cartId: string, customerNumber?: string): Promise<Cart> {
   if (!UUID_RE.test(cartId)) throw AppError.notFound('Cart');
   const where: FilterQuery<Cart> = { organization: orgId, id: cartId, ...(customerNumber !== undefined ? { customerNumber } : {}) };
-  const cart = await em.findOne(Cart, { $and: [where, await cartVisibility(em, orgId, auth)] }, { populate: ['items'] });
+  const cart = await em.findOne(Cart, { $and: [where, await byVisibleCustomer(em, orgId, auth)] }, { populate: ['items'] });
   if (!cart) throw AppError.notFound('Cart');
   return cart;
 }
@@ -84,22 +68,6 @@ function assertOpen(cart: Cart): void {
 
 function bodyCustomerMatches(bodyValue: string | undefined, path: string): void {
   if (bodyValue !== undefined && bodyValue !== path) throw AppError.field('customerNumber', 'customerNumber must match the customer number in the path.');
-}
-
-/** The product and the unit price for `quantity` in the cart's tier; field errors otherwise. */
-export async function priceLine(em: EntityManager, orgId: string, tier: string, sku: string, quantity: number): Promise<{ product: Product; unitPrice: Decimal }> {
-  const product = await em.findOne(Product, { organization: orgId, sku, active: true });
-  if (!product) throw AppError.field('sku', `No active product with sku "${sku}" exists in the catalog.`);
-  const why = checkOrderQuantity(quantity, { minimumOrderQuantity: product.minimumOrderQuantity, quantityIncrement: product.quantityIncrement });
-  if (why) throw AppError.field('quantity', why);
-  const prices = await em.find(ProductPrice, { product });
-  const unitPrice = resolveUnitPrice(
-    prices.map((p) => ({ tier: p.tier, price: p.price, atQuantity: p.atQuantity })),
-    tier,
-    quantity,
-  );
-  if (!unitPrice) throw AppError.field('sku', `The product "${sku}" has no price in tier "${tier}" for quantity ${quantity}.`);
-  return { product, unitPrice };
 }
 
 async function setLine(em: EntityManager, orgId: string, cart: Cart, sku: string, quantity: number): Promise<void> {
@@ -208,7 +176,7 @@ export const cartRoutes = [
         if (!body.userId) errors.userId = ['userId is required (or give customerNumber, sku and quantity).'];
       }
       if (!body.orderType) errors.orderType = ['orderType is required.'];
-      const customer = await visibleCustomer(em, orgId, auth, params.customerNumber);
+      const customer = await findVisibleCustomer(em, orgId, auth, params.customerNumber, ['addresses']);
       if (Object.keys(errors).length) throw AppError.validation(errors);
       bodyCustomerMatches(body.customerNumber, params.customerNumber);
       if (body.organizationId && body.organizationId.toLowerCase() !== orgId.toLowerCase() && !auth.isSuper)
@@ -240,7 +208,7 @@ export const cartRoutes = [
     auth: ROLES,
     responses: { 200: `array of ${CART_FIELDS}`, 401: 'Unauthenticated', 404: 'No such customer (or not visible)' },
     async handler({ em, orgId, auth, params }) {
-      const customer = await visibleCustomer(em, orgId, auth, params.customerNumber);
+      const customer = await findVisibleCustomer(em, orgId, auth, params.customerNumber, ['addresses']);
       const carts = await em.find(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' }, { populate: ['items'], orderBy: { createdAt: 'asc' } });
       return ok(carts.map(cartView));
     },

@@ -18,7 +18,8 @@ import { defineRoute, ok } from '../http/route.js';
 import { gatewayFor } from '../integrations/payment-gateway.js';
 import { searchAttributes } from '../integrations/temporal.js';
 import type { CheckoutInput, CheckoutResult } from '../workflows/checkout-cart.js';
-import { findCart, visibleCustomer } from './carts.js';
+import { findVisibleCustomer } from '../services/customers/visibility.js';
+import { findCart } from './carts.js';
 
 const s = (max: number) => yup.string().trim().max(max);
 
@@ -120,7 +121,7 @@ export const checkoutRoutes = [
 
       let paymentProfileId = body.paymentProfileId ?? null;
       if (!paymentProfileId && body.payment) {
-        const customer = await visibleCustomer(em, orgId, auth, cart.customerNumber);
+        const customer = await findVisibleCustomer(em, orgId, auth, cart.customerNumber);
         const card = body.payment.creditCard;
         const gateway = await gatewayFor(em, deps.config, orgId);
         const profile = await gateway.tokenizeCard({

@@ -5,7 +5,8 @@
  * refused while customers use the tier) and the login context resolver for associated users.
  */
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { findPriceTier } from './organizations.js';
+import { findPriceTier } from '../services/catalog/pricing.js';
+import { customerScope, findVisibleCustomer } from '../services/customers/visibility.js';
 import * as yup from 'yup';
 import { type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
 import { updateCustomer, upsertCustomer, type CustomerStore, type UpsertOptions } from '../domain/customers/upsert.js';
@@ -211,18 +212,7 @@ export function customerStore(em: EntityManager, orgId: string): CustomerStore<C
   };
 }
 
-/** Rows the principal may see: all for Admin, own repNumber for SalesRep, own customer for Customer. */
-export function visibleTo(auth: Principal): FilterQuery<Customer> {
-  if (auth.isSuper || auth.role === 'Admin') return {};
-  if (auth.role === 'SalesRep') return auth.repNumber ? { repNumber: auth.repNumber } : { id: { $in: [] } };
-  return auth.customerNumber ? { customerNumber: auth.customerNumber } : { id: { $in: [] } };
-}
-
-async function findVisible(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<Customer> {
-  const c = await em.findOne(Customer, { $and: [{ organization: orgId, customerNumber }, visibleTo(auth)] }, { populate: ['addresses', 'contacts'] });
-  if (!c) throw AppError.notFound('Customer');
-  return c;
-}
+const findVisible = (em: EntityManager, orgId: string, auth: Principal, customerNumber: string) => findVisibleCustomer(em, orgId, auth, customerNumber, ['addresses', 'contacts']);
 
 /** Sales reps write only customers of their own rep number (and new ones default to it). */
 function writeOptions(auth: Principal): UpsertOptions<Customer> {
@@ -270,7 +260,7 @@ export const customerRoutes = [
     async handler({ em, orgId, auth, query }) {
       const raw = query as unknown as Record<string, unknown>;
       const q = parseList(raw, customerListSpec);
-      const and: FilterQuery<Customer>[] = [{ organization: orgId }, visibleTo(auth), q.where as FilterQuery<Customer>];
+      const and: FilterQuery<Customer>[] = [{ organization: orgId }, customerScope(auth), q.where as FilterQuery<Customer>];
       const param = (n: string) => raw[Object.keys(raw).find((k) => k.toLowerCase() === n.toLowerCase()) ?? ''];
       const active = param('active');
       if (active !== undefined && active !== '') {

@@ -1,4 +1,5 @@
 /** Organization endpoints: sign-up, record, admins, price tiers, API access credentials. */
+import { findPriceTier } from '../services/catalog/pricing.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { escapeLike } from '../http/paging.js';
 import * as yup from 'yup';
@@ -73,10 +74,6 @@ export async function orgOf(em: EntityManager, orgId: string): Promise<Organizat
 }
 
 /** The organization's price tier with this name (names are unique case-insensitively), or null. */
-export async function findPriceTier(em: EntityManager, orgId: string, name: string): Promise<PriceTier | null> {
-  return em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(name) } });
-}
-
 const tierName = () => yup.string().trim().min(1).max(100);
 
 export const organizationRoutes = [

@@ -25,7 +25,8 @@ import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { log } from '../logger.js';
 import { gatewayFor, paymentSettingsFor } from '../integrations/payment-gateway.js';
 import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedOutcome } from '../services/payments/hosted.js';
-import { customerCurrency, findVisibleCustomer, paymentMethodView, savePaymentMethod } from '../services/payments/methods.js';
+import { findVisibleCustomer } from '../services/customers/visibility.js';
+import { customerCurrency, paymentMethodView, savePaymentMethod } from '../services/payments/methods.js';
 /** Name of the hostedPayment workflow's callback signal (hostedCallbackSignal in src/workflows/hosted-payment.ts). */
 const HOSTED_CALLBACK_SIGNAL = 'hostedCallback';
 import { email, UUID_RE } from './schemas.js';

@@ -5,10 +5,9 @@
  * "one active default per customer" backs it; a concurrent race is retried).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer, PaymentMethod, PriceTier } from '../../entities/index.js';
+import { Customer, PaymentMethod } from '../../entities/index.js';
+import { findPriceTier } from '../catalog/pricing.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
-import type { Principal } from '../../http/auth.js';
-import { visibleTo } from '../../api/customers.js';
 
 export function paymentMethodView(m: PaymentMethod) {
   return {
@@ -70,16 +69,18 @@ export async function savePaymentMethod(em: EntityManager, orgId: string, data: 
   }
 }
 
-/** The customer `customerNumber` of the organization, if the principal may see it; else 404. */
-export async function findVisibleCustomer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<Customer> {
-  const c = await em.findOne(Customer, { $and: [{ organization: orgId, customerNumber }, visibleTo(auth)] });
-  if (!c) throw AppError.notFound('Customer');
-  return c;
-}
-
 /** The currency of the customer's price tier (USD when the tier is unknown). */
 export async function customerCurrency(em: EntityManager, orgId: string, customer: Customer): Promise<string> {
-  const tiers = await em.find(PriceTier, { organization: orgId });
-  const tier = tiers.find((t) => t.name.toLowerCase() === customer.pricing.toLowerCase());
+  const tier = await findPriceTier(em, orgId, customer.pricing);
   return tier?.currencyCode ?? 'USD';
+}
+
+/**
+ * The saved, active card `paymentProfileId` of this organization's customer; a profile of
+ * another customer or organization, an inactive one, or one never saved here is a 404.
+ */
+export async function findActivePaymentMethod(em: EntityManager, orgId: string, customerNumber: string, paymentProfileId: string): Promise<PaymentMethod> {
+  const m = await em.findOne(PaymentMethod, { organization: orgId, customerNumber, paymentProfileId, active: true });
+  if (!m) throw AppError.notFound('Payment method');
+  return m;
 }
