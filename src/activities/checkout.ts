@@ -8,13 +8,14 @@
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { Decimal } from 'decimal.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { minorUnitDigits, roundMoney } from '../domain/pricing/index.js';
-import { Cart, Customer, Order, OrderItem, OrganizationSalesRep } from '../entities/index.js';
-import type { OrderAddress } from '../entities/Order.js';
-import { AppError, isUniqueViolation } from '../errors.js';
+import { orderTotals } from '../domain/orders/totals.js';
+import { minorUnitDigits } from '../domain/pricing/index.js';
+import { Cart, Customer, Order } from '../entities/index.js';
+import { AppError } from '../errors.js';
 import { nextOrderNumber } from '../services/orders/numbers.js';
+import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
 import { gatewayFor } from '../integrations/payment-gateway.js';
 
 export interface CheckoutInput {
@@ -34,18 +35,6 @@ export interface Prepared {
   existingOrderId: string | null;
   pauseAfterChargeMs: number;
 }
-
-const cartAddressToOrder = (a: Record<string, unknown> | null | undefined): OrderAddress | null =>
-  a
-    ? {
-        address1: (a.line1 as string) ?? null,
-        address2: (a.line2 as string) ?? null,
-        city: (a.city as string) ?? null,
-        stateProvince: (a.state as string) ?? null,
-        zipPostalCode: (a.postalCode as string) ?? null,
-        country: (a.country as string) ?? null,
-      }
-    : null;
 
 /** Maps client-visible failures to non-retryable Temporal failures (type = AppError kind). */
 async function mapped<T>(fn: () => Promise<T>): Promise<T> {
@@ -73,7 +62,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           const cart = await tem.findOne(Cart, { organization: input.organizationId, id: input.cartId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
           if (!cart) throw AppError.notFound('Cart');
           await tem.populate(cart, ['items']);
-          const amount = cart.items.getItems().reduce((s, i) => s.plus(roundMoney(i.lineTotal, cart.currencyCode)), new Decimal(0));
+          const amount = orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total;
           if (existing)
             return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id, pauseAfterChargeMs: 0 };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
@@ -114,75 +103,45 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         };
         const already = await found();
         if (already) return already;
-        try {
-          return await em.transactional(async (tem) => {
-            const cart = await tem.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
-            const customer = await tem.findOne(Customer, { organization: input.organizationId, customerNumber: cart.customerNumber }, { populate: ['addresses'] });
-            const billing = customer?.addresses.getItems().find((a) => a.addressType === 'Billing' && a.isPrimary) ?? customer?.addresses.getItems().find((a) => a.addressType === 'Billing');
-            const rep = customer?.repNumber
-              ? await tem.findOne(OrganizationSalesRep, { organization: input.organizationId, repNumber: customer.repNumber }, { populate: ['salesRep'] })
-              : null;
-            const cur = cart.currencyCode;
-            const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-            const subtotal = lines.reduce((s, i) => s.plus(roundMoney(i.lineTotal, cur)), new Decimal(0));
-            const order = tem.create(Order, {
-              organization: input.organizationId,
-              orderNumber: input.orderNumber,
-              orderDate: new Date(),
-              orderStatus: 'Pending',
-              orderType: cart.orderType,
-              poNumber: cart.poNumber ?? null,
-              priceTier: cart.pricingTier,
-              currencyCode: cur,
-              terms: customer?.terms ?? null,
-              channel: input.channel,
-              notes: cart.specialInstructions ?? null,
-              originationCartId: cart.id,
-              customerNumber: cart.customerNumber,
-              customer: {
-                customerNumber: cart.customerNumber,
-                companyName: customer?.companyName ?? cart.companyName,
-                companyEmail: customer?.companyEmail ?? null,
-                companyPhone: customer?.companyPhone ?? null,
-                companyFax: customer?.companyFax ?? null,
-                billingAddress: cartAddressToOrder(billing as unknown as Record<string, unknown>),
-                shippingAddress: cartAddressToOrder(cart.shippingAddress as Record<string, unknown>),
-              },
-              primarySalesRep: rep
-                ? {
-                    repNumber: rep.repNumber,
-                    firstName: rep.salesRep.firstName,
-                    lastName: rep.salesRep.lastName,
-                    fullName: `${rep.salesRep.firstName} ${rep.salesRep.lastName}`,
-                    email: rep.salesRep.email,
-                    phoneNumber: rep.salesRep.phoneNumber ?? null,
-                  }
-                : null,
-              repNumber: customer?.repNumber ?? null,
-              shippingDetails: null,
-              subtotal: subtotal.toString(),
-              total: subtotal.toString(),
-              paymentChargeId: input.chargeId,
-              createdByUserId: input.userId,
-              createdByUserType: null,
-            });
-            lines.forEach((l, position) =>
-              order.items.add(tem.create(OrderItem, { order, position, sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice, subTotal: roundMoney(l.lineTotal, cur).toString() })),
-            );
-            cart.status = 'CLOSED';
-            cart.updatedAt = new Date();
-            await tem.flush();
-            return { orderId: order.id, orderNumber: order.orderNumber, customerEmail: order.customer.companyEmail ?? null, total: order.total, currency: cur };
-          });
-        } catch (e) {
-          // A concurrent attempt (e.g. a previous activity run that the worker lost) won the race.
-          if (isUniqueViolation(e, 'order_org_cart_unique')) {
-            const o = await found();
-            if (o) return o;
-          }
-          if (isUniqueViolation(e, 'order_org_number_unique')) throw AppError.conflict(`The order number ${input.orderNumber} is already used by another order.`);
-          throw e;
-        }
+        const cart = await em.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
+        const customer = await em.findOne(Customer, { organization: input.organizationId, customerNumber: cart.customerNumber }, { populate: ['addresses'] });
+        const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+        const shippingAddress = toOrderAddress(cart.shippingAddress);
+        const order = await createOrder(
+          em,
+          input.organizationId,
+          {
+            orderNumber: input.orderNumber,
+            orderType: cart.orderType,
+            poNumber: cart.poNumber ?? null,
+            priceTier: cart.pricingTier,
+            currencyCode: cart.currencyCode,
+            terms: customer?.terms ?? null,
+            channel: input.channel,
+            externalId: null,
+            notes: cart.specialInstructions ?? null,
+            originationCartId: cart.id,
+            customer: customer ? customerSnapshot(customer, shippingAddress) : { customerNumber: cart.customerNumber, companyName: cart.companyName, shippingAddress },
+            primarySalesRep: await repSnapshot(em, input.organizationId, customer?.repNumber),
+            takenBySalesRep: null,
+            repNumber: customer?.repNumber ?? null,
+            shippingDetails: null,
+            tax: 0,
+            items: lines.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
+            paymentChargeId: input.chargeId,
+            createdByUserId: input.userId,
+            createdByUserType: null,
+          },
+          {
+            existingForCart: true,
+            withinTransaction: async (tem: EntityManager) => {
+              const locked = await tem.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId });
+              locked.status = 'CLOSED';
+              locked.updatedAt = new Date();
+            },
+          },
+        );
+        return { orderId: order.id, orderNumber: order.orderNumber, customerEmail: order.customer.companyEmail ?? null, total: order.total, currency: order.currencyCode };
       });
     },
   };

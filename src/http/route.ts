@@ -35,6 +35,8 @@ export interface Req<B = unknown, Q = unknown> {
 
 type Schema = ObjectSchema<AnyObject>;
 type Inferred<S> = S extends Schema ? InferType<S> : undefined;
+/** Without a query schema the handler gets the parsed query string as is. */
+type InferredQuery<S> = S extends Schema ? InferType<S> : Record<string, unknown>;
 
 export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS extends Schema | undefined = Schema | undefined> {
   method: Method;
@@ -55,7 +57,7 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   /** Documented responses: status -> description. */
   responses: Record<number, string>;
   /** Role required to use a user token (not a client/API key token), e.g. profile. */
-  handler: (req: Req<Inferred<BS>, Inferred<QS>>) => Promise<Reply>;
+  handler: (req: Req<Inferred<BS>, InferredQuery<QS>>) => Promise<Reply>;
 }
 
 /** Identity helper that keeps handler types inferred from the yup schemas. */

@@ -1,0 +1,432 @@
+/**
+ * Orders: the one way an order is created (`createOrder`, used by POST /api/orders, the bulk
+ * import and checkout), who may see which order, the view, and the status and shipping
+ * updates. Orders posted by Customer and SalesRep tokens are priced from the catalog for the
+ * customer's tier and start Pending: the client's prices, totals, status and attribution are
+ * ignored (DESIGN "Security decisions").
+ */
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { checkStatusTransition, parseOrderStatus, type OrderStatus } from '../../domain/orders/status.js';
+import { orderTotals } from '../../domain/orders/totals.js';
+import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/pricing/index.js';
+import { Customer, Order, OrderItem, OrganizationSalesRep } from '../../entities/index.js';
+import type { CartAddress } from '../../entities/Cart.js';
+import type { CustomerAddress } from '../../entities/CustomerAddress.js';
+import type { OrderAddress, OrderCustomer, OrderSalesRep } from '../../entities/Order.js';
+import { AppError, isUniqueViolation } from '../../errors.js';
+import type { Principal } from '../../http/auth.js';
+import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
+import { findPriceTier, priceLine } from '../catalog/pricing.js';
+import { byVisibleCustomer, findVisibleCustomer, mayActFor } from '../customers/visibility.js';
+import { nextOrderNumber } from './numbers.js';
+
+/** Everything an order is made of, already decided (prices included). */
+export interface OrderDraft {
+  /** Generated from the organization's counter when absent. */
+  orderNumber?: string | null;
+  orderDate?: Date | null;
+  /** Left unchanged on an update when absent; new orders start Pending. */
+  orderStatus?: OrderStatus | null;
+  orderType: string;
+  poNumber: string | null;
+  priceTier: string | null;
+  currencyCode: string;
+  terms: string | null;
+  channel: string | null;
+  externalId: string | null;
+  notes: string | null;
+  originationCartId: string | null;
+  customer: OrderCustomer;
+  primarySalesRep: OrderSalesRep | null;
+  takenBySalesRep: OrderSalesRep | null;
+  repNumber: string | null;
+  shippingDetails: { method: string | null; total: Amount } | null;
+  tax: Amount;
+  items: { sku: string; productName: string; quantity: number; price: Amount }[];
+  active?: boolean | null;
+  paymentChargeId?: string | null;
+  createdByUserId: string | null;
+  createdByUserType: string | null;
+}
+
+/** An order as the API receives it (POST /api/orders and the bulk import). */
+export interface OrderInput {
+  customer: OrderCustomer;
+  orderType: string;
+  poNumber?: string | null;
+  priceTier: string;
+  currencyCode: string;
+  primarySalesRep: OrderSalesRep;
+  items: { sku: string; productName: string; quantity: number; price: number }[];
+  user: { userId?: string | null; userType?: string | null };
+  shippingDetails?: { method?: string | null; total: number } | null;
+  takenBySalesRep?: OrderSalesRep | null;
+  terms?: string | null;
+  notes?: string | null;
+  orderStatus?: string | null;
+  channel?: string | null;
+  externalId?: string | null;
+  tax?: number | null;
+  originationCartId?: string | null;
+  orderNumber?: string | null;
+  orderDate?: string | null;
+  active?: boolean | null;
+}
+
+/** Copies a draft onto an order (new or existing) and replaces its lines; totals come from src/domain/orders/totals.ts. */
+function applyDraft(em: EntityManager, o: Order, d: OrderDraft): void {
+  const t = orderTotals(d.items, d.currencyCode, d.tax, d.shippingDetails?.total ?? 0);
+  em.assign(o, {
+    orderType: d.orderType,
+    poNumber: d.poNumber,
+    priceTier: d.priceTier,
+    currencyCode: d.currencyCode,
+    terms: d.terms,
+    channel: d.channel,
+    externalId: d.externalId ?? o.externalId ?? null,
+    notes: d.notes,
+    originationCartId: d.originationCartId ?? o.originationCartId ?? null,
+    customerNumber: d.customer.customerNumber,
+    customer: d.customer,
+    primarySalesRep: d.primarySalesRep,
+    takenBySalesRep: d.takenBySalesRep,
+    repNumber: d.repNumber,
+    shippingDetails: d.shippingDetails ? { method: d.shippingDetails.method, total: Number(t.shipping) } : null,
+    subtotal: t.subtotal.toString(),
+    tax: t.tax.toString(),
+    shippingTotal: t.shipping.toString(),
+    total: t.total.toString(),
+    createdByUserId: d.createdByUserId,
+    createdByUserType: d.createdByUserType,
+  });
+  if (d.paymentChargeId !== undefined) o.paymentChargeId = d.paymentChargeId;
+  if (d.orderStatus) o.orderStatus = d.orderStatus;
+  if (d.orderDate) o.orderDate = d.orderDate;
+  if (d.active !== undefined && d.active !== null) o.active = d.active;
+  o.items.removeAll();
+  d.items.forEach((l, position) =>
+    o.items.add(em.create(OrderItem, { order: o, position, sku: l.sku, productName: l.productName, quantity: l.quantity, price: t.lines[position].price.toString(), subTotal: t.lines[position].subTotal.toString() })),
+  );
+}
+
+function orderConflict(e: unknown): unknown {
+  if (isUniqueViolation(e, 'order_org_number_unique')) return AppError.conflict('An order with this orderNumber already exists.');
+  if (isUniqueViolation(e, 'order_org_external_id_unique')) return AppError.conflict('Another order already has this externalId.');
+  if (isUniqueViolation(e, 'order_org_cart_unique')) return AppError.conflict('An order for this originationCartId already exists.');
+  return e;
+}
+
+async function flushOrder(em: EntityManager): Promise<void> {
+  try {
+    await em.flush();
+  } catch (e) {
+    throw orderConflict(e);
+  }
+}
+
+export interface CreateOrderOptions {
+  /** Runs inside the order's transaction before the commit (checkout closes the cart here). */
+  withinTransaction?: (tem: EntityManager, order: Order) => Promise<void> | void;
+  /** When another run already created the order of `originationCartId`, return it instead of a 409. */
+  existingForCart?: boolean;
+}
+
+/**
+ * Creates one order in its own transaction: the order number is drawn inside it (no gaps),
+ * the totals computed once from the draft's lines, tax and shipping.
+ */
+export async function createOrder(em: EntityManager, orgId: string, draft: OrderDraft, opts: CreateOrderOptions = {}): Promise<Order> {
+  try {
+    return await em.transactional(async (tem) => {
+      const o = tem.create(Order, {
+        organization: orgId,
+        orderNumber: draft.orderNumber ?? (await nextOrderNumber(tem, orgId)),
+        orderDate: new Date(),
+        orderStatus: 'Pending',
+        orderType: draft.orderType,
+        currencyCode: draft.currencyCode,
+        customerNumber: draft.customer.customerNumber,
+        customer: draft.customer,
+        subtotal: '0',
+        total: '0',
+      });
+      applyDraft(tem, o, draft);
+      await opts.withinTransaction?.(tem, o);
+      await tem.flush();
+      return o;
+    });
+  } catch (e) {
+    if (opts.existingForCart && draft.originationCartId && isUniqueViolation(e, 'order_org_cart_unique')) {
+      const existing = await em.fork().findOne(Order, { organization: orgId, originationCartId: draft.originationCartId });
+      if (existing) return existing;
+    }
+    throw orderConflict(e);
+  }
+}
+
+/** An order address from a customer address or a cart address (SPEC cart shape: line1, state, postalCode). */
+export function toOrderAddress(a: CustomerAddress | CartAddress | null | undefined): OrderAddress | null {
+  if (!a) return null;
+  return {
+    address1: a.line1 ?? null,
+    address2: a.line2 ?? null,
+    city: a.city ?? null,
+    stateProvince: a.state ?? null,
+    zipPostalCode: a.postalCode ?? null,
+    country: a.country ?? null,
+  };
+}
+
+/** The customer block of an order, from the customer record (billing: its primary billing address). */
+export function customerSnapshot(customer: Customer, shippingAddress: OrderAddress | null): OrderCustomer {
+  const addresses = customer.addresses.isInitialized() ? customer.addresses.getItems() : [];
+  const billing = addresses.find((a) => a.addressType === 'Billing' && a.isPrimary) ?? addresses.find((a) => a.addressType === 'Billing');
+  return {
+    customerNumber: customer.customerNumber,
+    companyName: customer.companyName,
+    companyEmail: customer.companyEmail ?? null,
+    companyPhone: customer.companyPhone ?? null,
+    companyFax: customer.companyFax ?? null,
+    billingAddress: toOrderAddress(billing),
+    shippingAddress,
+  };
+}
+
+/** The order's view of the sales rep with this number, or null when the organization has none. */
+export async function repSnapshot(em: EntityManager, orgId: string, repNumber: string | null | undefined): Promise<OrderSalesRep | null> {
+  if (!repNumber) return null;
+  const rep = await em.findOne(OrganizationSalesRep, { organization: orgId, repNumber }, { populate: ['salesRep'] });
+  if (!rep) return null;
+  return {
+    repNumber: rep.repNumber,
+    firstName: rep.salesRep.firstName,
+    lastName: rep.salesRep.lastName,
+    fullName: `${rep.salesRep.firstName} ${rep.salesRep.lastName}`,
+    email: rep.salesRep.email,
+    phoneNumber: rep.salesRep.phoneNumber ?? null,
+  };
+}
+
+async function repOf(em: EntityManager, orgId: string, customerNumber: string): Promise<string | null> {
+  const c = await em.findOne(Customer, { organization: orgId, customerNumber }, { fields: ['repNumber'] });
+  return c?.repNumber ?? null;
+}
+
+/** An Admin's (or an import's) order: taken as given. */
+async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput): Promise<OrderDraft> {
+  return {
+    orderNumber: input.orderNumber ?? null,
+    orderDate: input.orderDate ? new Date(input.orderDate) : null,
+    orderStatus: input.orderStatus ? parseOrderStatus(input.orderStatus) : null,
+    orderType: input.orderType,
+    poNumber: input.poNumber ?? null,
+    priceTier: input.priceTier,
+    currencyCode: input.currencyCode,
+    terms: input.terms ?? null,
+    channel: input.channel ?? null,
+    externalId: input.externalId ?? null,
+    notes: input.notes ?? null,
+    originationCartId: input.originationCartId ?? null,
+    customer: input.customer,
+    primarySalesRep: input.primarySalesRep,
+    takenBySalesRep: input.takenBySalesRep ?? null,
+    repNumber: (await repOf(em, orgId, input.customer.customerNumber)) ?? input.primarySalesRep.repNumber ?? null,
+    shippingDetails: input.shippingDetails ? { method: input.shippingDetails.method ?? null, total: input.shippingDetails.total } : null,
+    tax: input.tax ?? 0,
+    items: input.items,
+    active: input.active,
+    createdByUserId: input.user.userId ?? null,
+    createdByUserType: input.user.userType ?? null,
+  };
+}
+
+/**
+ * A Customer's or SalesRep's order: lines priced from the catalog in the customer's tier, no tax
+ * or shipping charge, status Pending, customer and reps from the records, the caller as creator.
+ */
+async function draftFromCatalog(em: EntityManager, orgId: string, auth: Principal, input: OrderInput): Promise<OrderDraft> {
+  const customer = await findVisibleCustomer(em, orgId, auth, input.customer.customerNumber, ['addresses']);
+  const tier = await findPriceTier(em, orgId, customer.pricing);
+  if (!tier) throw AppError.field('priceTier', `The customer's price tier "${customer.pricing}" does not exist.`);
+  const items = [];
+  for (const item of input.items) {
+    const { product, unitPrice } = await priceLine(em, orgId, tier.name, item.sku, item.quantity);
+    items.push({ sku: product.sku, productName: product.name, quantity: item.quantity, price: unitPrice });
+  }
+  return {
+    orderStatus: 'Pending',
+    orderType: input.orderType,
+    poNumber: input.poNumber ?? null,
+    priceTier: tier.name,
+    currencyCode: tier.currencyCode,
+    terms: customer.terms ?? null,
+    channel: input.channel ?? null,
+    externalId: input.externalId ?? null,
+    notes: input.notes ?? null,
+    originationCartId: null,
+    customer: customerSnapshot(customer, input.customer.shippingAddress ?? null),
+    primarySalesRep: await repSnapshot(em, orgId, customer.repNumber),
+    takenBySalesRep: auth.role === 'SalesRep' ? await repSnapshot(em, orgId, auth.repNumber) : null,
+    repNumber: customer.repNumber ?? null,
+    shippingDetails: input.shippingDetails ? { method: input.shippingDetails.method ?? null, total: 0 } : null,
+    tax: 0,
+    items,
+    createdByUserId: auth.userId,
+    createdByUserType: auth.role,
+  };
+}
+
+/** POST /api/orders: Admins place orders as given; customers (for themselves) and reps (for their customers) at catalog prices. */
+export async function placeOrder(em: EntityManager, orgId: string, auth: Principal, input: OrderInput): Promise<Order> {
+  if (auth.isSuper || auth.role === 'Admin') return createOrder(em, orgId, await draftAsGiven(em, orgId, input));
+  if (!(await mayActFor(em, orgId, auth, input.customer.customerNumber)))
+    throw AppError.forbidden(auth.role === 'Customer' ? 'A customer can only place orders for itself.' : 'This customer is not assigned to your rep number.');
+  return createOrder(em, orgId, await draftFromCatalog(em, orgId, auth, input));
+}
+
+/** Bulk import (Admin): an existing externalId, else orderNumber, updates that order; otherwise a new one. */
+export async function importOrder(em: EntityManager, orgId: string, input: OrderInput): Promise<Order> {
+  let existing: Order | null = null;
+  if (input.externalId) existing = await em.findOne(Order, { organization: orgId, externalId: input.externalId }, { populate: ['items'] });
+  if (!existing && input.orderNumber) existing = await em.findOne(Order, { organization: orgId, orderNumber: input.orderNumber }, { populate: ['items'] });
+  const draft = await draftAsGiven(em, orgId, input);
+  if (!existing) return createOrder(em, orgId, draft);
+  if (input.orderNumber && input.orderNumber !== existing.orderNumber) existing.orderNumber = input.orderNumber;
+  applyDraft(em, existing, draft);
+  await flushOrder(em);
+  return existing;
+}
+
+/** Orders the principal may see. */
+export async function orderScope(em: EntityManager, orgId: string, auth: Principal): Promise<FilterQuery<Order>> {
+  return byVisibleCustomer(em, orgId, auth);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function findOrder(em: EntityManager, orgId: string, auth: Principal, orderId: string): Promise<Order> {
+  if (!UUID_RE.test(orderId)) throw AppError.notFound('Order');
+  const o = await em.findOne(Order, { $and: [{ organization: orgId, id: orderId }, await orderScope(em, orgId, auth)] }, { populate: ['items'] });
+  if (!o) throw AppError.notFound('Order');
+  return o;
+}
+
+const orderListSpec: ListSpec = {
+  filters: {
+    orderNumber: { prop: 'orderNumber', type: 'string' },
+    customerNumber: { prop: 'customerNumber', type: 'string' },
+    orderStatus: { prop: 'orderStatus', type: 'string' },
+    poNumber: { prop: 'poNumber', type: 'string' },
+    orderDate: { prop: 'orderDate', type: 'date' },
+  },
+  sorts: { OrderDate: 'orderDate', OrderNumber: 'orderNumber', CustomerNumber: 'customerNumber', OrderStatus: 'orderStatus', Total: 'total' },
+  defaultSort: 'OrderDate',
+  comparisons: true,
+};
+
+export async function listOrders(em: EntityManager, orgId: string, auth: Principal, query: Record<string, unknown>) {
+  const q = parseList(query, orderListSpec);
+  const [rows, total] = await em.findAndCount(
+    Order,
+    { $and: [{ organization: orgId, active: true }, await orderScope(em, orgId, auth), q.where as FilterQuery<Order>] },
+    { populate: ['items'], orderBy: [q.orderBy, { orderNumber: 'asc' }], limit: q.pageSize, offset: q.offset },
+  );
+  return dataEnvelope(rows.map(orderView), total, q);
+}
+
+export interface OrderUpdate {
+  orderStatus?: string | null;
+  poNumber?: string | null;
+  notes?: string | null;
+  terms?: string | null;
+  channel?: string | null;
+  orderType?: string;
+}
+
+export async function updateOrder(em: EntityManager, orgId: string, auth: Principal, orderId: string, body: OrderUpdate): Promise<Order> {
+  const o = await findOrder(em, orgId, auth, orderId);
+  if (body.orderStatus) {
+    const why = checkStatusTransition(o.orderStatus, body.orderStatus);
+    if (why) throw AppError.field('orderStatus', why);
+    o.orderStatus = parseOrderStatus(body.orderStatus) ?? o.orderStatus;
+  }
+  if (body.poNumber !== undefined) o.poNumber = body.poNumber;
+  if (body.notes !== undefined) o.notes = body.notes;
+  if (body.terms !== undefined) o.terms = body.terms;
+  if (body.channel !== undefined) o.channel = body.channel;
+  if (body.orderType !== undefined) o.orderType = body.orderType;
+  o.updatedAt = new Date();
+  await flushOrder(em);
+  return o;
+}
+
+export interface ShippingUpdate {
+  method?: string | null;
+  total?: number;
+  shippingAddress?: OrderAddress | null;
+}
+
+/** Shipping method, charge and address of a Pending or Processing order; the total is recomputed. */
+export async function updateShipping(em: EntityManager, orgId: string, auth: Principal, orderId: string, body: ShippingUpdate): Promise<Order> {
+  const o = await findOrder(em, orgId, auth, orderId);
+  if (!['Pending', 'Processing'].includes(o.orderStatus)) throw AppError.badRequest(`Shipping cannot change once the order is ${o.orderStatus}.`);
+  const shipping = body.total !== undefined ? roundMoney(body.total, o.currencyCode) : new Decimal(o.shippingTotal);
+  o.shippingDetails = { method: body.method !== undefined ? (body.method ?? null) : (o.shippingDetails?.method ?? null), total: Number(shipping) };
+  o.shippingTotal = shipping.toString();
+  o.total = new Decimal(o.subtotal).minus(o.discountAmount).plus(o.tax).plus(shipping).toString();
+  if (body.shippingAddress !== undefined) o.customer = { ...o.customer, shippingAddress: body.shippingAddress };
+  o.updatedAt = new Date();
+  await flushOrder(em);
+  return o;
+}
+
+const money = (v: Amount, cur: string) => ({ n: moneyNumber(v, cur), f: formatMoney(v, cur) });
+
+export function orderView(o: Order) {
+  const cur = o.currencyCode;
+  const items = [...o.items.getItems()].sort((a, b) => a.position - b.position);
+  const m = (v: Amount) => money(v, cur);
+  return {
+    id: o.id,
+    organizationId: o.organization.id,
+    orderNumber: o.orderNumber,
+    orderDate: o.orderDate.toISOString(),
+    orderStatus: o.orderStatus,
+    orderType: o.orderType,
+    poNumber: o.poNumber ?? null,
+    priceTier: o.priceTier ?? null,
+    currencyCode: cur,
+    terms: o.terms ?? null,
+    channel: o.channel ?? null,
+    externalId: o.externalId ?? null,
+    notes: o.notes ?? null,
+    originationCartId: o.originationCartId ?? null,
+    active: o.active,
+    customer: o.customer,
+    primarySalesRep: o.primarySalesRep ?? null,
+    takenBySalesRep: o.takenBySalesRep ?? null,
+    shippingDetails: o.shippingDetails ?? null,
+    items: items.map((i) => ({
+      sku: i.sku,
+      productName: i.productName,
+      quantity: i.quantity,
+      price: m(i.price).n,
+      priceFormatted: m(i.price).f,
+      subTotal: m(i.subTotal).n,
+      subTotalFormatted: m(i.subTotal).f,
+    })),
+    subtotal: m(o.subtotal).n,
+    subtotalFormatted: m(o.subtotal).f,
+    discountAmount: m(o.discountAmount).n,
+    discountAmountFormatted: m(o.discountAmount).f,
+    tax: m(o.tax).n,
+    taxFormatted: m(o.tax).f,
+    shippingTotal: m(o.shippingTotal).n,
+    shippingTotalFormatted: m(o.shippingTotal).f,
+    total: m(o.total).n,
+    totalFormatted: m(o.total).f,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
