@@ -19,6 +19,7 @@ import { gatewayFor } from '../integrations/payment-gateway.js';
 import { searchAttributes } from '../integrations/temporal.js';
 import type { CheckoutInput, CheckoutResult } from '../workflows/checkout-cart.js';
 import { findVisibleCustomer } from '../services/customers/visibility.js';
+import { findActivePaymentMethod } from '../services/payments/methods.js';
 import { findCart } from './carts.js';
 
 const s = (max: number) => yup.string().trim().max(max);
@@ -120,6 +121,7 @@ export const checkoutRoutes = [
       if (Object.keys(errors).length) throw AppError.validation(errors, 'The cart cannot be checked out.');
 
       let paymentProfileId = body.paymentProfileId ?? null;
+      if (paymentProfileId) await findActivePaymentMethod(em, orgId, cart.customerNumber, paymentProfileId);
       if (!paymentProfileId && body.payment) {
         const customer = await findVisibleCustomer(em, orgId, auth, cart.customerNumber);
         const card = body.payment.creditCard;

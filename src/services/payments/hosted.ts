@@ -11,9 +11,8 @@
  *   `hosted-<transactionSetupId>`, the saved card is unique per paymentProfileId, and the
  *   setup's status leaves `pending` once (conditional update). A duplicate or late callback
  *   therefore records nothing twice.
- * - An invoice (invoiceId or invoiceNumber) is resolved through a resolver the invoices module
- *   registers (`registerHostedInvoiceResolver`); without one, an invoiceId is kept as given and
- *   an invoiceNumber cannot be resolved (400).
+ * - An invoice (invoiceId or invoiceNumber) must be a payable invoice of the same customer
+ *   (src/services/invoices/invoices.ts `findPayableInvoice`), else 400 naming the field.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
@@ -22,25 +21,12 @@ import type { Config } from '../../config.js';
 import type { CallbackFields } from '../../domain/payments/callback-signature.js';
 import { HostedPaymentSetup } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
+import { findPayableInvoice } from '../invoices/invoices.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { log } from '../../logger.js';
 import { startOnce } from '../../integrations/temporal.js';
 import { gatewayFor } from '../../integrations/payment-gateway.js';
 import { savePaymentMethod } from './methods.js';
-
-export interface HostedInvoice {
-  invoiceId: string;
-  invoiceNumber: string;
-  customerNumber: string;
-  currencyCode: string;
-}
-type InvoiceResolver = (em: EntityManager, orgId: string, ref: { invoiceId?: string | null; invoiceNumber?: string | null }) => Promise<HostedInvoice | null>;
-let invoiceResolver: InvoiceResolver | null = null;
-
-/** The invoices module registers how an invoiceId/invoiceNumber resolves to a payable invoice of the organization. */
-export function registerHostedInvoiceResolver(fn: InvoiceResolver): void {
-  invoiceResolver = fn;
-}
 
 export const hostedWorkflowId = (transactionSetupId: string) => `hosted-payment-${transactionSetupId}`;
 
@@ -77,16 +63,11 @@ export async function startHostedSetup(
   let currency = input.currency;
   if (invoiceId || invoiceNumber) {
     const field = invoiceId ? 'invoiceId' : 'invoiceNumber';
-    if (invoiceResolver) {
-      const inv = await invoiceResolver(em, input.organizationId, { invoiceId, invoiceNumber });
-      if (!inv || inv.customerNumber !== input.customerNumber)
-        throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
-      invoiceId = inv.invoiceId;
-      invoiceNumber = inv.invoiceNumber;
-      currency = inv.currencyCode;
-    } else if (!invoiceId) {
-      throw AppError.field('invoiceNumber', 'Invoices cannot be looked up by number in this deployment; give invoiceId.');
-    }
+    const inv = await findPayableInvoice(em, input.organizationId, { invoiceId, invoiceNumber });
+    if (!inv || inv.customerNumber !== input.customerNumber) throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
+    invoiceId = inv.invoiceId;
+    invoiceNumber = inv.invoiceNumber;
+    currency = inv.currencyCode;
   }
   const amount = new Decimal(input.amount).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
   const saveCard = input.saveCard ?? (amount.isZero() || input.isDefault);
