@@ -181,8 +181,27 @@ export async function repToken(org: OrgFixture, repNumber: string): Promise<stri
   return signTestToken({ OrganizationId: org.organizationId, role: 'SalesRep', roles: ['SalesRep'], RepNumber: repNumber, kind: 'user', cv: 1, UserId: res.body.identityProviderUserId });
 }
 
-/** A Customer-role token for a real member user carrying the given commerce claims; the org must never have rotated credentials. */
+/** Associates a member user with customer `customerNumber`, creating the customer (and its price tier) when missing. */
+export async function associateCustomer(org: OrgFixture, userId: string, customerNumber: string, tier = 'Retail', currencyCode = 'USD'): Promise<void> {
+  const opts = { base: org.base, token: org.adminToken };
+  if ((await call('GET', `/api/customers/${encodeURIComponent(customerNumber)}`, opts)).status === 404) {
+    const t = await call('POST', '/api/organizations/price-tiers', { ...opts, body: { Name: tier, CurrencyCode: currencyCode } });
+    if (t.status !== 200 && t.status !== 409) throw new Error(`create price tier failed: ${t.status} ${t.text}`);
+    const body = { customerNumber, companyName: `Company ${customerNumber}`, companyEmail: `${uniq('c')}@example.com`, pricing: tier };
+    const c = await call('PUT', '/api/customers', { ...opts, body });
+    if (c.status !== 201 && c.status !== 200) throw new Error(`create customer failed: ${c.status} ${c.text}`);
+  }
+  const a = await call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: userId, CustomerNumber: customerNumber } });
+  if (a.status !== 200) throw new Error(`associate customer failed: ${a.status} ${a.text}`);
+}
+
+/**
+ * A Customer-role token for a real member user carrying the given commerce claims; the org must
+ * never have rotated credentials. Claims are re-checked per request, so the user is really
+ * associated with the customer (created when missing, in the claimed tier).
+ */
 export async function customerToken(org: OrgFixture, claims: { CustomerNumber?: string | null; PriceTier?: string | null; CurrencyCode?: string | null }): Promise<string> {
   const user = await createMemberUser(org);
+  if (claims.CustomerNumber) await associateCustomer(org, user.userId, claims.CustomerNumber, claims.PriceTier ?? 'Retail', claims.CurrencyCode ?? 'USD');
   return signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, UserId: user.userId, CustomerNumber: null, PriceTier: null, CurrencyCode: null, ...claims });
 }

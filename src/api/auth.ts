@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { signAccessToken, type Role } from '../http/auth.js';
 import { defineRoute, ok, noContent } from '../http/route.js';
 import { email, password, uuid, UUID_RE } from './schemas.js';
-import { commerceContext } from './context.js';
+import { commerceContext } from '../services/auth/claims.js';
 
 const AUTH_RESULT = 'Authentication result: AccessToken, TokenType (api-key), ExpiresIn';
 

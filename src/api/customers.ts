@@ -10,12 +10,11 @@ import { customerScope, findVisibleCustomer } from '../services/customers/visibi
 import * as yup from 'yup';
 import { type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
 import { updateCustomer, upsertCustomer, type CustomerStore, type UpsertOptions } from '../domain/customers/upsert.js';
-import { Customer, CustomerAddress, CustomerContact, UserCustomer } from '../entities/index.js';
+import { Customer, CustomerAddress, CustomerContact } from '../entities/index.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec, escapeLike } from '../http/paging.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
-import { registerContextResolver } from './context.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 import { countryCode, email } from './schemas.js';
 
@@ -378,10 +377,4 @@ priceTierHooks.inUse.push(async (em, orgId, name) => {
   return n ? `The price tier is used by ${n} customer(s); move them to another tier before deleting it.` : null;
 });
 
-registerContextResolver(async (em, orgId, userId) => {
-  const link = await em.findOne(UserCustomer, { organization: orgId, user: userId }, { populate: ['customer'] });
-  if (!link) return {};
-  const tier = await findPriceTier(em, orgId, link.customer.pricing);
-  return { CustomerNumber: link.customer.customerNumber, PriceTier: link.customer.pricing, CurrencyCode: tier?.currencyCode ?? null };
-});
 

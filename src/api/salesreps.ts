@@ -12,15 +12,9 @@ import type { Deps } from '../deps.js';
 import { parseList, type ListSpec } from '../http/paging.js';
 import { defineRoute, created, ok } from '../http/route.js';
 import { queueEmail } from '../integrations/temporal.js';
-import { registerContextResolver } from './context.js';
 import { orgOf } from './organizations.js';
 import { email, name, uuid } from './schemas.js';
 
-// A user's rep number and active flag in an organization feed the login role (SalesRep, or 401 when inactive).
-registerContextResolver(async (em, organizationId, userId) => {
-  const a = await em.findOne(OrganizationSalesRep, { organization: organizationId, salesRep: { user: userId } });
-  return a ? { repNumber: a.repNumber, repActive: a.active } : {};
-});
 
 const repNumber = () => yup.string().trim().min(1, '${path} must not be empty.').max(50);
 const roleName = () => yup.string().trim().matches(/^[A-Za-z][A-Za-z0-9_-]{0,49}$/, '${path} must be a role name such as SalesRep.');

@@ -10,6 +10,7 @@ import type Koa from 'koa';
 import type { Config } from '../config.js';
 import { API_KEY_PREFIX, sha256 } from '../domain/auth/secrets.js';
 import { AppError } from '../errors.js';
+import { liveClaims } from '../services/auth/claims.js';
 
 export type Role = 'Admin' | 'Customer' | 'SalesRep' | 'Super';
 
@@ -84,23 +85,32 @@ function readPresented(ctx: Koa.Context): string | null {
 }
 
 /**
- * A user token stays valid only while its role does: a user removed from the organization,
- * an admin whose role was taken away, or a deactivated or removed sales rep gets 401 at once
- * instead of at the token's expiry. One indexed query per user-token request.
+ * A user token stays valid only while its role does, and carries the user's claims as they are
+ * now (DESIGN "Security decisions"): a user removed from the organization, an admin whose role
+ * was taken away, or a deactivated or removed sales rep gets 401 at once; a re-associated user
+ * acts for the new customer (and no longer for the old one), a changed rep number or Super flag
+ * applies at once. One indexed query per user-token request.
  */
-async function assertStillEntitled(em: EntityManager, organizationId: string, userId: string, role: Principal['role']): Promise<void> {
+async function currentPrincipal(em: EntityManager, claims: TokenClaims & { sub?: string }, userId: string): Promise<Principal> {
   if (!UUID.test(userId)) throw AppError.unauthorized('The token is invalid.');
-  const rows = await em.getConnection().execute<{ is_admin: boolean; rep_active: boolean }[]>(
-    `select m.is_admin,
-            exists (select 1 from organization_sales_rep osr join sales_rep sr on sr.id = osr.sales_rep_id
-                    where osr.organization_id = m.organization_id and sr.user_id = m.user_id and osr.active) as rep_active
-       from organization_member m where m.organization_id = ? and m.user_id = ?`,
-    [organizationId, userId],
-  );
-  const m = rows[0];
-  if (!m) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
-  if (role === 'Admin' && !m.is_admin) throw AppError.unauthorized('The administrator role was removed; log in again.');
-  if (role === 'SalesRep' && !m.rep_active) throw AppError.unauthorized('This sales rep is inactive or was removed.');
+  const live = await liveClaims(em, claims.OrganizationId, userId);
+  if (!live) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
+  if (claims.role === 'Admin' && !live.isAdmin) throw AppError.unauthorized('The administrator role was removed; log in again.');
+  if (claims.role === 'SalesRep' && !(live.repNumber && live.repActive)) throw AppError.unauthorized('This sales rep is inactive or was removed.');
+  // Tier and currency stay as issued while the customer is the same one; another customer brings its own.
+  const sameCustomer = live.customerNumber !== null && live.customerNumber === (claims.CustomerNumber ?? null);
+  return {
+    kind: 'user',
+    subject: claims.sub ?? '',
+    userId,
+    organizationId: claims.OrganizationId,
+    role: claims.role,
+    isSuper: live.isSuper,
+    customerNumber: live.customerNumber,
+    priceTier: sameCustomer ? (claims.PriceTier ?? live.priceTier) : live.priceTier,
+    currencyCode: sameCustomer ? (claims.CurrencyCode ?? live.currencyCode) : live.currencyCode,
+    repNumber: live.repNumber,
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -139,7 +149,7 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, config: 
     throw AppError.unauthorized('The token is invalid.');
   const current = await versions.get(em, claims.OrganizationId);
   if (current === null || current !== claims.cv) throw AppError.unauthorized('The token was issued before the credentials were rotated.');
-  if (claims.kind === 'user' && claims.UserId) await assertStillEntitled(em, claims.OrganizationId, claims.UserId, claims.role);
+  if (claims.kind === 'user' && claims.UserId) return currentPrincipal(em, claims, claims.UserId);
   return {
     kind: claims.kind === 'user' ? 'user' : 'client',
     subject: claims.sub ?? '',
