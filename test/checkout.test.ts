@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { call, createOrg, SANDBOX_API, stack, waitForMail, type OrgFixture } from './helpers';
+import { call, createOrg, SANDBOX_API, saveCard, stack, waitForMail, type OrgFixture } from './helpers';
 import { customerWithProduct } from './matrix-fixtures';
 
 jest.setTimeout(120_000);
@@ -62,12 +62,7 @@ describe('complete-checkout', () => {
 
   test('when a saved paymentProfileId is used, then it is charged once', async () => {
     const { customerNumber, id } = await readyCart(1, 40);
-    const prof = await fetch(`${stack.urls.provider}/direct/customer-profiles`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.production.PAYMENT_PROVIDER_API_KEY}` },
-      body: JSON.stringify({ customerNumber, card: { number: '4111111111111111', expMonth: 12, expYear: new Date().getFullYear() + 2, cvv: '123' } }),
-    });
-    const { paymentProfileId } = (await prof.json()) as { paymentProfileId: string };
+    const paymentProfileId = await saveCard(org, customerNumber);
     const res = await checkout(customerNumber, id, { paymentProfileId });
     expect(res.status).toBe(200);
     const charges = (await ledger(`checkout-${id}`)).filter((e) => e.kind === 'charge');

@@ -184,6 +184,14 @@ export async function repToken(org: OrgFixture, repNumber: string): Promise<stri
 /** Associates a member user with customer `customerNumber`, creating the customer (and its price tier) when missing. */
 export async function associateCustomer(org: OrgFixture, userId: string, customerNumber: string, tier = 'Retail', currencyCode = 'USD'): Promise<void> {
   const opts = { base: org.base, token: org.adminToken };
+  await ensureCustomer(org, customerNumber, tier, currencyCode);
+  const a = await call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: userId, CustomerNumber: customerNumber } });
+  if (a.status !== 200) throw new Error(`associate customer failed: ${a.status} ${a.text}`);
+}
+
+/** Creates customer `customerNumber` (and its price tier) unless it exists. */
+export async function ensureCustomer(org: OrgFixture, customerNumber: string, tier = 'Retail', currencyCode = 'USD'): Promise<void> {
+  const opts = { base: org.base, token: org.adminToken };
   if ((await call('GET', `/api/customers/${encodeURIComponent(customerNumber)}`, opts)).status === 404) {
     const t = await call('POST', '/api/organizations/price-tiers', { ...opts, body: { Name: tier, CurrencyCode: currencyCode } });
     if (t.status !== 200 && t.status !== 409) throw new Error(`create price tier failed: ${t.status} ${t.text}`);
@@ -191,8 +199,26 @@ export async function associateCustomer(org: OrgFixture, userId: string, custome
     const c = await call('PUT', '/api/customers', { ...opts, body });
     if (c.status !== 201 && c.status !== 200) throw new Error(`create customer failed: ${c.status} ${c.text}`);
   }
-  const a = await call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: userId, CustomerNumber: customerNumber } });
-  if (a.status !== 200) throw new Error(`associate customer failed: ${a.status} ${a.text}`);
+}
+
+/** Saves a card on file for the customer through the API (ProviderDirect) and returns its paymentProfileId. */
+export async function saveCard(org: OrgFixture, customerNumber: string, cardNumber = '4111111111111111'): Promise<string> {
+  const res = await call('POST', '/api/payments/payment-methods', {
+    base: org.base,
+    token: org.adminToken,
+    body: {
+      customerNumber,
+      emailAddress: 'buyer@example.com',
+      cardNumber,
+      expirationMonth: '12',
+      expirationYear: String(new Date().getFullYear() + 2),
+      cardCode: '123',
+      paymentProvider: 'ProviderDirect',
+      billingAddress: { firstName: 'Ada', lastName: 'Buyer', address1: '1 Main St', city: 'Springfield', zipCode: '62701', country: 'US' },
+    },
+  });
+  if (res.status !== 201) throw new Error(`save card failed: ${res.status} ${res.text}`);
+  return res.body.paymentMethod.paymentProfileId;
 }
 
 /**

@@ -1,20 +1,10 @@
-import { call, createOrg, stack, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, ensureCustomer, saveCard, stack, uniq, type OrgFixture } from './helpers';
 import { invoiceBody } from './matrix-fixtures';
 
 /** Invoice payments by card on file: charged and refunded through the provider sandbox, proven by its ledger. */
 const PROVIDER = stack.urls.provider;
 const KEY = stack.env.production.PAYMENT_PROVIDER_API_KEY;
 
-async function providerProfile(card: string): Promise<string> {
-  const res = await fetch(`${PROVIDER}/direct/customer-profiles`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-    body: JSON.stringify({ customerNumber: uniq('C'), email: 'ap@example.com', card: { number: card, expMonth: '12', expYear: '2031', cvv: '123' }, billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' } }),
-  });
-  const body = (await res.json()) as { paymentProfileId: string };
-  if (res.status !== 201) throw new Error(`profile failed: ${res.status} ${JSON.stringify(body)}`);
-  return body.paymentProfileId;
-}
 
 interface LedgerEntry {
   kind: string;
@@ -34,16 +24,22 @@ describe('invoice card payments through the provider', () => {
     org = await createOrg();
   });
 
-  async function issuedInvoice(): Promise<{ id: string; invoiceNumber: string }> {
+  async function issuedInvoice(): Promise<{ id: string; invoiceNumber: string; customerNumber: string }> {
     const created = await call('POST', '/api/invoices', { token: org.adminToken, body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }) });
     expect(created.status).toBe(201);
     expect((await call('POST', `/api/invoices/${created.body.id}/issue`, { token: org.adminToken })).status).toBe(200);
-    return created.body;
+    return { ...created.body, customerNumber: created.body.customer.customerNumber };
+  }
+
+  /** A card saved on file for the invoice's customer (a paymentProfileId must be one of the customer's saved cards). */
+  async function providerProfile(inv: { customerNumber: string }, card: string): Promise<string> {
+    await ensureCustomer(org, inv.customerNumber);
+    return saveCard(org, inv.customerNumber, card);
   }
 
   test('when an invoice is paid with a card on file, then it is Paid, one charge is in the provider ledger, and a replay with the same Idempotency-Key charges nothing more', async () => {
     const inv = await issuedInvoice();
-    const profile = await providerProfile('4111111111111111');
+    const profile = await providerProfile(inv, '4111111111111111');
     const key = uniq('pay-');
     const body = { amount: 99.99, currencyCode: 'USD', method: 'Card', paymentDate: '2026-02-01T00:00:00.000Z', paymentProfileId: profile };
     const paid = await call('POST', `/api/invoices/${inv.id}/payments`, { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
@@ -60,7 +56,7 @@ describe('invoice card payments through the provider', () => {
 
   test('when a card payment is refunded, then the provider records the refund and the invoice balance reopens', async () => {
     const inv = await issuedInvoice();
-    const profile = await providerProfile('5555555555554444');
+    const profile = await providerProfile(inv, '5555555555554444');
     const paid = await call('POST', `/api/invoices/${inv.id}/payments`, {
       token: org.adminToken,
       body: { amount: 99.99, currencyCode: 'USD', method: 'Card', paymentDate: '2026-02-01T00:00:00.000Z', paymentProfileId: profile },
