@@ -1,13 +1,12 @@
 /**
  * Checkout activities. Temporal runs each at least once, so each is idempotent by a key:
- * reserveOrderNumber by the cart (the number is stored on the cart), chargeProfile by the
- * provider idempotency key `checkout-<cartId>`, createOrder by originationCartId (unique per
- * organization; the order insert and closing the cart are one transaction), voidCharge by
- * `void-checkout-<cartId>`.
+ * reserveOrderNumber by the cart (the number is stored on the cart), createOrder by
+ * originationCartId (unique per organization; the order insert and closing the cart are one
+ * transaction). The charge and its void are payment activities (src/activities/payments.ts),
+ * keyed `checkout-<cartId>` and `void-checkout-<cartId>`.
  */
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../invoices/from-order.js';
-import { ApplicationFailure } from '@temporalio/common';
 import { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
 import { minorUnitDigits, roundMoney } from '../domain/pricing/index.js';
@@ -15,7 +14,7 @@ import { Cart, Customer, Order, OrderItem, OrganizationSalesRep } from '../entit
 import type { OrderAddress } from '../entities/Order.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 import { nextOrderNumber } from '../orders/numbers.js';
-import { gatewayFor } from '../payments/gateway.js';
+import { mapped } from './failures.js';
 
 export interface CheckoutInput {
   organizationId: string;
@@ -32,7 +31,6 @@ export interface Prepared {
   currency: string;
   /** Set when the order already exists (a finished checkout re-run). */
   existingOrderId: string | null;
-  pauseAfterChargeMs: number;
 }
 
 const cartAddressToOrder = (a: Record<string, unknown> | null | undefined): OrderAddress | null =>
@@ -47,15 +45,6 @@ const cartAddressToOrder = (a: Record<string, unknown> | null | undefined): Orde
       }
     : null;
 
-/** Maps client-visible failures to non-retryable Temporal failures (type = AppError kind). */
-async function mapped<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof AppError && e.kind !== 'unavailable' && e.kind !== 'internal') throw ApplicationFailure.nonRetryable(e.message, e.kind);
-    throw e;
-  }
-}
 
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
@@ -75,7 +64,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           await tem.populate(cart, ['items']);
           const amount = cart.items.getItems().reduce((s, i) => s.plus(roundMoney(i.lineTotal, cart.currencyCode)), new Decimal(0));
           if (existing)
-            return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id, pauseAfterChargeMs: 0 };
+            return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
           if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await nextOrderNumber(tem, input.organizationId);
@@ -84,23 +73,8 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             amount: amount.toFixed(minorUnitDigits(cart.currencyCode)),
             currency: cart.currencyCode,
             existingOrderId: null,
-            pauseAfterChargeMs: deps.config.checkoutPauseAfterChargeMs,
           };
         });
-      });
-    },
-
-    async chargeProfile(input: { organizationId: string; paymentProfileId: string; amount: string; currency: string; idempotencyKey: string; reference: string }) {
-      return mapped(async () => {
-        const gw = await gatewayFor(deps.orm.em.fork(), deps.config, input.organizationId);
-        return gw.chargeProfile(input);
-      });
-    },
-
-    async voidCharge(input: { organizationId: string; chargeId: string; idempotencyKey: string }): Promise<void> {
-      return mapped(async () => {
-        const gw = await gatewayFor(deps.orm.em.fork(), deps.config, input.organizationId);
-        await gw.void(input);
       });
     },
 
