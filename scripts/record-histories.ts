@@ -2,8 +2,8 @@
  * npm run histories:record: records fresh workflow histories for the replay test.
  * Starts the test stack, runs the workflow test files (RECORD_FILES, space-separated, to choose
  * others), starts one benchNoop, then writes up to two closed executions of every workflow type
- * (different close statuses first) from both namespaces to test/histories/<type>-<n>.json, in the
- * JSON format of `temporal workflow show --output json`. Every exported workflow must end up with
+ * (different close statuses first) from both namespaces to test/histories/<type>-<n>.json, as JSON
+ * (protobufjs' object form of the History). Every exported workflow must end up with
  * a history; the script fails otherwise. Check the files in with the workflow change.
  */
 import '../src/compat/node20.js';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { temporal } from '@temporalio/proto';
 import * as workflows from '../src/workflows/index.js';
 import { startStack } from './lib/stack.js';
 
@@ -24,6 +24,13 @@ const FILES = (
   'test/checkout.test.ts test/invoice-card-payments.test.ts test/hosted-late-approval.test.ts test/invoice-issuance.test.ts test/images.test.ts test/email-workflow.test.ts'
 ).split(/\s+/);
 const PER_TYPE = 2;
+
+/**
+ * The history as protobufjs' plain object (enum names, 64-bit numbers and bytes as strings);
+ * test/replay.test.ts reads it back with History.fromObject. (historyToJSON of
+ * @temporalio/common fails in this install: two protobufjs copies disagree on `Type`.)
+ */
+const toJson = (h: temporal.api.history.v1.IHistory) => temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String });
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-histories-'));
@@ -58,7 +65,7 @@ async function main(): Promise<number> {
         const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
         written[wf.type] = n + 1;
         const file = path.join(OUT, `${wf.type}-${n + 1}.json`);
-        writeFileSync(file, historyToJSON(history) + '\n');
+        writeFileSync(file, JSON.stringify(toJson(history), null, 1) + '\n');
         say(`${path.relative(ROOT, file)}: ${wf.workflowId} (${namespace}, ${wf.status.name})`);
       }
     }

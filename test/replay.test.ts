@@ -1,6 +1,6 @@
 /**
  * Replay test: every recorded history under test/histories/ (JSON as written by
- * `npm run histories:record`, or `temporal workflow show --output json`) is replayed against
+ * `npm run histories:record`: protobufjs' object form of the History) is replayed against
  * today's workflow code with Worker.runReplayHistories. A change that alters the commands a
  * recorded execution produced (an activity added, removed or reordered, a timer changed without
  * `patched()`) fails here, before it can break running workflows in production.
@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import * as workflows from '../src/workflows/index';
 
@@ -33,7 +34,7 @@ test('when every recorded history is replayed against the current workflow code,
     logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => console.error(m) },
   });
   const failures: string[] = [];
-  const histories = files.map((f) => ({ workflowId: f, history: load(f) }));
+  const histories = files.map((f) => ({ workflowId: f, history: temporal.api.history.v1.History.fromObject(load(f)) }));
   for await (const r of Worker.runReplayHistories({ workflowBundle, replayName: 'replay-test' }, histories)) {
     if (r.error) failures.push(`${r.workflowId}: ${r.error.message}`);
   }
