@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
 import * as workflows from '../src/workflows/index.js';
 import { startStack } from './lib/stack.js';
 
@@ -30,7 +32,7 @@ const PER_TYPE = 2;
  * test/replay.test.ts reads it back with History.fromObject. (historyToJSON of
  * @temporalio/common fails in this install: two protobufjs copies disagree on `Type`.)
  */
-const toJson = (h: temporal.api.history.v1.IHistory) => temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String });
+const toJson = (h: proto.temporal.api.history.v1.IHistory) => temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String });
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-histories-'));
