@@ -1,39 +1,55 @@
-/** Worker process: one Temporal worker per task queue (commerce, media, imports), sharing one workflow bundle. */
+/**
+ * Worker process: one Temporal worker per task queue (commerce, media, imports). Each registers
+ * only its own queue's workflows (the pre-built bundle of src/workflows/<queue>.ts) and
+ * activities (createQueueActivities). A queue with neither, or with concurrency 0, gets no worker.
+ */
 import './src/compat/node20.js';
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { createActivities } from './src/activities/index.js';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createQueueActivities, TASK_QUEUES, type TaskQueueName } from './src/activities/index.js';
+import { faultInjection, parseFaultRules, retryVisibility } from './src/activities/interceptors.js';
 import { loadConfig, taskQueue } from './src/config.js';
 import { openOrm } from './src/db.js';
 import { configureLogger, log } from './src/logger.js';
 import { createStorage } from './src/integrations/storage.js';
+import { loadBundle } from './src/worker/bundles.js';
+
+async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
+  const mod = (await import(`./src/workflows/${queue}.js`)) as Record<string, unknown>;
+  return Object.values(mod).some((v) => typeof v === 'function');
+}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-worker' : 'worker');
   configureLogger({ level: config.logLevel, service: config.serviceName });
   const orm = await openOrm(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('./src/workflows/index.js', import.meta.url)),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m) => log.warn(m), error: (m) => log.error(m) },
-  });
   const storage = createStorage(config);
   await storage.ensureBucket();
-  const activities = createActivities({ orm, config, storage });
-  const queues = (['commerce', 'media', 'imports'] as const).filter((q) => config.workerConcurrency[q] > 0);
-  const workers = await Promise.all(
-    queues.map((q) =>
-      Worker.create({
+  const activitiesByQueue = createQueueActivities({ orm, config, storage });
+  const testHooks = process.env.ENABLE_TEST_HOOKS === 'true';
+  const faults = testHooks && process.env.FAULT_INJECTION ? parseFaultRules(process.env.FAULT_INJECTION) : [];
+  if (faults.length) log.warn('fault injection enabled (test hook)', { rules: faults });
+  const production = process.env.NODE_ENV === 'production';
+  const workers: Worker[] = [];
+  for (const q of TASK_QUEUES) {
+    if (config.workerConcurrency[q] <= 0) continue;
+    const activities = activitiesByQueue[q];
+    const hasWorkflows = await queueHasWorkflows(q);
+    if (!hasWorkflows && Object.keys(activities).length === 0) continue;
+    workers.push(
+      await Worker.create({
         connection,
         namespace: config.temporal.namespace,
         taskQueue: taskQueue(config, q),
-        workflowBundle,
+        ...(hasWorkflows ? { workflowBundle: await loadBundle(q, production) } : {}),
         activities,
+        interceptors: { activity: faults.length ? [retryVisibility, faultInjection(faults)] : [retryVisibility] },
         maxConcurrentActivityTaskExecutions: config.workerConcurrency[q],
         maxConcurrentWorkflowTaskExecutions: Math.max(2, config.workerConcurrency[q]),
       }),
-    ),
-  );
+    );
+  }
+  const queues = workers.map((w) => w.options.taskQueue);
   log.info('worker ready', { namespace: config.temporal.namespace, queues });
   const stop = () => workers.forEach((w) => w.shutdown());
   process.on('SIGTERM', stop);

@@ -50,7 +50,6 @@ export interface Config {
   /** Hosted-payment setup expiry; 10 minutes by contract, shortened in tests. */
   hostedPaymentExpirySeconds: number;
   /** Test-only: a workflow sleep between the checkout charge and the order write (0 = none). */
-  checkoutPauseAfterChargeMs: number;
   /** How long complete-checkout waits for the checkout workflow's result. */
   checkoutWaitMs: number;
   /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
@@ -123,7 +122,6 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       imports: int('WORKER_CONCURRENCY_IMPORTS', 2),
     },
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
-    checkoutPauseAfterChargeMs: int('CHECKOUT_PAUSE_AFTER_CHARGE_MS', 0),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
     invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],

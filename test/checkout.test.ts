@@ -1,17 +1,11 @@
 /**
  * Checkout over HTTP against the real stack: workflow checkout-<cartId>, provider sandbox
- * ledger, SMTP catcher. The worker-crash test kills the stack's sandbox worker, runs the
- * checkout on workers it spawns itself and, in afterAll, leaves one normal worker running
- * (its pid is written to stack.extraPidsFile so the stack stops it at the end of the run).
+ * ledger, SMTP catcher. The worker-crash tests are in test/crash.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
-import path from 'node:path';
-import { call, createOrg, SANDBOX_API, saveCard, stack, waitForMail, type OrgFixture } from './helpers';
+import { call, createOrg, stack, waitForMail, type OrgFixture } from './helpers';
 import { customerWithProduct } from './matrix-fixtures';
 
 jest.setTimeout(120_000);
-const st = stack as typeof stack & { pids?: Record<string, number>; distDir?: string; extraPidsFile?: string };
 let org: OrgFixture;
 beforeAll(async () => {
   org = await createOrg();
@@ -110,80 +104,4 @@ describe('complete-checkout', () => {
     expect(r4.body.errors.items[0]).toContain(sku);
     expect((await checkout(customerNumber, '00000000-0000-4000-8000-000000000000', { payment: card() })).status).toBe(404);
   });
-});
-
-/**
- * Runs in the sandbox environment (its own API, worker and Temporal namespace), so killing that
- * worker cannot delay workflows that other test files, running in parallel, wait for.
- */
-describe('worker crash between charge and order', () => {
-  const spawned: ChildProcess[] = [];
-  let sb: OrgFixture;
-  beforeAll(async () => {
-    sb = await createOrg({ base: SANDBOX_API });
-  });
-  const S = () => ({ base: sb.base, token: sb.adminToken });
-  const startWorker = (extraEnv: Record<string, string>, name: string) => {
-    const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
-      env: { ...process.env, ...stack.env.sandbox, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += String(d)));
-    child.stderr.on('data', (d) => (out += String(d)));
-    spawned.push(child);
-    const ready = new Promise<void>((resolve, reject) => {
-      const t = setInterval(() => {
-        if (out.includes('"worker ready"')) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 100);
-      child.on('exit', (c) => {
-        clearInterval(t);
-        reject(new Error(`${name} exited ${c}: ${out.slice(-2000)}`));
-      });
-    });
-    return { child, ready };
-  };
-
-  afterAll(async () => {
-    // Leave exactly one normal sandbox worker running for later test files.
-    for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox }, stdio: 'ignore', detached: true });
-    keep.unref();
-    appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
-    await new Promise((r) => setTimeout(r, 3000));
-  });
-
-  test('when the worker is SIGKILLed after the charge, then a new worker finishes with exactly one charge and one order', async () => {
-    const { customerNumber, sku } = await customerWithProduct(sb, { price: 12.5 });
-    const c = await call('POST', `/api/carts/${customerNumber}`, { ...S(), body: { customerNumber, sku, quantity: 2, orderType: 'Standard' } });
-    const id = c.body.shoppingCartId as string;
-    await call('PUT', `/api/carts/${customerNumber}/${id}/shipping`, { ...S(), body: { customerNumber, shippingAddress: address } });
-    // Stop the sandbox stack's worker so only our pausing worker picks up the checkout.
-    const stackWorker = st.pids!['worker-sandbox'];
-    try {
-      process.kill(stackWorker, 'SIGKILL');
-    } catch {
-      /* already replaced by an earlier run of this file */
-    }
-    const pausing = startWorker({ CHECKOUT_PAUSE_AFTER_CHARGE_MS: '4000' }, 'pausing worker');
-    await pausing.ready;
-    const pending = call('POST', `/api/carts/${customerNumber}/${id}/complete-checkout`, { ...S(), body: { customerNumber, channel: 'Web', payment: card() } });
-    const deadline = Date.now() + 30_000;
-    while ((await ledger(`checkout-${id}`)).filter((e) => e.kind === 'charge').length === 0) {
-      if (Date.now() > deadline) throw new Error('charge never happened');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    pausing.child.kill('SIGKILL');
-    const normal = startWorker({}, 'replacement worker');
-    await normal.ready;
-    const res = await pending;
-    expect(res.status).toBe(200);
-    expect((await ledger(`checkout-${id}`)).filter((e) => e.kind === 'charge')).toHaveLength(1);
-    const f = encodeURIComponent(JSON.stringify([{ field: 'customerNumber', operator: 'equals', value: customerNumber }]));
-    expect((await call('GET', `/api/orders?filters=${f}`, S())).body.totalRecords).toBe(1);
-    expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
-  }, 90_000);
 });

@@ -1,13 +1,12 @@
 /**
  * Checkout activities. Temporal runs each at least once, so each is idempotent by a key:
- * reserveOrderNumber by the cart (the number is stored on the cart), chargeProfile by the
- * provider idempotency key `checkout-<cartId>`, createOrder by originationCartId (unique per
- * organization; the order insert and closing the cart are one transaction), voidCharge by
- * `void-checkout-<cartId>`.
+ * reserveOrderNumber by the cart (the number is stored on the cart), createOrder by
+ * originationCartId (unique per organization; the order insert and closing the cart are one
+ * transaction). The charge and its void are payment activities (src/activities/payments.ts),
+ * keyed `checkout-<cartId>` and `void-checkout-<cartId>`.
  */
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
-import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { orderTotals } from '../domain/orders/totals.js';
@@ -16,7 +15,7 @@ import { Cart, Customer, Order } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { nextOrderNumber } from '../services/orders/numbers.js';
 import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
-import { gatewayFor } from '../integrations/payment-gateway.js';
+import { mapped } from './failures.js';
 
 export interface CheckoutInput {
   organizationId: string;
@@ -33,18 +32,8 @@ export interface Prepared {
   currency: string;
   /** Set when the order already exists (a finished checkout re-run). */
   existingOrderId: string | null;
-  pauseAfterChargeMs: number;
 }
 
-/** Maps client-visible failures to non-retryable Temporal failures (type = AppError kind). */
-async function mapped<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof AppError && e.kind !== 'unavailable' && e.kind !== 'internal') throw ApplicationFailure.nonRetryable(e.message, e.kind);
-    throw e;
-  }
-}
 
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
@@ -64,7 +53,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           await tem.populate(cart, ['items']);
           const amount = orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total;
           if (existing)
-            return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id, pauseAfterChargeMs: 0 };
+            return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
           if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await nextOrderNumber(tem, input.organizationId);
@@ -73,23 +62,8 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             amount: amount.toFixed(minorUnitDigits(cart.currencyCode)),
             currency: cart.currencyCode,
             existingOrderId: null,
-            pauseAfterChargeMs: deps.config.checkoutPauseAfterChargeMs,
           };
         });
-      });
-    },
-
-    async chargeProfile(input: { organizationId: string; paymentProfileId: string; amount: string; currency: string; idempotencyKey: string; reference: string }) {
-      return mapped(async () => {
-        const gw = await gatewayFor(deps.orm.em.fork(), deps.config, input.organizationId);
-        return gw.chargeProfile(input);
-      });
-    },
-
-    async voidCharge(input: { organizationId: string; chargeId: string; idempotencyKey: string }): Promise<void> {
-      return mapped(async () => {
-        const gw = await gatewayFor(deps.orm.em.fork(), deps.config, input.organizationId);
-        await gw.void(input);
       });
     },
 

@@ -5,6 +5,7 @@ import { createBenchActivities } from './bench.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
+import { createInvoicePaymentActivities } from './invoice-payments.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
 
@@ -14,14 +15,24 @@ export interface ActivityDeps {
   storage: Storage;
 }
 
-/** All activities, built from their dependencies (the worker calls this once). */
-export function createActivities(deps: ActivityDeps) {
+export const TASK_QUEUES = ['commerce', 'media', 'imports'] as const;
+export type TaskQueueName = (typeof TASK_QUEUES)[number];
+
+/**
+ * The activities each task queue's worker registers (the worker calls this once). A queue's
+ * workflows live in src/workflows/<queue>.ts; add its activities here with one spread.
+ */
+export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName, Record<string, unknown>> {
   return {
-    ...createBenchActivities(),
-    ...createEmailActivities(deps),
-    ...createCheckoutActivities(deps),
-    ...createImageActivities(deps),
-    ...createInvoiceActivities(deps),
-    ...createPaymentActivities(deps),
+    commerce: {
+      ...createBenchActivities(),
+      ...createEmailActivities(deps),
+      ...createCheckoutActivities(deps),
+      ...createInvoiceActivities(deps),
+      ...createPaymentActivities(deps),
+      ...createInvoicePaymentActivities(deps),
+    },
+    media: { ...createImageActivities(deps) },
+    imports: {},
   };
 }

@@ -9,13 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
-import { checkRefundAmount } from '../domain/invoices/money.js';
 import { roundMoney } from '../domain/pricing/index.js';
 import { Invoice, InvoicePayment } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
-import { gatewayFor } from '../integrations/payment-gateway.js';
 import { startOnce } from '../integrations/temporal.js';
+import type { InvoiceCardPaymentInput } from '../workflows/invoice-payments.js';
+import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget, type RefundInput } from '../services/invoices/card-payments.js';
+import { runWorkflow } from '../workflow-runs.js';
 import {
   assertMayInvoice,
   createInvoice,
@@ -121,7 +122,9 @@ const paymentSchema = yup.object({
 const refundSchema = yup.object({ amount: yup.number().required(), paymentId: uuid().nullable(), reason: yup.string().trim().max(500).nullable() });
 const discountBody = yup.object(discountFields);
 
-const idempotencyKey = (header: string | undefined, scope: string) => (header && header.trim() ? `${scope}:${header.trim().slice(0, 200)}` : `${scope}:${randomUUID()}`);
+/** `<scope>:<Idempotency-Key>`; without the header `<scope>:<derived>` when given (card money), else a fresh key. */
+const idempotencyKey = (header: string | undefined, scope: string, derived?: string) =>
+  header && header.trim() ? `${scope}:${header.trim().slice(0, 200)}` : `${scope}:${derived ?? randomUUID()}`;
 
 const invoiceDoc = 'invoice: id, organizationId, orderId, orderNumber, invoiceNumber, externalId, status, invoiceDate, dueDate, terms, currencyCode, poNumber, notes, customer, primarySalesRep, items, payments, refunds, discount, subtotal, discountAmount, tax, total, amountPaid, balance (+ ...Formatted)';
 const WRITE = ['Admin', 'SalesRep'] as const;
@@ -252,13 +255,42 @@ export const invoiceRoutes = [
       const inv = await findInvoice(em, orgId, params.invoiceId, auth);
       if (body.paymentProfileId) await findActivePaymentMethod(em, orgId, inv.customerNumber, body.paymentProfileId);
       const amount = new Decimal(body.amount).toFixed();
+      const status = body.status ?? 'Completed';
+      if (body.paymentProfileId && status === 'Completed') {
+        // Card money moves only in the payInvoiceByCard workflow (charge, then record, crash-safe).
+        // Without an Idempotency-Key the key is derived from the invoice, the amount and what was paid so far.
+        const key = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-payment:${inv.id}`, `${amount}:${new Decimal(inv.amountPaid).toFixed()}`);
+        if (!(await em.findOne(InvoicePayment, { organizationId: orgId, idempotencyKey: key }))) checkPayment(inv, { amount, currencyCode: body.currencyCode });
+        const input: InvoiceCardPaymentInput = {
+          organizationId: orgId,
+          invoiceId: inv.id,
+          amount,
+          currencyCode: body.currencyCode,
+          paymentProfileId: body.paymentProfileId,
+          paymentDate: new Date(body.paymentDate).toISOString(),
+          reference: body.reference ?? null,
+          notes: body.notes ?? null,
+          cardType: body.cardType ?? null,
+          last4Digits: body.last4Digits ?? null,
+          idempotencyKey: key,
+        };
+        await runWorkflow(deps.temporal, deps.config, {
+          workflowType: 'payInvoiceByCard',
+          workflowId: `invoice-payment-${key}`,
+          args: [input],
+          keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
+          waitMs: deps.config.checkoutWaitMs,
+          what: 'The card payment',
+        });
+        return ok(await reload(em, orgId, inv.id));
+      }
       const key = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-payment:${inv.id}`);
-      const input = {
+      const result = await recordInvoicePayment(em, {
         organizationId: orgId,
         invoiceId: inv.id,
         amount,
         currencyCode: body.currencyCode,
-        method: body.method,
+        method: body.paymentProfileId ? 'Card' : body.method,
         paymentDate: new Date(body.paymentDate),
         reference: body.reference ?? null,
         notes: body.notes ?? null,
@@ -266,27 +298,8 @@ export const invoiceRoutes = [
         cardType: body.cardType ?? null,
         last4Digits: body.last4Digits ?? null,
         idempotencyKey: key,
-        status: body.status ?? 'Completed',
-      };
-      let providerChargeId: string | null = null;
-      let gateway: Awaited<ReturnType<typeof gatewayFor>> | null = null;
-      if (body.paymentProfileId && input.status === 'Completed') {
-        const already = await em.findOne(InvoicePayment, { organizationId: orgId, idempotencyKey: key });
-        if (!already) {
-          checkPayment(inv, input);
-          gateway = await gatewayFor(em, deps.config, orgId);
-          const charge = await gateway.chargeProfile({ paymentProfileId: body.paymentProfileId, amount: roundMoney(amount, inv.currencyCode).toFixed(), currency: inv.currencyCode, idempotencyKey: key, reference: inv.invoiceNumber });
-          providerChargeId = charge.chargeId;
-        }
-      }
-      let result;
-      try {
-        result = await recordInvoicePayment(em, { ...input, method: body.paymentProfileId ? 'Card' : body.method, providerChargeId });
-      } catch (e) {
-        // The charge went through but the payment could not be recorded (e.g. a concurrent payment took the balance): void it.
-        if (gateway && providerChargeId) await gateway.void({ chargeId: providerChargeId, idempotencyKey: `void:${key}` }).catch(() => undefined);
-        throw e;
-      }
+        status,
+      });
       if (result.status === 'Paid') await signalInvoiceClosed(deps.temporal, inv.id);
       return ok(await reload(em, orgId, inv.id));
     },
@@ -302,49 +315,26 @@ export const invoiceRoutes = [
     responses: { 200: `${invoiceDoc}: the updated invoice`, 400: 'Invalid amount, payment not refundable, or the invoice state forbids it', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such invoice or payment' },
     async handler({ em, deps, orgId, auth, params, body, ctx }) {
       const inv = await findInvoice(em, orgId, params.invoiceId, auth);
-      const c = inv.currencyCode;
       const amount = new Decimal(body.amount);
-      const refundId = randomUUID();
-      const key = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-refund:${inv.id}`);
-      const check = (i: Invoice, p: InvoicePayment | null) => {
-        const paidAfter = new Decimal(i.amountPaid).minus(amount);
-        must(i.status, { type: 'refund', paidAfterIsZero: paidAfter.lte(0) });
-        const refundable = p ? new Decimal(p.amount).minus(p.refundedAmount) : new Decimal(i.amountPaid);
-        const err = checkRefundAmount(amount, Decimal.min(refundable, i.amountPaid), c);
-        if (err) throw AppError.field('amount', err);
-      };
-      let payment: InvoicePayment | null = null;
-      if (body.paymentId) {
-        payment = await em.findOne(InvoicePayment, { id: body.paymentId, invoice: inv.id });
-        if (!payment) throw AppError.notFound('Payment');
-        if (payment.status !== 'Completed') throw AppError.field('paymentId', 'Only a Completed payment can be refunded.');
-      } else {
-        // No payment named: refund the latest completed payment that covers the amount, so money
-        // taken by card goes back to the card through its provider.
-        const candidates = await em.find(InvoicePayment, { invoice: inv.id, status: 'Completed' }, { orderBy: { createdAt: 'desc' } });
-        payment = candidates.find((p) => new Decimal(p.amount).minus(p.refundedAmount).gte(amount)) ?? null;
-      }
-      if ((inv.refunds ?? []).some((r) => r.refundId === key)) return ok(await reload(em, orgId, inv.id));
-      check(inv, payment);
-      let providerRefunded = false;
+      const payment = await refundTarget(em, inv, body.paymentId, amount);
+      const refunded = payment ? payment.refundedAmount : inv.amountPaid;
+      const refundKey = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-refund:${inv.id}`, `${payment?.id ?? 'invoice'}:${amount.toFixed()}:${new Decimal(refunded).toFixed()}`);
+      if (refundRecorded(inv, refundKey)) return ok(await reload(em, orgId, inv.id));
+      checkRefund(inv, payment, amount);
+      const refund: RefundInput = { organizationId: orgId, invoiceId: inv.id, paymentId: payment?.id ?? null, amount: amount.toFixed(), reason: body.reason ?? null, refundKey, providerRefunded: false };
       if (payment?.providerChargeId) {
-        const gateway = await gatewayFor(em, deps.config, orgId);
-        await gateway.refund({ chargeId: payment.providerChargeId, amount: roundMoney(amount, c).toFixed(), idempotencyKey: key });
-        providerRefunded = true;
+        // Card money goes back through the provider in the refundInvoicePayment workflow (refund, then record).
+        await runWorkflow(deps.temporal, deps.config, {
+          workflowType: 'refundInvoicePayment',
+          workflowId: `invoice-refund-${refundKey}`,
+          args: [{ ...refund, chargeId: payment.providerChargeId }],
+          keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
+          waitMs: deps.config.checkoutWaitMs,
+          what: 'The refund',
+        });
+      } else {
+        await applyInvoiceRefund(em, refund);
       }
-      await em.fork().transactional(async (tx) => {
-        const i = await findInvoice(tx, orgId, inv.id, auth, true);
-        if ((i.refunds ?? []).some((r) => r.refundId === key)) return;
-        const p = payment ? await tx.findOneOrFail(InvoicePayment, { id: payment.id }) : null;
-        check(i, p);
-        const paidAfter = roundMoney(new Decimal(i.amountPaid).minus(amount), c);
-        i.status = must(i.status, { type: 'refund', paidAfterIsZero: paidAfter.lte(0) });
-        i.amountPaid = paidAfter.toFixed();
-        if (p) p.refundedAmount = new Decimal(p.refundedAmount).plus(amount).toFixed();
-        i.refunds = [...(i.refunds ?? []), { refundId: key, paymentId: p?.id ?? null, amount: amount.toFixed(), reason: body.reason ?? null, providerRefunded, createdAt: new Date().toISOString() }];
-        await tx.flush();
-      });
-      void refundId;
       return ok(await reload(em, orgId, inv.id));
     },
   }),

@@ -8,9 +8,10 @@
  * - POST /api/payments/hosted/transaction-setup: a hosted page for a payment (optionally for an
  *   invoice) or a card save; the `hostedPayment` workflow waits for the callback until expiry.
  * - POST /api/payments/hosted/callback (public, form-encoded, provider only): verifies the
- *   Signature (401 when invalid), hands the callback to the workflow, waits briefly for the
- *   reconciliation and answers 302 to applicationReturnUrl with result, transactionSetupId,
- *   amount and last4. An expired setup records nothing and redirects with result=Expired.
+ *   Signature (401 when invalid), hands the callback to the workflow as an update and answers 302
+ *   to applicationReturnUrl with the workflow's outcome (result, transactionSetupId, amount,
+ *   last4). After the setup's timer fired, an approved charge is voided at the provider and the
+ *   redirect says result=Voided; a late card save records nothing (result=Expired).
  *
  * Customer tokens act only for their own customerNumber and sales reps for their customers
  * (others answer 404, like another organization's customer).
@@ -24,11 +25,14 @@ import { AppError } from '../errors.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { log } from '../logger.js';
 import { gatewayFor, paymentSettingsFor } from '../integrations/payment-gateway.js';
-import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedOutcome } from '../services/payments/hosted.js';
+import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
 import { findVisibleCustomer } from '../services/customers/visibility.js';
 import { customerCurrency, paymentMethodView, savePaymentMethod } from '../services/payments/methods.js';
-/** Name of the hostedPayment workflow's callback signal (hostedCallbackSignal in src/workflows/hosted-payment.ts). */
-const HOSTED_CALLBACK_SIGNAL = 'hostedCallback';
+import { runWorkflow } from '../workflow-runs.js';
+/** Name of the hostedPayment workflow's callback update (hostedCallbackUpdate in src/workflows/hosted-payment.ts). */
+const HOSTED_CALLBACK_UPDATE = 'hostedCallbackUpdate';
+/** How long the callback waits for the workflow's answer before redirecting with the provider's result. */
+const CALLBACK_WAIT_MS = 10_000;
 import { email, UUID_RE } from './schemas.js';
 
 const TAG = 'Payments';
@@ -148,7 +152,6 @@ function returnRedirect(returnUrl: string, o: HostedOutcome): Reply {
   return redirect(withQuery(returnUrl, params));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const paymentRoutes = [
   defineRoute({
@@ -284,50 +287,48 @@ export const paymentRoutes = [
       const setup = await em.findOne(HostedPaymentSetup, { transactionSetupId: fields.TransactionSetupID ?? '' }, { populate: ['organization'] });
       if (!setup) throw AppError.notFound('Transaction setup');
       const orgId = setup.organization.id;
-      const expired = setup.status === 'expired' || (setup.status === 'pending' && setup.expiresAt.getTime() <= Date.now());
-      if (expired) {
-        log.warn('hosted callback after expiry ignored', { transactionSetupId: setup.transactionSetupId, result: fields.Result ?? null });
-        await voidLateCharge(em, deps.config, orgId, setup.transactionSetupId, fields);
-        return returnRedirect(setup.returnUrl, { ...outcomeOf(setup), status: 'expired', result: 'Expired', lastFour: null });
-      }
-      if (setup.status === 'pending') {
-        try {
-          await deps.temporal.workflow
-            .getHandle(hostedWorkflowId(setup.transactionSetupId))
-            .signal<[ReturnType<typeof callbackForWorkflow>]>(HOSTED_CALLBACK_SIGNAL, callbackForWorkflow(fields));
-        } catch (e) {
-          // Closed already (reconciled or expired): a duplicate; the row tells what happened.
-          if (!(e instanceof WorkflowNotFoundError)) throw e;
+      const callback = callbackForWorkflow(fields);
+      // The workflow decides (its timer is the authority on expiry) and answers through the update.
+      let outcome: HostedOutcome | null = null;
+      try {
+        outcome = await withTimeout(
+          deps.temporal.workflow.getHandle(hostedWorkflowId(setup.transactionSetupId)).executeUpdate<HostedOutcome, [HostedCallback]>(HOSTED_CALLBACK_UPDATE, { args: [callback] }),
+          CALLBACK_WAIT_MS,
+        );
+      } catch (e) {
+        if (!(e instanceof WorkflowNotFoundError) && !(e instanceof CallbackTimeout)) throw e;
+        if (e instanceof CallbackTimeout) {
+          // Still reconciling: the workflow finishes it; the browser learns the provider's result.
+          return returnRedirect(setup.returnUrl, { ...outcomeOf(setup), result: fields.Result ?? 'Pending', lastFour: fields.LastFour ?? null });
         }
       }
-      let current = setup;
-      for (let waited = 0; current.status === 'pending' && waited < 5000; waited += 200) {
-        await sleep(200);
-        current = (await deps.orm.em.fork().findOne(HostedPaymentSetup, { id: setup.id })) ?? current;
+      if (!outcome) {
+        // The workflow has closed: a duplicate of a reconciled callback, or one after the expiry.
+        const current = (await deps.orm.em.fork().findOne(HostedPaymentSetup, { id: setup.id })) ?? setup;
+        outcome =
+          current.status === 'expired'
+            ? await runWorkflow<HostedOutcome>(deps.temporal, deps.config, {
+                workflowType: 'settleLateHostedCallback',
+                workflowId: `hosted-late-${setup.transactionSetupId}`,
+                args: [{ organizationId: orgId, transactionSetupId: setup.transactionSetupId, callback }],
+                keys: { organizationId: orgId, customerNumber: setup.customerNumber },
+                waitMs: CALLBACK_WAIT_MS,
+                what: 'The late callback',
+              })
+            : outcomeOf(current);
       }
-      if (current.status === 'pending') {
-        // Still reconciling: the workflow finishes it; the browser learns the provider's result.
-        return returnRedirect(setup.returnUrl, { ...outcomeOf(current), result: fields.Result ?? 'Pending', lastFour: fields.LastFour ?? null });
-      }
-      return returnRedirect(setup.returnUrl, outcomeOf(current));
+      if (outcome.status === 'expired') log.warn('hosted callback after expiry', { transactionSetupId: setup.transactionSetupId, result: outcome.result });
+      return returnRedirect(setup.returnUrl, outcome);
     },
   }),
 ];
 
-/** A late approved charge (after expiry) is voided at the provider, best effort: the service recorded nothing for it. */
-async function voidLateCharge(
-  em: Parameters<typeof gatewayFor>[0],
-  config: Parameters<typeof gatewayFor>[1],
-  orgId: string,
-  setupId: string,
-  fields: CallbackFields,
-) {
-  if (fields.Result !== 'Approved' || !fields.TransactionId || !(Number(fields.Amount) > 0)) return;
-  try {
-    const gateway = await gatewayFor(em, config, orgId);
-    await gateway.void({ chargeId: fields.TransactionId, idempotencyKey: `hosted-late-${setupId}` });
-    log.info('late hosted charge voided', { transactionSetupId: setupId });
-  } catch (e) {
-    log.warn('late hosted charge could not be voided', { transactionSetupId: setupId, error: (e as Error).message });
-  }
+class CallbackTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallbackTimeout('timeout')), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }

@@ -110,6 +110,15 @@ export async function paymentSettingsFor(em: EntityManager, config: Config, orga
   return fromIntegration ?? defaultPaymentSettings(config);
 }
 
+/** The provider refused the service itself (401/403, unknown answer): a configuration problem that no retry fixes. */
+export class ProviderRejectedError extends Error {
+  readonly retryable = false;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderRejectedError';
+  }
+}
+
 /** Network failure, timeout or provider 5xx: safe to retry with the same idempotency key. */
 export class ProviderUnavailableError extends Error {
   readonly retryable = true;
@@ -136,7 +145,7 @@ export function mapProviderResponse<T>(status: number, body: unknown, what: stri
       throw new ProviderUnavailableError(`Payment provider unavailable (${what}: HTTP ${f.status}).`);
     default:
       // 401/403 and the like: a deployment/configuration problem, not the client's fault.
-      throw new Error(`Payment provider rejected ${what}: HTTP ${f.status} (${f.code}).`);
+      throw new ProviderRejectedError(`Payment provider rejected ${what}: HTTP ${f.status} (${f.code}).`);
   }
 }
 

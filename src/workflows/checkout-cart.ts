@@ -1,14 +1,17 @@
 /**
  * checkoutCart (workflow id `checkout-<cartId>`): reserve the order number -> charge the
  * saved payment profile (provider idempotency key `checkout-<cartId>`) -> create the order
- * and close the cart -> queue the confirmation e-mail. Activities retry until they succeed
- * (a worker crash resumes where history left off); their keys make every step exactly-once.
- * A non-retryable failure after the charge voids it (saga compensation); the cart stays
- * PENDING. Raw card data never enters this workflow: only a payment profile id does.
+ * and close the cart -> the order's invoice -> queue the confirmation e-mail. Steps after the
+ * charge must eventually succeed and retry without limit (a worker crash resumes where history
+ * left off, even inside the charge: the provider key charges once); business refusals surface
+ * at once. A non-retryable failure or a cancellation after the charge voids it (saga
+ * compensation); the cart stays PENDING. Raw card data never enters this workflow.
  */
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, sleep, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CheckoutInput, createCheckoutActivities } from '../activities/checkout.js';
+import type { createPaymentActivities } from '../activities/payments.js';
+import { mustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email.js';
 
 export type { CheckoutInput };
@@ -25,10 +28,8 @@ const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttri
 const CustomerNumberKey = defineSearchAttributeKey('CustomerNumber', SearchAttributeType.KEYWORD);
 const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);
 
-const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
+const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>(mustSucceed);
+const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
 
 /** The failure type of a non-retryable activity error (an AppError kind), or null. */
 function failureType(e: unknown): string | null {
@@ -38,7 +39,9 @@ function failureType(e: unknown): string | null {
 
 function rethrow(e: unknown): never {
   const type = failureType(e);
-  if (type && e instanceof ActivityFailure && e.cause instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(e.cause.message, type);
+  if (type && e instanceof ActivityFailure && e.cause instanceof ApplicationFailure) {
+    throw ApplicationFailure.create({ message: e.cause.message, type, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
+  }
   throw e;
 }
 
@@ -55,7 +58,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   if (Number(prepared.amount) > 0 && !prepared.existingOrderId) {
     if (!input.paymentProfileId) throw ApplicationFailure.nonRetryable('A payment method is required.', 'bad_request');
     try {
-      const charge = await acts.chargeProfile({
+      const charge = await provider.chargeProfile({
         organizationId: input.organizationId,
         paymentProfileId: input.paymentProfileId,
         amount: prepared.amount,
@@ -68,12 +71,16 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       rethrow(e);
     }
   }
-  if (prepared.pauseAfterChargeMs > 0) await sleep(prepared.pauseAfterChargeMs);
   let order;
   try {
     order = await acts.createOrderFromCart({ ...input, orderNumber: prepared.orderNumber, chargeId });
   } catch (e) {
-    if (chargeId) await acts.voidCharge({ organizationId: input.organizationId, chargeId, idempotencyKey: `void-checkout-${input.cartId}` });
+    const charged = chargeId;
+    if (charged) {
+      const voidIt = () => provider.voidCharge({ organizationId: input.organizationId, chargeId: charged, idempotencyKey: `void-checkout-${input.cartId}` });
+      // A cancelled checkout still gives the money back: the void runs outside the cancelled scope.
+      await (isCancellation(e) ? CancellationScope.nonCancellable(voidIt) : voidIt());
+    }
     rethrow(e);
   }
   // The order's invoice: Issued and paid by this charge; its issuance workflow stores the PDF and e-mails it.

@@ -1,7 +1,4 @@
-/** Every workflow the worker runs (this file is the worker's workflowsPath). */
-export { sendEmail } from './send-email.js';
-export { ingestRemoteImages } from './ingest-remote-images.js';
-export { checkoutCart } from './checkout-cart.js';
-export { issueInvoice } from './issue-invoice.js';
-export { hostedPayment } from './hosted-payment.js';
-export { benchNoop } from './bench-noop.js';
+/** Every workflow of every task queue (the replay test bundles this file; workers bundle one queue file each). */
+export * from './commerce.js';
+export * from './media.js';
+export * from './imports.js';

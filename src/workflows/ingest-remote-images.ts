@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createImageActivities } from '../activities/images.js';
+import { bounded, mustSucceed } from './retry-policies.js';
 
 export interface IngestRemoteImagesInput {
   jobId: string;
@@ -9,14 +10,9 @@ export interface IngestRemoteImagesInput {
 
 type Acts = ReturnType<typeof createImageActivities>;
 
-const { fetchAndStoreImage } = proxyActivities<Acts>({
-  startToCloseTimeout: '3 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4 },
-});
-const { recordImageFailure, completeImageIngestion } = proxyActivities<Acts>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 50 },
-});
+// One image may fail (its failure is recorded); the bookkeeping after it must eventually succeed.
+const { fetchAndStoreImage } = proxyActivities<Acts>({ startToCloseTimeout: '3 minutes', retry: { ...bounded(4), initialInterval: '2 seconds' } });
+const { recordImageFailure, completeImageIngestion } = proxyActivities<Acts>(mustSucceed);
 
 /** Images fetched at once per ingestion (the media queue's worker concurrency also bounds it). */
 const PARALLEL = 8;
@@ -45,6 +41,7 @@ export async function ingestRemoteImages(input: IngestRemoteImagesInput): Promis
         await fetchAndStoreImage(ref);
         succeeded++;
       } catch (e) {
+        if (isCancellation(e)) throw e;
         failed++;
         await recordImageFailure({ ...ref, reason: reasonOf(e) });
       }

@@ -7,6 +7,7 @@
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
+import { bounded, mustSucceed } from './retry-policies.js';
 
 export interface IssueInvoiceInput {
   organizationId: string;
@@ -17,14 +18,10 @@ export interface IssueInvoiceInput {
 
 export const invoiceClosedSignal = defineSignal('invoiceClosed');
 
-const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
-});
-const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 30 },
-});
+// The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
+const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
+// An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI.
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, '2 minutes') });
 
 export async function issueInvoice(input: IssueInvoiceInput): Promise<{ reminded: boolean }> {
   let closed = false;

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createEmailActivities } from '../activities/email.js';
+import { bounded } from './retry-policies.js';
 
 export type EmailTemplate = 'welcome-admin' | 'invite-user' | 'welcome-sales-rep' | 'invite-sales-rep' | 'reinvite-sales-rep' | 'order-confirmation' | 'invoice-issued' | 'invoice-reminder' | 'generic';
 
@@ -13,10 +14,8 @@ export interface SendEmailInput {
   data: Record<string, string | number | boolean | null>;
 }
 
-const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 30 },
-});
+// An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI.
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, '2 minutes') });
 
 /** Delivers one e-mail with retries; the activity is idempotent per emailId. */
 export async function sendEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {

@@ -1,0 +1,93 @@
+/**
+ * npm run histories:record: records fresh workflow histories for the replay test.
+ * Starts the test stack, runs the workflow test files (RECORD_FILES, space-separated, to choose
+ * others), starts one benchNoop, then writes up to two closed executions of every workflow type
+ * (different close statuses first) from both namespaces to test/histories/<type>-<n>.json, as JSON
+ * (protobufjs' object form of the History). Every exported workflow must end up with
+ * a history; the script fails otherwise. Check the files in with the workflow change.
+ */
+import '../src/compat/node20.js';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
+import * as workflows from '../src/workflows/index.js';
+import { startStack } from './lib/stack.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = path.join(ROOT, 'test', 'histories');
+const FILES = (
+  process.env.RECORD_FILES ??
+  'test/checkout.test.ts test/invoice-card-payments.test.ts test/hosted-late-approval.test.ts test/invoice-issuance.test.ts test/images.test.ts test/email-workflow.test.ts'
+).split(/\s+/);
+const PER_TYPE = 2;
+
+/**
+ * The history as protobufjs' plain object (enum names, 64-bit numbers and bytes as strings);
+ * test/replay.test.ts reads it back with History.fromObject. (historyToJSON of
+ * @temporalio/common fails in this install: two protobufjs copies disagree on `Type`.)
+ */
+const toJson = (h: proto.temporal.api.history.v1.IHistory) => temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String });
+
+async function main(): Promise<number> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-histories-'));
+  const say = (s: string) => console.log(`[histories] ${s}`);
+  const stack = await startStack({ mode: 'test', dataDir, say });
+  const stackFile = path.join(dataDir, 'stack.json');
+  writeFileSync(stackFile, JSON.stringify(stack, null, 2));
+  try {
+    const code = await new Promise<number>((resolve) => {
+      const jest = spawn(process.execPath, [path.join(ROOT, 'node_modules/jest/bin/jest.js'), ...FILES], { stdio: 'inherit', cwd: ROOT, env: { ...process.env, STACK_FILE: stackFile } });
+      jest.on('exit', (c) => resolve(c ?? 1));
+    });
+    if (code !== 0) say('some tests failed; recording what ran anyway');
+    const connection = await Connection.connect({ address: stack.urls.temporal });
+    const wanted = new Set(Object.keys(workflows));
+    const written: Record<string, number> = {};
+    mkdirSync(OUT, { recursive: true });
+    for (const f of readdirSync(OUT)) if (f.endsWith('.json')) rmSync(path.join(OUT, f));
+    for (const namespace of ['default', 'sandbox']) {
+      const client = new Client({ connection, namespace });
+      if (namespace === 'default') {
+        const h = await client.workflow.start('benchNoop', { workflowId: `bench-noop-history-${Date.now()}`, taskQueue: `${stack.env.production.TEMPORAL_TASK_QUEUE_PREFIX ?? ''}commerce`, args: [] });
+        await h.result();
+      }
+      const seen: Record<string, Set<string>> = {};
+      for await (const wf of client.workflow.list({ query: 'ExecutionStatus != "Running"' })) {
+        if (!wanted.has(wf.type)) continue;
+        const statuses = (seen[wf.type] ??= new Set());
+        const n = written[wf.type] ?? 0;
+        if (n >= PER_TYPE || statuses.has(wf.status.name)) continue;
+        statuses.add(wf.status.name);
+        const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+        written[wf.type] = n + 1;
+        const file = path.join(OUT, `${wf.type}-${n + 1}.json`);
+        writeFileSync(file, JSON.stringify(toJson(history), null, 1) + '\n');
+        say(`${path.relative(ROOT, file)}: ${wf.workflowId} (${namespace}, ${wf.status.name})`);
+      }
+    }
+    await connection.close();
+    const missing = [...wanted].filter((t) => !written[t]);
+    if (missing.length) {
+      say(`no closed execution recorded for: ${missing.join(', ')}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (c) => process.exit(c),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

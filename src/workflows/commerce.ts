@@ -1,0 +1,7 @@
+/** Workflows of the `commerce` task queue (this file is that queue's workflowsPath; add a workflow with one export line). */
+export { sendEmail } from './send-email.js';
+export { checkoutCart } from './checkout-cart.js';
+export { issueInvoice } from './issue-invoice.js';
+export { hostedPayment, settleLateHostedCallback } from './hosted-payment.js';
+export { payInvoiceByCard, refundInvoicePayment } from './invoice-payments.js';
+export { benchNoop } from './bench-noop.js';

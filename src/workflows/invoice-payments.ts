@@ -1,0 +1,86 @@
+/**
+ * Card money on invoices, as workflows so that no route calls the provider and then the database.
+ *
+ * payInvoiceByCard (id `invoice-payment-<idempotency key>`): check the invoice -> charge the saved
+ * profile (provider key = the payment's idempotency key) -> record the payment (must succeed;
+ * retried without limit) -> tell the issuance workflow when the invoice is Paid. A worker killed
+ * anywhere, inside the charge included, resumes with the same keys: one charge, one payment.
+ * A business refusal when recording (e.g. another payment took the balance meanwhile) voids the
+ * charge and surfaces the refusal.
+ *
+ * refundInvoicePayment (id `invoice-refund-<refund key>`): refund at the provider (key = refund
+ * key) -> record the refund on the invoice (must succeed).
+ */
+import { ActivityFailure, ApplicationFailure, CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { createInvoicePaymentActivities, InvoiceCardPaymentInput } from '../activities/invoice-payments.js';
+import type { createPaymentActivities } from '../activities/payments.js';
+import type { RecordPaymentResult } from '../services/invoices/record-payment.js';
+import type { RefundInput } from '../services/invoices/card-payments.js';
+import { invoiceClosedSignal } from './issue-invoice.js';
+import { mustSucceed, providerCall } from './retry-policies.js';
+
+export type { InvoiceCardPaymentInput, RefundInput };
+
+const db = proxyActivities<ReturnType<typeof createInvoicePaymentActivities>>(mustSucceed);
+const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
+
+/** A non-retryable activity failure re-thrown as the workflow's failure (same type and details, so the API maps it to the same status). */
+function surface(e: unknown): never {
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type) {
+    throw ApplicationFailure.create({ message: e.cause.message, type: e.cause.type, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
+  }
+  throw e;
+}
+
+async function signalClosed(invoiceId: string): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(`invoice-${invoiceId}`).signal(invoiceClosedSignal);
+  } catch (e) {
+    // No issuance workflow (never issued) or a finished one: its reminder re-checks the status anyway.
+    if (isCancellation(e)) throw e;
+  }
+}
+
+export async function payInvoiceByCard(input: InvoiceCardPaymentInput): Promise<RecordPaymentResult> {
+  let prepared;
+  try {
+    prepared = await db.prepareInvoiceCardPayment(input);
+  } catch (e) {
+    surface(e);
+  }
+  if (prepared.recorded) return prepared.recorded;
+  let chargeId: string;
+  try {
+    const charge = await provider.chargeProfile({
+      organizationId: input.organizationId,
+      paymentProfileId: input.paymentProfileId,
+      amount: prepared.chargeAmount,
+      currency: prepared.currency,
+      idempotencyKey: input.idempotencyKey,
+      reference: prepared.invoiceNumber,
+    });
+    chargeId = charge.chargeId;
+  } catch (e) {
+    surface(e);
+  }
+  let result: RecordPaymentResult;
+  try {
+    result = await db.recordInvoiceCardPayment({ ...input, providerChargeId: chargeId });
+  } catch (e) {
+    const voidIt = () => provider.voidCharge({ organizationId: input.organizationId, chargeId, idempotencyKey: `void:${input.idempotencyKey}` });
+    await (isCancellation(e) ? CancellationScope.nonCancellable(voidIt) : voidIt());
+    surface(e);
+  }
+  if (result.status === 'Paid') await signalClosed(input.invoiceId);
+  return result;
+}
+
+export async function refundInvoicePayment(input: RefundInput & { chargeId: string | null }): Promise<{ status: string }> {
+  const { chargeId, ...refund } = input;
+  try {
+    if (chargeId) await provider.refundCharge({ organizationId: input.organizationId, chargeId, amount: input.amount, idempotencyKey: input.refundKey });
+    return await db.recordInvoiceRefund({ ...refund, providerRefunded: chargeId !== null });
+  } catch (e) {
+    surface(e);
+  }
+}

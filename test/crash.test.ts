@@ -1,0 +1,157 @@
+/**
+ * Worker crashes inside the charge: the worker is SIGKILLed while the charge activity is still
+ * running, after the provider accepted the charge (a test-only fault injection holds the finished
+ * activity open: FAULT_INJECTION=hang-after:chargeProfile:<ms>, honoured because the test stack sets
+ * ENABLE_TEST_HOOKS). A replacement worker re-runs the activity (attempt 2) with the same provider
+ * idempotency key: the provider ledger holds one charge, the database one order or one payment.
+ *
+ * Runs in the sandbox environment (its own API, worker and Temporal namespace), so killing that
+ * worker cannot delay workflows other test files wait for. The stack's sandbox worker is replaced
+ * by workers this file spawns; afterAll leaves one normal worker running (its pid goes to
+ * stack.extraPidsFile so the stack stops it at the end of the run).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { call, createOrg, SANDBOX_API, stack, uniq, type OrgFixture } from './helpers';
+import { customerWithProduct, invoiceBody } from './matrix-fixtures';
+
+jest.setTimeout(150_000);
+const st = stack as typeof stack & { pids?: Record<string, number>; distDir?: string; extraPidsFile?: string };
+const PROVIDER = stack.urls.provider;
+const address = { line1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' };
+const card = () => ({
+  billingAddress: { line1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' },
+  creditCard: { cardNumber: '4111111111111111', cardholderName: 'Ada Buyer', expiryMonth: '12', expiryYear: String(new Date().getFullYear() + 2), cvv: '123' },
+});
+const ledger = async (query: string) => ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string }[] }).entries;
+
+const spawned: ChildProcess[] = [];
+let sb: OrgFixture;
+let connection: Connection;
+let client: Client;
+
+function startWorker(extraEnv: Record<string, string>, name: string) {
+  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  spawned.push(child);
+  const ready = new Promise<void>((resolve, reject) => {
+    const t = setInterval(() => {
+      if (out.includes('"worker ready"')) {
+        clearInterval(t);
+        resolve();
+      }
+    }, 100);
+    child.on('exit', (c) => {
+      clearInterval(t);
+      reject(new Error(`${name} exited ${c}: ${out.slice(-2000)}`));
+    });
+  });
+  return { child, ready };
+}
+
+/** Replaces whatever sandbox worker runs with one that hangs inside the charge activity, runs `start`, and kills it once the provider holds the charge. */
+async function crashInsideCharge<T>(start: () => Promise<T>, chargeQuery: string): Promise<T> {
+  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  try {
+    process.kill(st.pids!['worker-sandbox'], 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+  const hanging = startWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:120000' }, 'hanging worker');
+  await hanging.ready;
+  const pending = start();
+  const deadline = Date.now() + 30_000;
+  while ((await ledger(chargeQuery)).filter((e) => e.kind === 'charge').length === 0) {
+    if (Date.now() > deadline) throw new Error('charge never happened');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  hanging.child.kill('SIGKILL');
+  const normal = startWorker({}, 'replacement worker');
+  await normal.ready;
+  return pending;
+}
+
+/** The attempts of the workflow's chargeProfile activity that started (from its history). */
+async function chargeAttempts(workflowId: string): Promise<number[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled = new Set<string>();
+  const attempts: number[] = [];
+  for (const e of history.events ?? []) {
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'chargeProfile') scheduled.add(String(e.eventId));
+    const started = e.activityTaskStartedEventAttributes;
+    if (started && scheduled.has(String(started.scheduledEventId))) attempts.push(started.attempt ?? 0);
+  }
+  return attempts;
+}
+
+beforeAll(async () => {
+  sb = await createOrg({ base: SANDBOX_API });
+  connection = await Connection.connect({ address: stack.urls.temporal });
+  client = new Client({ connection, namespace: 'sandbox' });
+});
+
+afterAll(async () => {
+  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox }, stdio: 'ignore', detached: true });
+  keep.unref();
+  appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
+  await connection?.close();
+  await new Promise((r) => setTimeout(r, 3000));
+});
+
+const S = () => ({ base: sb.base, token: sb.adminToken });
+
+test('when the worker is SIGKILLed inside the checkout charge after the provider accepted it, then a new worker finishes with exactly one charge and one order', async () => {
+  const { customerNumber, sku } = await customerWithProduct(sb, { price: 12.5 });
+  const c = await call('POST', `/api/carts/${customerNumber}`, { ...S(), body: { customerNumber, sku, quantity: 2, orderType: 'Standard' } });
+  const id = c.body.shoppingCartId as string;
+  await call('PUT', `/api/carts/${customerNumber}/${id}/shipping`, { ...S(), body: { customerNumber, shippingAddress: address } });
+  const res = await crashInsideCharge(
+    () => call('POST', `/api/carts/${customerNumber}/${id}/complete-checkout`, { ...S(), body: { customerNumber, channel: 'Web', payment: card() } }),
+    `idempotencyKey=checkout-${id}`,
+  );
+  expect(res.status).toBe(200);
+  const charges = (await ledger(`idempotencyKey=checkout-${id}`)).filter((e) => e.kind === 'charge');
+  expect(charges).toHaveLength(1);
+  expect(charges[0]).toMatchObject({ amount: '25.00', chargeId: res.body.confirmationId });
+  // The kill landed inside the activity: it completed only on its second attempt.
+  expect(await chargeAttempts(`checkout-${id}`)).toEqual([2]);
+  const f = encodeURIComponent(JSON.stringify([{ field: 'customerNumber', operator: 'equals', value: customerNumber }]));
+  expect((await call('GET', `/api/orders?filters=${f}`, S())).body.totalRecords).toBe(1);
+  expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
+});
+
+test('when the worker is SIGKILLed inside an invoice card charge after the provider accepted it, then a new worker finishes with exactly one charge and one payment', async () => {
+  const created = await call('POST', '/api/invoices', { ...S(), body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }) });
+  expect(created.status).toBe(201);
+  const inv = created.body as { id: string };
+  expect((await call('POST', `/api/invoices/${inv.id}/issue`, S())).status).toBe(200);
+  const prof = await fetch(`${PROVIDER}/direct/customer-profiles`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.sandbox.PAYMENT_PROVIDER_API_KEY}` },
+    body: JSON.stringify({ customerNumber: uniq('C'), email: 'ap@example.com', card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' }, billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' } }),
+  });
+  const profile = ((await prof.json()) as { paymentProfileId: string }).paymentProfileId;
+  const key = uniq('crash-');
+  const res = await crashInsideCharge(
+    () =>
+      call('POST', `/api/invoices/${inv.id}/payments`, {
+        ...S(),
+        headers: { 'Idempotency-Key': key },
+        body: { amount: 99.99, currencyCode: 'USD', method: 'Card', paymentDate: '2026-02-01T00:00:00.000Z', paymentProfileId: profile },
+      }),
+    `paymentProfileId=${encodeURIComponent(profile)}`,
+  );
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: 'Paid', balance: 0, amountPaid: 99.99 });
+  expect(res.body.payments).toHaveLength(1);
+  const charges = (await ledger(`paymentProfileId=${encodeURIComponent(profile)}`)).filter((e) => e.kind === 'charge');
+  expect(charges).toHaveLength(1);
+  expect(charges[0].amount).toBe('99.99');
+  expect(res.body.payments[0]).toMatchObject({ amount: 99.99, method: 'Card' });
+  expect(await chargeAttempts(`invoice-payment-invoice-payment:${inv.id}:${key}`)).toEqual([2]);
+});
