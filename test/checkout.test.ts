@@ -2,7 +2,7 @@
  * Checkout over HTTP against the real stack: workflow checkout-<cartId>, provider sandbox
  * ledger, SMTP catcher. The worker-crash tests are in test/crash.test.ts.
  */
-import { call, createOrg, stack, waitForMail, type OrgFixture } from './helpers';
+import { call, createOrg, saveCard, stack, waitForMail, type OrgFixture } from './helpers';
 import { customerWithProduct } from './matrix-fixtures';
 
 jest.setTimeout(120_000);
