@@ -107,6 +107,7 @@ export const imageRoutes = [
     tag: 'Images',
     auth: ['Admin'],
     bodyKind: 'multipart',
+    maxBodyBytes: (config) => config.images.maxBytes,
     body: localUpload,
     responses: {
       204: 'Stored; header Location names the new image',
@@ -212,6 +213,7 @@ export const imageRoutes = [
     tag: 'Images',
     auth: ['Admin'],
     bodyKind: 'multipart',
+    maxBodyBytes: (config) => config.images.maxBytes,
     body: categoryUpload,
     responses: { 200: '{ imageName, imageUrl } (imageUrl is the medium variant)', 400: 'Missing file or categoryName, or not an accepted image', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'Larger than 20 MB' },
     async handler({ em, deps, orgId, body }) {
