@@ -1,6 +1,7 @@
 /** Authentication endpoints: client-credential login, user login, token enrichment, set-password. */
 import * as yup from 'yup';
 import { resolveRole } from '../domain/organizations/access.js';
+import { canSignIn } from '../domain/organizations/membership.js';
 import { sha256, verifySecret, hashSecret } from '../domain/auth/secrets.js';
 import { ApiCredential, Organization, OrganizationMember, PasswordToken, User } from '../entities/index.js';
 import { AppError } from '../errors.js';
@@ -53,11 +54,15 @@ export const authRoutes = [
     async handler({ em, body, deps }) {
       const user = await em.findOne(User, { email: body.Email.toLowerCase() });
       if (!user || !(await verifySecret(body.Password, user.passwordHash))) throw AppError.unauthorized('Invalid e-mail or password.');
-      const memberships = await em.find(OrganizationMember, { user }, { populate: ['organization'] });
+      const all = await em.find(OrganizationMember, { user }, { populate: ['organization'] });
+      // A pending membership (an existing account added by an organization) opens only after its owner accepts.
+      const memberships = all.filter((m) => canSignIn(m.status));
       let member = memberships[0];
       if (body.OrgCode) {
-        member = memberships.find((m) => m.organization.identityOrganizationId === body.OrgCode || m.organization.id === body.OrgCode)!;
-        if (!member) throw AppError.unauthorized('The user does not belong to that organization.');
+        const named = all.find((m) => m.organization.identityOrganizationId === body.OrgCode || m.organization.id === body.OrgCode);
+        if (!named) throw AppError.unauthorized('The user does not belong to that organization.');
+        if (!canSignIn(named.status)) throw AppError.unauthorized('The membership in that organization waits for acceptance through the e-mailed link.');
+        member = named;
       } else if (memberships.length > 1) {
         throw AppError.field('OrgCode', 'OrgCode is required because the user belongs to several organizations.');
       }

@@ -69,7 +69,7 @@ const remoteBatch = yup.object({
 });
 
 const deleteBody = yup.object({
-  ids: yup.string().trim().required('ids is required (comma-separated image ids).'),
+  ids: yup.string().trim().required('ids is required (comma-separated image ids).').max(500 * 37, 'ids may name at most 500 images.'),
 });
 
 const listSpec: ListSpec = {
@@ -286,7 +286,7 @@ export const imageRoutes = [
       const ids = [...new Set(body.ids.split(',').map((s) => s.trim()).filter(Boolean))];
       if (!ids.length) throw AppError.field('ids', 'ids must name at least one image id.');
       const bad = ids.filter((id) => !UUID_RE.test(id));
-      if (bad.length) throw AppError.field('ids', `Not image ids: ${bad.slice(0, 10).join(', ')}.`);
+      if (bad.length) throw AppError.field('ids', `Not image ids: ${bad.slice(0, 10).map((b) => b.slice(0, 40)).join(', ')}.`);
       if (ids.length > 500) throw AppError.field('ids', 'At most 500 ids per request.');
       const images = await em.find(Image, { id: { $in: ids }, organization: orgId });
       if (images.length !== ids.length) {

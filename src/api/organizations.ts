@@ -10,6 +10,8 @@ import { queueEmail } from '../temporal.js';
 import type { Deps } from '../deps.js';
 import { countryCode, currencyCode, email, name, password, uuid } from './schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';
+import { initialMembershipStatus } from '../domain/organizations/membership.js';
+import { addMember, sendAcceptLink } from '../services/memberships/index.js';
 
 const organizationInput = yup.object({
   Name: name(200).required(),
@@ -121,13 +123,16 @@ export const organizationRoutes = [
               phoneNumber: body.User.PhoneNumber,
               passwordHash,
             });
-          tx.create(OrganizationMember, { organization: org, user, isAdmin: true });
+          tx.create(OrganizationMember, { organization: org, user, isAdmin: true, status: initialMembershipStatus(!!existing) });
         });
       } catch (e) {
         if (isUniqueViolation(e, 'organization_name_lower_unique')) throw AppError.field('Organization.Name', 'An organization with this name already exists.');
         throw e;
       }
-      await sendAdminWelcome(deps, org, user);
+      // An existing account does not become the admin of an organization someone else created until it accepts.
+      const pending = await em.count(OrganizationMember, { organization: org, user, status: 'pending' });
+      if (pending) await sendAcceptLink(deps, org, user);
+      else await sendAdminWelcome(deps, org, user);
       return created({ OrganizationId: org.id, IdentityOrganizationId: org.identityOrganizationId, Name: org.name, Slug: org.slug });
     },
   }),
@@ -174,11 +179,12 @@ export const organizationRoutes = [
       const user = await em.findOne(User, { email: body.Email.toLowerCase() });
       if (!user) throw AppError.field('Email', 'No user has this e-mail address; create the user first.');
       const org = await orgOf(em, orgId);
-      const member = (await em.findOne(OrganizationMember, { organization: org, user })) ?? em.create(OrganizationMember, { organization: org, user, isAdmin: false });
-      const wasAdmin = member.isAdmin;
-      member.isAdmin = true;
-      await em.flush();
-      if (!wasAdmin) await sendAdminWelcome(deps, org, user);
+      const current = await em.findOne(OrganizationMember, { organization: org, user });
+      const wasAdmin = !!current?.isAdmin;
+      const { member, memberCreated } = await addMember(em, org, { email: user.email, firstName: user.firstName, lastName: user.lastName }, { isAdmin: true });
+      // Someone who was not a member yet joins only by accepting the e-mailed link (DESIGN "Security decisions").
+      if (memberCreated && member.status === 'pending') await sendAcceptLink(deps, org, user);
+      else if (!wasAdmin) await sendAdminWelcome(deps, org, user);
       return ok({ Success: true });
     },
   }),

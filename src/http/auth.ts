@@ -90,15 +90,15 @@ function readPresented(ctx: Koa.Context): string | null {
  */
 async function assertStillEntitled(em: EntityManager, organizationId: string, userId: string, role: Principal['role']): Promise<void> {
   if (!UUID.test(userId)) throw AppError.unauthorized('The token is invalid.');
-  const rows = await em.getConnection().execute<{ is_admin: boolean; rep_active: boolean }[]>(
-    `select m.is_admin,
+  const rows = await em.getConnection().execute<{ is_admin: boolean; rep_active: boolean; status: string }[]>(
+    `select m.is_admin, m.status,
             exists (select 1 from organization_sales_rep osr join sales_rep sr on sr.id = osr.sales_rep_id
                     where osr.organization_id = m.organization_id and sr.user_id = m.user_id and osr.active) as rep_active
        from organization_member m where m.organization_id = ? and m.user_id = ?`,
     [organizationId, userId],
   );
   const m = rows[0];
-  if (!m) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
+  if (!m || m.status !== 'active') throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
   if (role === 'Admin' && !m.is_admin) throw AppError.unauthorized('The administrator role was removed; log in again.');
   if (role === 'SalesRep' && !m.rep_active) throw AppError.unauthorized('This sales rep is inactive or was removed.');
 }
