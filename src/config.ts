@@ -3,6 +3,7 @@
  * Every process (API, worker, provider sandbox) reads the same shape; missing
  * required values fail fast with a message naming every missing variable.
  */
+import { normalizeOrigin } from './domain/organizations/return-url.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 
 export interface Config {
@@ -38,6 +39,8 @@ export interface Config {
   tokenTtlSeconds: number;
   /** AES-256-GCM keys for secrets at rest, `id:base64key` comma separated; the first one encrypts. */
   encryptionKeys: string;
+  /** Storefront origins every organization's hosted payments may return to (ALLOWED_RETURN_ORIGINS, comma-separated), besides publicBaseUrl and the organization's own list. */
+  allowedReturnOrigins: string[];
   /** How much of X-Forwarded-For to trust (TRUST_PROXY: hop count or proxy addresses); none by default. */
   trustProxy: TrustProxy;
   /** Per minute: logins per ClientId or e-mail, logins per client IP, public calls per IP. */
@@ -114,6 +117,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     jwtSecret: need('JWT_SECRET'),
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 86400),
     encryptionKeys: need('ENCRYPTION_KEYS'),
+    allowedReturnOrigins: [],
     trustProxy: { hops: 0 },
     rateLimits: {
       loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10),
@@ -135,6 +139,11 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
+  for (const raw of (env.ALLOWED_RETURN_ORIGINS ?? '').split(',').filter((x) => x.trim())) {
+    const origin = normalizeOrigin(raw);
+    if (origin) config.allowedReturnOrigins.push(origin);
+    else missing.push(`ALLOWED_RETURN_ORIGINS (not an http(s) origin: ${raw.trim()})`);
+  }
   const trust = parseTrustProxy(env.TRUST_PROXY);
   if (typeof trust === 'string') missing.push(trust);
   else config.trustProxy = trust;

@@ -215,6 +215,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
         // Tests act as the one trusted proxy (they send X-Forwarded-For); dev trusts none.
         TRUST_PROXY: mode === 'test' ? '1' : '0',
+        // The storefront the payment tests return to; other origins need the organization's own list.
+        ALLOWED_RETURN_ORIGINS: 'https://shop.example.com,http://localhost:3000',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
         ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5' } : {}),
       };

@@ -2,8 +2,9 @@
 import * as yup from 'yup';
 import { resolveRole } from '../domain/organizations/access.js';
 import { canSignIn } from '../domain/organizations/membership.js';
-import { sha256, verifySecret, hashSecret } from '../domain/auth/secrets.js';
-import { ApiCredential, Organization, OrganizationMember, PasswordToken, User } from '../entities/index.js';
+import { sha256, verifySecret, hashSecret, needsRehash } from '../domain/auth/secrets.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiCredential, Organization, OrganizationMember, User } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { signAccessToken, type Role } from '../http/auth.js';
 import { defineRoute, ok, noContent } from '../http/route.js';
@@ -54,6 +55,10 @@ export const authRoutes = [
     async handler({ em, body, deps }) {
       const user = await em.findOne(User, { email: body.Email.toLowerCase() });
       if (!user || !(await verifySecret(body.Password, user.passwordHash))) throw AppError.unauthorized('Invalid e-mail or password.');
+      if (needsRehash(user.passwordHash)) {
+        user.passwordHash = await hashSecret(body.Password);
+        await em.flush();
+      }
       const all = await em.find(OrganizationMember, { user }, { populate: ['organization'] });
       // A pending membership (an existing account added by an organization) opens only after its owner accepts.
       const memberships = all.filter((m) => canSignIn(m.status));
@@ -82,6 +87,7 @@ export const authRoutes = [
           RepNumber: context.repNumber,
           UserId: user.id,
           kind: 'user',
+          tv: user.tokenVersion,
           cv: member.organization.credentialVersion,
         }),
       );
@@ -120,13 +126,33 @@ export const authRoutes = [
     body: yup.object({ Token: yup.string().required(), Password: password().required() }),
     rateLimit: { scope: 'public', key: ({ ip }) => ip },
     responses: { 204: 'Password set', 400: 'Invalid, used or expired token, or weak password', 429: 'Rate limit exceeded' },
-    async handler({ em, body }) {
-      const token = await em.findOne(PasswordToken, { tokenHash: sha256(body.Token) }, { populate: ['user'] });
-      if (!token || token.usedAt || token.expiresAt < new Date()) throw AppError.field('Token', 'The link is invalid, used or expired.');
-      token.usedAt = new Date();
-      token.user.passwordHash = await hashSecret(body.Password);
-      await em.flush();
-      return noContent();
+    async handler({ em, body, deps }) {
+      const userId = await setPasswordWithToken(em, body.Token, body.Password);
+      deps.credentialVersions.invalidateUser(userId);
+      return { status: 204, headers: { 'Cache-Control': 'no-store' } };
     },
   }),
 ];
+
+/**
+ * Uses a set-password token once: a conditional UPDATE claims it (two concurrent requests with
+ * the same token cannot both succeed), every other outstanding token of the user is spent with
+ * it, and the user's token version is bumped so sessions from before the change end.
+ */
+async function setPasswordWithToken(em: EntityManager, token: string, password: string): Promise<string> {
+  return em.transactional(async (tx) => {
+    const conn = tx.getConnection();
+    const trx = tx.getTransactionContext();
+    const claimed = await conn.execute<{ user_id: string }[]>(
+      'update password_token set used_at = now() where token_hash = ? and used_at is null and expires_at > now() returning user_id',
+      [sha256(token)],
+      'all',
+      trx,
+    );
+    if (!claimed.length) throw AppError.field('Token', 'The link is invalid, used or expired.');
+    const userId = claimed[0].user_id;
+    await conn.execute('update password_token set used_at = now() where user_id = ? and used_at is null', [userId], 'run', trx);
+    await conn.execute('update app_user set password_hash = ?, token_version = token_version + 1, updated_at = now() where id = ?', [await hashSecret(password), userId], 'run', trx);
+    return userId;
+  });
+}

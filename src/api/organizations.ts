@@ -11,6 +11,7 @@ import type { Deps } from '../deps.js';
 import { countryCode, currencyCode, email, name, password, uuid } from './schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 import { initialMembershipStatus } from '../domain/organizations/membership.js';
+import { normalizeOrigin } from '../domain/organizations/return-url.js';
 import { addMember, sendAcceptLink } from '../services/memberships/index.js';
 
 const organizationInput = yup.object({
@@ -286,6 +287,40 @@ export const organizationRoutes = [
       em.remove(tier);
       await em.flush();
       return ok();
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/api/organizations/return-origins',
+    summary: 'Origins hosted payment pages may return the browser to (besides the API and the deployment storefronts)',
+    tag: 'Organizations',
+    auth: ['Admin'],
+    responses: { 200: '{ Origins: [string] }', 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId }) {
+      const org = await orgOf(em, orgId);
+      return ok({ Origins: org.allowedReturnOrigins ?? [] });
+    },
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/api/organizations/return-origins',
+    summary: 'Replace the origins hosted payment pages may return the browser to (applicationReturnUrl, appUrl)',
+    tag: 'Organizations',
+    auth: ['Admin'],
+    body: yup.object({
+      Origins: yup
+        .array(yup.string().trim().required().max(300).test('origin', '${path} must be an http(s) origin such as https://shop.example.com (no path).', (v) => !v || normalizeOrigin(v) !== null))
+        .required()
+        .max(20),
+    }),
+    responses: { 200: '{ Origins: [string] }', 400: 'Not bare http(s) origins, or more than 20', 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId, body }) {
+      const org = await orgOf(em, orgId);
+      org.allowedReturnOrigins = [...new Set(body.Origins.map((o) => normalizeOrigin(o)!))];
+      await em.flush();
+      return ok({ Origins: org.allowedReturnOrigins });
     },
   }),
 

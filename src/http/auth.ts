@@ -38,6 +38,8 @@ export interface TokenClaims {
   UserId?: string | null;
   kind: 'user' | 'client';
   cv: number;
+  /** User tokens: the user's token version at issue (bumped by a password change); absent means 1. */
+  tv?: number;
 }
 
 const ISSUER = 'b2b-commerce';
@@ -70,6 +72,23 @@ export class CredentialVersions {
 
   invalidate(organizationId: string): void {
     this.cache.delete(organizationId);
+  }
+
+  private users = new Map<string, { version: number | null; until: number }>();
+
+  /** The user's token version (bumped when the password changes), cached like the organization's. */
+  async user(em: EntityManager, userId: string): Promise<number | null> {
+    const hit = this.users.get(userId);
+    if (hit && hit.until > Date.now()) return hit.version;
+    const rows = await em.getConnection().execute<{ token_version: number }[]>('select token_version from app_user where id = ?', [userId]);
+    const version = rows[0]?.token_version ?? null;
+    if (this.users.size > 100_000) this.users.clear();
+    this.users.set(userId, { version, until: Date.now() + this.ttlMs });
+    return version;
+  }
+
+  invalidateUser(userId: string): void {
+    this.users.delete(userId);
   }
 }
 
@@ -139,7 +158,12 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, config: 
     throw AppError.unauthorized('The token is invalid.');
   const current = await versions.get(em, claims.OrganizationId);
   if (current === null || current !== claims.cv) throw AppError.unauthorized('The token was issued before the credentials were rotated.');
-  if (claims.kind === 'user' && claims.UserId) await assertStillEntitled(em, claims.OrganizationId, claims.UserId, claims.role);
+  if (claims.kind === 'user' && claims.UserId) {
+    if (!UUID.test(claims.UserId)) throw AppError.unauthorized('The token is invalid.');
+    const tv = await versions.user(em, claims.UserId);
+    if (tv === null || tv !== (typeof claims.tv === 'number' ? claims.tv : 1)) throw AppError.unauthorized('The password was changed after this token was issued; log in again.');
+    await assertStillEntitled(em, claims.OrganizationId, claims.UserId, claims.role);
+  }
   return {
     kind: claims.kind === 'user' ? 'user' : 'client',
     subject: claims.sub ?? '',
