@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as yup from 'yup';
-import { MAX_REMOTE_IMAGES, nameFromFileName, normaliseCategoryName, resolveSku, urlShapeProblem } from '../domain/images/rules.js';
+import { INGESTION_SLOT_WINDOW_MS, MAX_CONCURRENT_INGESTIONS_PER_ORG, MAX_REMOTE_IMAGES, nameFromFileName, normaliseCategoryName, resolveSku, urlShapeProblem } from '../domain/images/rules.js';
 import { Image, ImageIngestion, ImageIngestionItem } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
@@ -143,8 +143,13 @@ export const imageRoutes = [
       400: 'Missing images, more than 500, or a malformed or non-http(s) imageUrl',
       401: 'Unauthenticated',
       403: 'Not Admin',
+      429: 'The organization already runs the maximum number of ingestions',
     },
     async handler({ em, deps, orgId, body }) {
+      // Fairness on the shared media queue: one organization runs at most a few ingestions at once.
+      const running = await em.count(ImageIngestion, { organization: orgId, completedAt: null, createdAt: { $gt: new Date(Date.now() - INGESTION_SLOT_WINDOW_MS) } });
+      if (running >= MAX_CONCURRENT_INGESTIONS_PER_ORG)
+        throw new AppError('rate_limited', `At most ${MAX_CONCURRENT_INGESTIONS_PER_ORG} image ingestions of an organization run at once; retry when one completes.`, undefined, { 'Retry-After': '30' });
       const jobId = randomUUID();
       const ingestion = em.create(ImageIngestion, { id: jobId, organization: orgId });
       const items = body.images.map((img, position) =>
