@@ -20,7 +20,7 @@ export const authRoutes = [
     summary: 'Log in with ClientId and ClientSecret',
     tag: 'Authentication',
     auth: 'public',
-    body: yup.object({ OrgCode: yup.string().trim().required(), ClientId: yup.string().trim().required(), ClientSecret: yup.string().required() }),
+    body: yup.object({ OrgCode: yup.string().trim().required().max(100), ClientId: yup.string().trim().required().max(100), ClientSecret: yup.string().required().max(500) }),
     rateLimit: { scope: 'login', key: ({ body }) => body.ClientId },
     responses: { 200: AUTH_RESULT, 400: 'Missing fields', 401: 'Invalid ClientId/ClientSecret or OrgCode mismatch', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
@@ -49,7 +49,7 @@ export const authRoutes = [
     summary: 'Log in as a user with Email and Password',
     tag: 'Authentication',
     auth: 'public',
-    body: yup.object({ Email: email().required(), Password: yup.string().required(), OrgCode: yup.string().trim() }),
+    body: yup.object({ Email: email().required(), Password: yup.string().required().max(1000), OrgCode: yup.string().trim().max(100) }),
     rateLimit: { scope: 'login', key: ({ body }) => body.Email.toLowerCase() },
     responses: { 200: AUTH_RESULT, 400: 'Missing fields, or OrgCode needed to choose among organizations', 401: 'Invalid e-mail or password, or inactive sales rep', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
@@ -100,7 +100,7 @@ export const authRoutes = [
     summary: 'Commerce context (customer number, price tier, currency) of a user in an organization',
     tag: 'Authentication',
     auth: ['Admin', 'Customer', 'SalesRep'],
-    body: yup.object({ OrganizationId: yup.string().trim().required(), UserId: uuid().required() }),
+    body: yup.object({ OrganizationId: yup.string().trim().required().max(100), UserId: uuid().required() }),
     responses: { 200: 'CustomerNumber, PriceTier, CurrencyCode', 400: 'OrganizationId or UserId missing or malformed', 401: 'Token missing, expired or invalid', 403: 'Another organization', 404: 'User not in this organization' },
     async handler({ em, body, auth }) {
       const org = await em.findOne(Organization, UUID_RE.test(body.OrganizationId) ? { id: body.OrganizationId } : { identityOrganizationId: body.OrganizationId });
@@ -123,7 +123,7 @@ export const authRoutes = [
     summary: 'Set a password with the one-time link token from an invitation e-mail',
     tag: 'Authentication',
     auth: 'public',
-    body: yup.object({ Token: yup.string().required(), Password: password().required() }),
+    body: yup.object({ Token: yup.string().required().max(200), Password: password().required() }),
     rateLimit: { scope: 'public', key: ({ ip }) => ip },
     responses: { 204: 'Password set', 400: 'Invalid, used or expired token, or weak password', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
