@@ -212,7 +212,7 @@ describe('set-password token reuse and stale sessions', () => {
 describe('response headers, open redirects and idempotency keys', () => {
   test('when any response is sent, then it carries nosniff and no X-Powered-By, and token and credential responses are no-store', async () => {
     const org = await createOrg();
-    for (const res of [await call('GET', '/api/health'), await call('GET', '/api/nowhere'), await call('GET', '/api/organization', { token: org.adminToken })]) {
+    for (const res of [await call('GET', '/health'), await call('GET', '/api/nowhere'), await call('GET', '/api/organization', { token: org.adminToken })]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-powered-by')).toBeNull();
     }

@@ -63,7 +63,7 @@ export interface Decoded {
 export async function inspectImage(data: Buffer): Promise<Decoded> {
   let meta: Metadata;
   try {
-    meta = await sharp(data, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    meta = await sharp(data, { failOn: 'error', limitInputPixels: false }).metadata(); // header only; the pixel cap is checked below with a clear message
   } catch {
     throw new UnsupportedImageError(`The file is not a readable image (accepted formats: ${IMAGE_FORMATS.join(', ')}).`);
   }
