@@ -5,27 +5,57 @@
  */
 import { randomUUID } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
-import { RequestContext } from '@mikro-orm/postgresql';
+import { RequestContext, type EntityManager } from '@mikro-orm/postgresql';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import qs from 'qs';
 import { allRoutes } from './api/index.js';
 import type { Deps } from './deps.js';
+import { sha256 } from './domain/auth/secrets.js';
 import { AppError, toProblem } from './errors.js';
-import { authenticate } from './http/auth.js';
+import { authenticate, type Principal } from './http/auth.js';
+import { clientIp } from './http/client-ip.js';
+import { checkInput, checkParams, MAX_QUERY_STRING } from './http/input-guard.js';
 import { enforceRateLimit } from './http/rate-limit.js';
 import type { Reply, Req, RouteDef } from './http/route.js';
-import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash } from './http/idempotency.js';
+import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash, type KeyScope } from './http/idempotency.js';
 import { validate } from './http/validate.js';
 import { log } from './logger.js';
 
 const JSON_LIMIT = '1mb';
-const MULTIPART_MAX_BYTES = 50 * 1024 * 1024;
+/** Multipart limit of a route that sets none. */
+const MULTIPART_DEFAULT_MAX_BYTES = 1024 * 1024;
+
+/** formidable error codes (formidable/src/FormidableError.js): size limits are 413, the rest malformed input. */
+const FORMIDABLE_TOO_LARGE = new Set([1006, 1009, 1016]);
+const isFormidableError = (e: { code?: unknown; httpCode?: unknown }) => typeof e?.code === 'number' && e.code >= 1000 && e.code <= 1018 && typeof e.httpCode === 'number';
+
+/**
+ * PostgreSQL data errors an input can still provoke when a schema misses a limit (a value out
+ * of a column's range, a malformed text representation): a 400, logged so the schema gets fixed.
+ */
+const PG_INPUT_ERRORS = new Set(['22001', '22003', '22007', '22008', '22021', '22P02', '22P05', '2202E', '54001']);
+function pgCode(err: unknown, depth = 0): string | undefined {
+  const e = err as { code?: unknown; cause?: unknown } | undefined;
+  if (!e || depth > 3) return undefined;
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  return pgCode(e.cause, depth + 1);
+}
 
 function mapError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { status?: number; statusCode?: number; message?: string; name?: string; type?: string };
+  const e = err as { status?: number; statusCode?: number; message?: string; name?: string; type?: string; code?: unknown; httpCode?: unknown };
+  if (isFormidableError(e)) {
+    if (FORMIDABLE_TOO_LARGE.has(e.code as number)) return new AppError('payload_too_large', 'The request body is larger than allowed.');
+    return AppError.badRequest('The multipart body is malformed, empty, or has more files or fields than allowed.');
+  }
+  const pg = pgCode(err);
+  if (pg && PG_INPUT_ERRORS.has(pg)) {
+    log.warn('input reached the database unvalidated', { code: pg, error: String(err).slice(0, 300) });
+    return AppError.badRequest('A value is out of range, too long or malformed.');
+  }
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return AppError.badRequest('The request is nested too deeply.');
   const status = e?.status ?? e?.statusCode;
   if (status === 413 || e?.type === 'entity.too.large' || /maxFileSize|too large/i.test(e?.message ?? ''))
     return new AppError('payload_too_large', 'The request body is larger than allowed.');
@@ -53,6 +83,32 @@ function errorHandler(): Koa.Middleware {
   };
 }
 
+/**
+ * Headers on every response (DESIGN "Security decisions"): nosniff, and no caching of API
+ * answers by browsers or shared caches (they carry tenant data, tokens and credentials)
+ * unless a route sets its own Cache-Control. Koa sends no X-Powered-By; it is removed in case
+ * a proxy or middleware adds one.
+ */
+function securityHeaders(): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+      ctx.remove('X-Powered-By');
+    }
+  };
+}
+
+/** Sets ctx.ip from the socket and as much of X-Forwarded-For as TRUST_PROXY allows. */
+function resolveClientIp(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    ctx.request.ip = clientIp(ctx.req.socket.remoteAddress ?? '', ctx.get('x-forwarded-for'), deps.config.trustProxy);
+    await next();
+  };
+}
+
 function traceAndLog(): Koa.Middleware {
   return async (ctx, next) => {
     const traceId = randomUUID();
@@ -68,9 +124,11 @@ function traceAndLog(): Koa.Middleware {
   };
 }
 
-function bodyParser(def: RouteDef): Koa.Middleware {
+/** The route's body parser; run by handleRoute after authentication, so anonymous callers cannot make the server parse (and store) bodies. */
+function bodyParser(def: RouteDef, deps: Deps): Koa.Middleware | null {
   const kind = def.bodyKind ?? (def.body ? 'json' : undefined);
-  if (!kind) return async (_ctx, next) => next();
+  if (!kind) return null;
+  const maxBytes = (typeof def.maxBodyBytes === 'function' ? def.maxBodyBytes(deps.config) : def.maxBodyBytes) ?? MULTIPART_DEFAULT_MAX_BYTES;
   return koaBody({
     json: kind === 'json',
     urlencoded: kind === 'form',
@@ -81,7 +139,7 @@ function bodyParser(def: RouteDef): Koa.Middleware {
     jsonLimit: JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
-    formidable: { maxFileSize: MULTIPART_MAX_BYTES, maxFiles: 1 },
+    formidable: { maxFileSize: maxBytes, maxTotalFileSize: maxBytes, maxFiles: 1, maxFields: 50, maxFieldsSize: 64 * 1024, allowEmptyFiles: false, minFileSize: 1 },
     onError: (err) => {
       throw err;
     },
@@ -101,12 +159,15 @@ async function removeUploads(ctx: Koa.Context): Promise<void> {
   await Promise.all(all.filter((f) => f?.filepath).map((f) => unlink(f.filepath!).catch(() => undefined)));
 }
 
+/** Who an Idempotency-Key belongs to: the user, or the client / API key. */
+const callerOf = (auth: Principal): string => (auth.kind === 'user' ? `user:${auth.userId ?? auth.subject}` : `${auth.kind}:${auth.subject}`).slice(0, 120);
+
 /** Runs the handler, through the Idempotency-Key store when the route opts in and the header is sent. */
 async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Reply> {
   const key = def.idempotent && req.auth ? ctx.get(IDEMPOTENCY_HEADER) : '';
   if (!key) return def.handler(req as never);
-  const route = `${def.method.toUpperCase()} ${ctx.path}`;
-  const replay = await claimKey(req.em, req.orgId, route, key, requestHash(req.body));
+  const scope: KeyScope = { organizationId: req.orgId, caller: callerOf(req.auth), route: `${def.method.toUpperCase()} ${ctx.path}` };
+  const replay = await claimKey(req.em, scope, key, requestHash(req.body));
   if (replay) {
     ctx.set('Idempotent-Replayed', 'true');
     return { status: replay.status, body: replay.body ?? undefined };
@@ -115,11 +176,11 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
   try {
     reply = await def.handler(req as never);
   } catch (e) {
-    await releaseKey(req.em, req.orgId, route, key);
+    await releaseKey(req.em, scope, key);
     throw e;
   }
-  if (reply.status < 300 && !reply.raw && !reply.redirect) await completeKey(req.em, req.orgId, route, key, reply.status, reply.body);
-  else await releaseKey(req.em, req.orgId, route, key);
+  if (reply.status < 300 && !reply.raw && !reply.redirect) await completeKey(req.em, scope, key, reply.status, reply.body);
+  else await releaseKey(req.em, scope, key);
   return reply;
 }
 
@@ -138,10 +199,17 @@ function handle(def: RouteDef, deps: Deps): Koa.Middleware {
 }
 
 function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
+  const parse = bodyParser(def, deps);
+  const bodyStrict = def.bodyKind === 'json' || !def.bodyKind;
   return async (ctx) => {
     const em = RequestContext.getEntityManager();
     if (!em) throw new Error('no request context');
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    const paramErrors = checkParams(params);
+    if (paramErrors) throw AppError.validation(paramErrors, 'A path parameter is malformed.');
+    const rawQuery = qs.parse(ctx.querystring, { depth: 3, arrayLimit: 200, parameterLimit: 200 });
+    const queryErrors = checkInput(rawQuery, { maxString: MAX_QUERY_STRING, root: 'query' });
+    if (queryErrors) throw AppError.validation(queryErrors, 'A query parameter is malformed.');
     const isPublic = def.auth === 'public';
     const auth = isPublic ? null : await authenticate(ctx, em as never, deps.config, deps.credentialVersions);
     if (auth && !auth.isSuper && !(def.auth as readonly string[]).includes(auth.role)) throw AppError.forbidden();
@@ -150,17 +218,16 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
       if (!auth.isSuper) throw AppError.forbidden('The organization in the path differs from the token organization.');
       orgId = params.organizationId;
     }
-    const rawQuery = qs.parse(ctx.querystring, { depth: 3, arrayLimit: 200 });
+    if (parse) await parse(ctx, async () => undefined);
     const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
     let requestBody = (ctx.request as unknown as { body?: unknown }).body;
+    const bodyErrors = checkInput(requestBody);
+    if (bodyErrors) throw AppError.validation(bodyErrors, 'The request body is malformed.');
     // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
     if (def.bodyKind === 'multipart') requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
     let body: unknown = requestBody;
-    if (def.body) body = validate(def.body, requestBody, def.bodyKind === 'json' || !def.bodyKind ? 'strict' : 'coerce');
-    if (def.rateLimit) {
-      const limit = def.rateLimit.scope === 'login' ? deps.config.rateLimits.loginPerMinute : deps.config.rateLimits.publicPerMinute;
-      await enforceRateLimit(em as never, `${def.rateLimit.scope}:${def.path}:${def.rateLimit.key({ ip: ctx.ip, body: body as never })}`, limit);
-    }
+    if (def.body) body = validate(def.body, requestBody, bodyStrict ? 'strict' : 'coerce');
+    if (def.rateLimit) await applyRateLimits(def, deps, em as never, ctx.ip, body);
     const req: Req = { ctx, em: em as never, deps, auth: auth as never, orgId, body, query, params };
     const reply = await runHandler(def, req, ctx);
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
@@ -181,10 +248,24 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
   };
 }
 
+/**
+ * Rate limits of a public or login route. Keys are hashed (a 5,000-character ClientId is a
+ * 64-character key). Login routes are limited per ClientId / e-mail and per client IP.
+ */
+async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip: string, body: unknown): Promise<void> {
+  const rl = def.rateLimit!;
+  const limits = deps.config.rateLimits;
+  const subject = rl.key({ ip, body: body as never });
+  await enforceRateLimit(em, `${rl.scope}:${def.path}:${sha256(subject)}`, rl.scope === 'login' ? limits.loginPerMinute : limits.publicPerMinute);
+  if (rl.scope === 'login') await enforceRateLimit(em, `login-ip:${def.path}:${sha256(ip)}`, limits.loginPerIpPerMinute);
+}
+
 export function createApp(deps: Deps, routes: RouteDef[] = allRoutes): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  const app = new Koa();
   const router = new Router();
-  for (const def of routes) router[def.method](def.path, bodyParser(def), handle(def, deps));
+  for (const def of routes) router[def.method](def.path, handle(def, deps));
+  app.use(securityHeaders());
+  app.use(resolveClientIp(deps));
   app.use(traceAndLog());
   app.use(errorHandler());
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));

@@ -3,6 +3,9 @@
  * Every process (API, worker, provider sandbox) reads the same shape; missing
  * required values fail fast with a message naming every missing variable.
  */
+import { normalizeOrigin } from './domain/organizations/return-url.js';
+import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
+
 export interface Config {
   /** Name printed in logs: "api", "sandbox-api", "worker". */
   serviceName: string;
@@ -36,9 +39,12 @@ export interface Config {
   tokenTtlSeconds: number;
   /** AES-256-GCM keys for secrets at rest, `id:base64key` comma separated; the first one encrypts. */
   encryptionKeys: string;
-  /** Honour X-Forwarded-For (set when running behind a proxy). */
-  trustProxy: boolean;
-  rateLimits: { loginPerMinute: number; publicPerMinute: number };
+  /** Storefront origins every organization's hosted payments may return to (ALLOWED_RETURN_ORIGINS, comma-separated), besides publicBaseUrl and the organization's own list. */
+  allowedReturnOrigins: string[];
+  /** How much of X-Forwarded-For to trust (TRUST_PROXY: hop count or proxy addresses); none by default. */
+  trustProxy: TrustProxy;
+  /** Per minute: logins per ClientId or e-mail, logins per client IP, public calls per IP. */
+  rateLimits: { loginPerMinute: number; loginPerIpPerMinute: number; publicPerMinute: number };
   /** Seconds a credential-version lookup may be served from the in-process cache. */
   credentialCacheSeconds: number;
   paymentProviderUrl: string;
@@ -110,8 +116,13 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     jwtSecret: need('JWT_SECRET'),
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 86400),
     encryptionKeys: need('ENCRYPTION_KEYS'),
-    trustProxy: env.TRUST_PROXY === 'true',
-    rateLimits: { loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10), publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10) },
+    allowedReturnOrigins: [],
+    trustProxy: { hops: 0 },
+    rateLimits: {
+      loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10),
+      loginPerIpPerMinute: int('RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE', 30),
+      publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10),
+    },
     credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 5),
     paymentProviderUrl: env.PAYMENT_PROVIDER_URL ?? '',
     paymentProviderApiKey: env.PAYMENT_PROVIDER_API_KEY ?? '',
@@ -126,6 +137,14 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
+  for (const raw of (env.ALLOWED_RETURN_ORIGINS ?? '').split(',').filter((x) => x.trim())) {
+    const origin = normalizeOrigin(raw);
+    if (origin) config.allowedReturnOrigins.push(origin);
+    else missing.push(`ALLOWED_RETURN_ORIGINS (not an http(s) origin: ${raw.trim()})`);
+  }
+  const trust = parseTrustProxy(env.TRUST_PROXY);
+  if (typeof trust === 'string') missing.push(trust);
+  else config.trustProxy = trust;
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');
   if (missing.length) throw new Error(`Configuration incomplete: ${missing.join(', ')}`);
   return config;

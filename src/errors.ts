@@ -98,13 +98,27 @@ export interface Problem {
   traceId: string;
 }
 
+const MAX_DETAIL = 500;
+const MAX_MESSAGE = 300;
+const MAX_FIELDS = 50;
+const bound = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}...` : s);
+
+/** Bounded field errors: a message that quotes input never makes a large response. */
+function boundErrors(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(
+    Object.entries(errors)
+      .slice(0, MAX_FIELDS)
+      .map(([k, list]) => [bound(k, 120), list.slice(0, 10).map((m) => bound(m, MAX_MESSAGE))]),
+  );
+}
+
 export function toProblem(err: AppError, traceId: string): Problem {
   return {
     type: `https://httpstatuses.io/${err.status}`,
     title: TITLE[err.kind],
     status: err.status,
-    detail: err.kind === 'internal' ? undefined : err.message,
-    ...(err.errors ? { errors: err.errors } : {}),
+    detail: err.kind === 'internal' ? undefined : bound(err.message, MAX_DETAIL),
+    ...(err.errors ? { errors: boundErrors(err.errors) } : {}),
     traceId,
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { call, createOrg, dbQuery, expectProblem, issueApiAccess, randomIp, uniq, type Res } from './helpers';
 
 function expectRateLimited(res: Res): void {
@@ -47,7 +48,8 @@ describe('public endpoint rate limit', () => {
     const other = await call('GET', path, { ip: randomIp() });
     expect(other.status).toBe(200);
 
-    const rows = await dbQuery<{ key: string; count: number }>('select key, count from rate_limit_bucket where key like $1', [`%/api/users/exists:${ip}`]);
+    // Keys are hashed: the stored key holds the SHA-256 of the IP, never the raw input.
+    const rows = await dbQuery<{ key: string; count: number }>('select key, count from rate_limit_bucket where key like $1', [`%/api/users/exists:${createHash('sha256').update(ip).digest('hex')}`]);
     expect(rows).toHaveLength(1);
     expect(rows[0].count).toBeGreaterThanOrEqual(11);
   });

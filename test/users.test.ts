@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, decodeToken, expectProblem, issueApiAccess, uniq, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, expectProblem, issueApiAccess, uniq, waitForMail, type OrgFixture } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -19,13 +19,21 @@ describe('POST /api/users', () => {
     expect(decodeToken(login.body.AccessToken)).toEqual(expect.objectContaining({ OrganizationId: org.organizationId, role: 'Customer' }));
   });
 
-  test('when the e-mail already has an account, then 200 with the existing profile, only the membership is added and the Password is ignored', async () => {
+  test('when the e-mail already has an account, then 200 echoing the submitted names, the Password is ignored and the membership waits for the owner to accept', async () => {
     const other = await createOrg();
     const existing = await createMemberUser(other);
     const res = await call('POST', '/api/users', { token: org.adminToken, body: { FirstName: 'Changed', LastName: 'Name', Email: existing.email.toUpperCase(), Password: 'a different password' } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ UserId: existing.userId, FirstName: 'Uma', LastName: 'User', Email: existing.email, PhoneNumber: null });
+    // Another organization's profile is never shown: the answer echoes what was submitted.
+    expect(res.body).toEqual({ UserId: existing.userId, FirstName: 'Changed', LastName: 'Name', Email: existing.email, PhoneNumber: null });
     expectProblem(await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'a different password', OrgCode: org.code } }), 401);
+    // Pending: signing in to this organization waits for acceptance; the other one is the only choice.
+    expectProblem(await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1', OrgCode: org.code } }), 401);
+    const only = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1' } });
+    expect(decodeToken(only.body.AccessToken).OrganizationId).toBe(other.organizationId);
+    const mail = await waitForMail(existing.email, (m) => m.subject === `Join ${org.name}?`);
+    const token = /accept-membership\?token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
+    expect((await call('POST', '/api/users/memberships/accept', { body: { Token: token } })).status).toBe(200);
     // Now in two organizations: login needs OrgCode.
     const ambiguous = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1' } });
     expectProblem(ambiguous, 400);

@@ -213,9 +213,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         PAYMENT_PROVIDER_URL: `http://127.0.0.1:${port.provider}`,
         PAYMENT_PROVIDER_API_KEY: process.env.PAYMENT_PROVIDER_API_KEY ?? `sk_test_${name}_deployment`,
         PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
-        TRUST_PROXY: mode === 'test' ? 'true' : 'false',
+        // Tests act as the one trusted proxy (they send X-Forwarded-For); dev trusts none.
+        TRUST_PROXY: mode === 'test' ? '1' : '0',
+        // The storefront the payment tests return to; other origins need the organization's own list.
+        ALLOWED_RETURN_ORIGINS: 'https://shop.example.com,http://localhost:3000',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true' } : {}),
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true' } : {}),
       };
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);

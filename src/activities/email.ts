@@ -3,6 +3,7 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 import { randomToken, sha256 } from '../domain/auth/secrets.js';
 import { renderEmail } from '../domain/email/templates.js';
+import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
 import type { SendEmailInput } from '../workflows/send-email.js';
 
@@ -29,6 +30,18 @@ export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
           em.create(PasswordToken, { user, tokenHash: sha256(token), expiresAt: new Date(Date.now() + SET_PASSWORD_TTL_MS) });
           data.setPasswordUrl = `${deps.config.publicBaseUrl}/set-password?token=${token}`;
         }
+      }
+      // Acceptance links of pending memberships, minted the same way; a resend replaces the earlier link.
+      if (data.needsAcceptLink && typeof data.userId === 'string' && typeof data.organizationId === 'string') {
+        const token = randomToken(32);
+        const updated = await em
+          .getConnection()
+          .execute(
+            `update organization_member set accept_token_hash = ?, accept_expires_at = ? where organization_id = ? and user_id = ? and status = 'pending'`,
+            [sha256(token), new Date(Date.now() + ACCEPT_LINK_TTL_MS), data.organizationId, data.userId],
+            'run',
+          );
+        if ((updated as { affectedRows?: number }).affectedRows) data.acceptUrl = `${deps.config.publicBaseUrl}/accept-membership?token=${token}`;
       }
       const rendered = renderEmail(input.template, data);
       msg.subject = rendered.subject;

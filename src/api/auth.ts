@@ -1,8 +1,10 @@
 /** Authentication endpoints: client-credential login, user login, token enrichment, set-password. */
 import * as yup from 'yup';
 import { resolveRole } from '../domain/organizations/access.js';
-import { sha256, verifySecret, hashSecret } from '../domain/auth/secrets.js';
-import { ApiCredential, Organization, OrganizationMember, PasswordToken, User } from '../entities/index.js';
+import { canSignIn } from '../domain/organizations/membership.js';
+import { sha256, verifySecret, hashSecret, needsRehash } from '../domain/auth/secrets.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiCredential, Organization, OrganizationMember, User } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { signAccessToken, type Role } from '../http/auth.js';
 import { defineRoute, ok, noContent } from '../http/route.js';
@@ -18,7 +20,7 @@ export const authRoutes = [
     summary: 'Log in with ClientId and ClientSecret',
     tag: 'Authentication',
     auth: 'public',
-    body: yup.object({ OrgCode: yup.string().trim().required(), ClientId: yup.string().trim().required(), ClientSecret: yup.string().required() }),
+    body: yup.object({ OrgCode: yup.string().trim().required().max(100), ClientId: yup.string().trim().required().max(100), ClientSecret: yup.string().required().max(500) }),
     rateLimit: { scope: 'login', key: ({ body }) => body.ClientId },
     responses: { 200: AUTH_RESULT, 400: 'Missing fields', 401: 'Invalid ClientId/ClientSecret or OrgCode mismatch', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
@@ -47,17 +49,25 @@ export const authRoutes = [
     summary: 'Log in as a user with Email and Password',
     tag: 'Authentication',
     auth: 'public',
-    body: yup.object({ Email: email().required(), Password: yup.string().required(), OrgCode: yup.string().trim() }),
+    body: yup.object({ Email: email().required(), Password: yup.string().required().max(1000), OrgCode: yup.string().trim().max(100) }),
     rateLimit: { scope: 'login', key: ({ body }) => body.Email.toLowerCase() },
     responses: { 200: AUTH_RESULT, 400: 'Missing fields, or OrgCode needed to choose among organizations', 401: 'Invalid e-mail or password, or inactive sales rep', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
       const user = await em.findOne(User, { email: body.Email.toLowerCase() });
       if (!user || !(await verifySecret(body.Password, user.passwordHash))) throw AppError.unauthorized('Invalid e-mail or password.');
-      const memberships = await em.find(OrganizationMember, { user }, { populate: ['organization'] });
+      if (needsRehash(user.passwordHash)) {
+        user.passwordHash = await hashSecret(body.Password);
+        await em.flush();
+      }
+      const all = await em.find(OrganizationMember, { user }, { populate: ['organization'] });
+      // A pending membership (an existing account added by an organization) opens only after its owner accepts.
+      const memberships = all.filter((m) => canSignIn(m.status));
       let member = memberships[0];
       if (body.OrgCode) {
-        member = memberships.find((m) => m.organization.identityOrganizationId === body.OrgCode || m.organization.id === body.OrgCode)!;
-        if (!member) throw AppError.unauthorized('The user does not belong to that organization.');
+        const named = all.find((m) => m.organization.identityOrganizationId === body.OrgCode || m.organization.id === body.OrgCode);
+        if (!named) throw AppError.unauthorized('The user does not belong to that organization.');
+        if (!canSignIn(named.status)) throw AppError.unauthorized('The membership in that organization waits for acceptance through the e-mailed link.');
+        member = named;
       } else if (memberships.length > 1) {
         throw AppError.field('OrgCode', 'OrgCode is required because the user belongs to several organizations.');
       }
@@ -77,6 +87,7 @@ export const authRoutes = [
           RepNumber: context.repNumber,
           UserId: user.id,
           kind: 'user',
+          tv: user.tokenVersion,
           cv: member.organization.credentialVersion,
         }),
       );
@@ -89,7 +100,7 @@ export const authRoutes = [
     summary: 'Commerce context (customer number, price tier, currency) of a user in an organization',
     tag: 'Authentication',
     auth: ['Admin', 'Customer', 'SalesRep'],
-    body: yup.object({ OrganizationId: yup.string().trim().required(), UserId: uuid().required() }),
+    body: yup.object({ OrganizationId: yup.string().trim().required().max(100), UserId: uuid().required() }),
     responses: { 200: 'CustomerNumber, PriceTier, CurrencyCode', 400: 'OrganizationId or UserId missing or malformed', 401: 'Token missing, expired or invalid', 403: 'Another organization', 404: 'User not in this organization' },
     async handler({ em, body, auth }) {
       const org = await em.findOne(Organization, UUID_RE.test(body.OrganizationId) ? { id: body.OrganizationId } : { identityOrganizationId: body.OrganizationId });
@@ -112,16 +123,36 @@ export const authRoutes = [
     summary: 'Set a password with the one-time link token from an invitation e-mail',
     tag: 'Authentication',
     auth: 'public',
-    body: yup.object({ Token: yup.string().required(), Password: password().required() }),
+    body: yup.object({ Token: yup.string().required().max(200), Password: password().required() }),
     rateLimit: { scope: 'public', key: ({ ip }) => ip },
     responses: { 204: 'Password set', 400: 'Invalid, used or expired token, or weak password', 429: 'Rate limit exceeded' },
-    async handler({ em, body }) {
-      const token = await em.findOne(PasswordToken, { tokenHash: sha256(body.Token) }, { populate: ['user'] });
-      if (!token || token.usedAt || token.expiresAt < new Date()) throw AppError.field('Token', 'The link is invalid, used or expired.');
-      token.usedAt = new Date();
-      token.user.passwordHash = await hashSecret(body.Password);
-      await em.flush();
-      return noContent();
+    async handler({ em, body, deps }) {
+      const userId = await setPasswordWithToken(em, body.Token, body.Password);
+      deps.credentialVersions.invalidateUser(userId);
+      return { status: 204, headers: { 'Cache-Control': 'no-store' } };
     },
   }),
 ];
+
+/**
+ * Uses a set-password token once: a conditional UPDATE claims it (two concurrent requests with
+ * the same token cannot both succeed), every other outstanding token of the user is spent with
+ * it, and the user's token version is bumped so sessions from before the change end.
+ */
+async function setPasswordWithToken(em: EntityManager, token: string, password: string): Promise<string> {
+  return em.transactional(async (tx) => {
+    const conn = tx.getConnection();
+    const trx = tx.getTransactionContext();
+    const claimed = await conn.execute<{ user_id: string }[]>(
+      'update password_token set used_at = now() where token_hash = ? and used_at is null and expires_at > now() returning user_id',
+      [sha256(token)],
+      'all',
+      trx,
+    );
+    if (!claimed.length) throw AppError.field('Token', 'The link is invalid, used or expired.');
+    const userId = claimed[0].user_id;
+    await conn.execute('update password_token set used_at = now() where user_id = ? and used_at is null', [userId], 'run', trx);
+    await conn.execute('update app_user set password_hash = ?, token_version = token_version + 1, updated_at = now() where id = ?', [await hashSecret(password), userId], 'run', trx);
+    return userId;
+  });
+}

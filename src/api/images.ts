@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as yup from 'yup';
-import { MAX_REMOTE_IMAGES, nameFromFileName, normaliseCategoryName, resolveSku, urlShapeProblem } from '../domain/images/rules.js';
+import { INGESTION_SLOT_WINDOW_MS, MAX_CONCURRENT_INGESTIONS_PER_ORG, MAX_REMOTE_IMAGES, nameFromFileName, normaliseCategoryName, resolveSku, urlShapeProblem } from '../domain/images/rules.js';
 import { Image, ImageIngestion, ImageIngestionItem } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
@@ -69,7 +69,7 @@ const remoteBatch = yup.object({
 });
 
 const deleteBody = yup.object({
-  ids: yup.string().trim().required('ids is required (comma-separated image ids).'),
+  ids: yup.string().trim().required('ids is required (comma-separated image ids).').max(500 * 37, 'ids may name at most 500 images.'),
 });
 
 const listSpec: ListSpec = {
@@ -107,6 +107,7 @@ export const imageRoutes = [
     tag: 'Images',
     auth: ['Admin'],
     bodyKind: 'multipart',
+    maxBodyBytes: (config) => config.images.maxBytes,
     body: localUpload,
     responses: {
       204: 'Stored; header Location names the new image',
@@ -142,8 +143,13 @@ export const imageRoutes = [
       400: 'Missing images, more than 500, or a malformed or non-http(s) imageUrl',
       401: 'Unauthenticated',
       403: 'Not Admin',
+      429: 'The organization already runs the maximum number of ingestions',
     },
     async handler({ em, deps, orgId, body }) {
+      // Fairness on the shared media queue: one organization runs at most a few ingestions at once.
+      const running = await em.count(ImageIngestion, { organization: orgId, completedAt: null, createdAt: { $gt: new Date(Date.now() - INGESTION_SLOT_WINDOW_MS) } });
+      if (running >= MAX_CONCURRENT_INGESTIONS_PER_ORG)
+        throw new AppError('rate_limited', `At most ${MAX_CONCURRENT_INGESTIONS_PER_ORG} image ingestions of an organization run at once; retry when one completes.`, undefined, { 'Retry-After': '30' });
       const jobId = randomUUID();
       const ingestion = em.create(ImageIngestion, { id: jobId, organization: orgId });
       const items = body.images.map((img, position) =>
@@ -212,6 +218,7 @@ export const imageRoutes = [
     tag: 'Images',
     auth: ['Admin'],
     bodyKind: 'multipart',
+    maxBodyBytes: (config) => config.images.maxBytes,
     body: categoryUpload,
     responses: { 200: '{ imageName, imageUrl } (imageUrl is the medium variant)', 400: 'Missing file or categoryName, or not an accepted image', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'Larger than 20 MB' },
     async handler({ em, deps, orgId, body }) {
@@ -284,7 +291,7 @@ export const imageRoutes = [
       const ids = [...new Set(body.ids.split(',').map((s) => s.trim()).filter(Boolean))];
       if (!ids.length) throw AppError.field('ids', 'ids must name at least one image id.');
       const bad = ids.filter((id) => !UUID_RE.test(id));
-      if (bad.length) throw AppError.field('ids', `Not image ids: ${bad.slice(0, 10).join(', ')}.`);
+      if (bad.length) throw AppError.field('ids', `Not image ids: ${bad.slice(0, 10).map((b) => b.slice(0, 40)).join(', ')}.`);
       if (ids.length > 500) throw AppError.field('ids', 'At most 500 ids per request.');
       const images = await em.find(Image, { id: { $in: ids }, organization: orgId });
       if (images.length !== ids.length) {

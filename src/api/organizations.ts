@@ -11,6 +11,9 @@ import { queueEmail } from '../integrations/temporal.js';
 import type { Deps } from '../deps.js';
 import { countryCode, currencyCode, email, name, password, uuid } from './schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';
+import { initialMembershipStatus } from '../domain/organizations/membership.js';
+import { normalizeOrigin } from '../domain/organizations/return-url.js';
+import { addMember, sendAcceptLink } from '../services/memberships/index.js';
 
 const organizationInput = yup.object({
   Name: name(200).required(),
@@ -118,13 +121,16 @@ export const organizationRoutes = [
               phoneNumber: body.User.PhoneNumber,
               passwordHash,
             });
-          tx.create(OrganizationMember, { organization: org, user, isAdmin: true });
+          tx.create(OrganizationMember, { organization: org, user, isAdmin: true, status: initialMembershipStatus(!!existing) });
         });
       } catch (e) {
         if (isUniqueViolation(e, 'organization_name_lower_unique')) throw AppError.field('Organization.Name', 'An organization with this name already exists.');
         throw e;
       }
-      await sendAdminWelcome(deps, org, user);
+      // An existing account does not become the admin of an organization someone else created until it accepts.
+      const pending = await em.count(OrganizationMember, { organization: org, user, status: 'pending' });
+      if (pending) await sendAcceptLink(deps, org, user);
+      else await sendAdminWelcome(deps, org, user);
       return created({ OrganizationId: org.id, IdentityOrganizationId: org.identityOrganizationId, Name: org.name, Slug: org.slug });
     },
   }),
@@ -171,11 +177,12 @@ export const organizationRoutes = [
       const user = await em.findOne(User, { email: body.Email.toLowerCase() });
       if (!user) throw AppError.field('Email', 'No user has this e-mail address; create the user first.');
       const org = await orgOf(em, orgId);
-      const member = (await em.findOne(OrganizationMember, { organization: org, user })) ?? em.create(OrganizationMember, { organization: org, user, isAdmin: false });
-      const wasAdmin = member.isAdmin;
-      member.isAdmin = true;
-      await em.flush();
-      if (!wasAdmin) await sendAdminWelcome(deps, org, user);
+      const current = await em.findOne(OrganizationMember, { organization: org, user });
+      const wasAdmin = !!current?.isAdmin;
+      const { member, memberCreated } = await addMember(em, org, { email: user.email, firstName: user.firstName, lastName: user.lastName }, { isAdmin: true });
+      // Someone who was not a member yet joins only by accepting the e-mailed link (DESIGN "Security decisions").
+      if (memberCreated && member.status === 'pending') await sendAcceptLink(deps, org, user);
+      else if (!wasAdmin) await sendAdminWelcome(deps, org, user);
       return ok({ Success: true });
     },
   }),
@@ -277,6 +284,40 @@ export const organizationRoutes = [
       em.remove(tier);
       await em.flush();
       return ok();
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/api/organizations/return-origins',
+    summary: 'Origins hosted payment pages may return the browser to (besides the API and the deployment storefronts)',
+    tag: 'Organizations',
+    auth: ['Admin'],
+    responses: { 200: '{ Origins: [string] }', 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId }) {
+      const org = await orgOf(em, orgId);
+      return ok({ Origins: org.allowedReturnOrigins ?? [] });
+    },
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/api/organizations/return-origins',
+    summary: 'Replace the origins hosted payment pages may return the browser to (applicationReturnUrl, appUrl)',
+    tag: 'Organizations',
+    auth: ['Admin'],
+    body: yup.object({
+      Origins: yup
+        .array(yup.string().trim().required().max(300).test('origin', '${path} must be an http(s) origin such as https://shop.example.com (no path).', (v) => !v || normalizeOrigin(v) !== null))
+        .required()
+        .max(20),
+    }),
+    responses: { 200: '{ Origins: [string] }', 400: 'Not bare http(s) origins, or more than 20', 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId, body }) {
+      const org = await orgOf(em, orgId);
+      org.allowedReturnOrigins = [...new Set(body.Origins.map((o) => normalizeOrigin(o)!))];
+      await em.flush();
+      return ok({ Origins: org.allowedReturnOrigins });
     },
   }),
 

@@ -20,7 +20,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import * as yup from 'yup';
 import { checkCard, isExpired, luhnValid, normalizeCardNumber } from '../domain/payments/cards.js';
 import { verifyCallbackSignature, type CallbackFields } from '../domain/payments/callback-signature.js';
-import { HostedPaymentSetup, PaymentMethod } from '../entities/index.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import { isAllowedReturnUrl, originOf } from '../domain/organizations/return-url.js';
+import { HostedPaymentSetup, Organization, PaymentMethod } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { log } from '../logger.js';
@@ -39,6 +42,15 @@ const TAG = 'Payments';
 const ROLES = ['Admin', 'SalesRep', 'Customer'] as const;
 /** Return URL of the hosted card-save flow when the client gives no appUrl (a local development address). */
 const DEFAULT_APP_URL = 'http://localhost:3000/payment-methods/complete';
+
+/** A hosted page returns the browser only to the API's own origin, the deployment's storefronts or the organization's origins (no open redirect). */
+async function assertReturnUrlAllowed(em: EntityManager, config: Config, orgId: string, field: string, url: string): Promise<void> {
+  const org = await em.findOne(Organization, { id: orgId });
+  const own = originOf(config.publicBaseUrl);
+  const allowed = [...(own ? [own] : []), ...config.allowedReturnOrigins, ...(org?.allowedReturnOrigins ?? [])];
+  if (!isAllowedReturnUrl(url, allowed))
+    throw AppError.field(field, `${field} must be on this API's origin or one of the organization's return origins (PUT /api/organizations/return-origins).`);
+}
 
 const httpUrl = () =>
   yup
@@ -173,6 +185,7 @@ export const paymentRoutes = [
       const settings = await paymentSettingsFor(em, deps.config, orgId);
       const provider = (body.paymentProvider as 'ProviderDirect' | 'ProviderHosted' | undefined) ?? settings.provider;
       if (provider === 'ProviderHosted') {
+        if (body.appUrl) await assertReturnUrlAllowed(em, deps.config, orgId, 'appUrl', body.appUrl);
         const setup = await startHostedSetup(em, deps, {
           organizationId: orgId,
           customerNumber: customer.customerNumber,
@@ -245,6 +258,7 @@ export const paymentRoutes = [
     idempotent: true,
     responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed', 404: 'Customer not found' },
     handler: async ({ em, deps, auth, orgId, body }) => {
+      await assertReturnUrlAllowed(em, deps.config, orgId, 'applicationReturnUrl', body.applicationReturnUrl);
       const customer = await findVisibleCustomer(em, orgId, auth, body.customerNumber);
       const result = await startHostedSetup(em, deps, {
         organizationId: orgId,

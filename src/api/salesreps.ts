@@ -4,6 +4,8 @@
  * the login context resolver that turns an active assignment into the SalesRep role.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { initialMembershipStatus } from '../domain/organizations/membership.js';
+import { sendAcceptLink } from '../services/memberships/index.js';
 import * as yup from 'yup';
 import { normalizeRoles, planRemoval, repEmailIds } from '../domain/salesreps/rules.js';
 import { Organization, OrganizationMember, OrganizationSalesRep, SalesRep, User } from '../entities/index.js';
@@ -60,23 +62,29 @@ function repEmailData(org: Organization, rep: SalesRep, a: OrganizationSalesRep)
 async function createAssignment(em: EntityManager, deps: Deps, orgId: string, input: RepInput) {
   const org = await orgOf(em, orgId);
   const emailLc = input.email.toLowerCase();
-  let result: { rep: SalesRep; assignment: OrganizationSalesRep; isNewRep: boolean };
+  let result: { rep: SalesRep; assignment: OrganizationSalesRep; isNewRep: boolean; joinsPending: boolean };
   try {
     result = await em.transactional(async (tx) => {
       let rep = await tx.findOne(SalesRep, { email: emailLc }, { populate: ['user'] });
       const isNewRep = !rep;
       if (rep && (await tx.count(OrganizationSalesRep, { organization: org.id, salesRep: rep.id }))) throw dupRep();
       if (await tx.count(OrganizationSalesRep, { organization: org.id, repNumber: input.repNumber })) throw dupNumber(input.repNumber);
+      let userExisted = !!rep;
       if (!rep) {
-        const user =
-          (await tx.findOne(User, { email: emailLc })) ??
-          tx.create(User, { email: emailLc, firstName: input.firstName, lastName: input.lastName, phoneNumber: input.phoneNumber ?? null, passwordHash: null });
+        const found = await tx.findOne(User, { email: emailLc });
+        userExisted = !!found;
+        const user = found ?? tx.create(User, { email: emailLc, firstName: input.firstName, lastName: input.lastName, phoneNumber: input.phoneNumber ?? null, passwordHash: null });
         rep = tx.create(SalesRep, { user, firstName: input.firstName, lastName: input.lastName, email: emailLc, phoneNumber: input.phoneNumber ?? null });
       }
-      if (!(await tx.count(OrganizationMember, { organization: org.id, user: rep.user.id }))) tx.create(OrganizationMember, { organization: org.id, user: rep.user, isAdmin: false });
+      // An account that existed before this request joins only when its owner accepts the e-mailed link.
+      let joinsPending = false;
+      if (!(await tx.count(OrganizationMember, { organization: org.id, user: rep.user.id }))) {
+        const member = tx.create(OrganizationMember, { organization: org.id, user: rep.user, isAdmin: false, status: initialMembershipStatus(userExisted) });
+        joinsPending = member.status === 'pending';
+      }
       const assignment = tx.create(OrganizationSalesRep, { organization: org.id, salesRep: rep, repNumber: input.repNumber, roles: normalizeRoles(input.roles), active: true, activationCount: 0 });
       await tx.flush();
-      return { rep, assignment, isNewRep };
+      return { rep, assignment, isNewRep, joinsPending };
     });
   } catch (e) {
     if (isUniqueViolation(e, 'organization_sales_rep_org_rep_number_unique')) throw dupNumber(input.repNumber);
@@ -84,7 +92,8 @@ async function createAssignment(em: EntityManager, deps: Deps, orgId: string, in
     if (isUniqueViolation(e)) throw AppError.conflict('The sales rep or its user was created at the same time by another request; retry.');
     throw e;
   }
-  const { rep, assignment, isNewRep } = result;
+  const { rep, assignment, isNewRep, joinsPending } = result;
+  if (joinsPending) await sendAcceptLink(deps, org, rep.user);
   await queueEmail(deps.temporal, deps.config, {
     emailId: isNewRep ? repEmailIds.welcome(assignment.id) : repEmailIds.invite(assignment.id),
     organizationId: org.id,

@@ -2,6 +2,7 @@
 import * as yup from 'yup';
 import { hashSecret } from '../domain/auth/secrets.js';
 import { OrganizationMember, User } from '../entities/index.js';
+import { acceptMembership, addMember, sendAcceptLink } from '../services/memberships/index.js';
 import { AppError } from '../errors.js';
 import { defineRoute, created, ok } from '../http/route.js';
 import { queueEmail } from '../integrations/temporal.js';
@@ -14,28 +15,31 @@ export const userRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/users',
-    summary: 'Create a user in the organization; an existing e-mail is reused and only the membership is added',
+    summary: 'Create a user in the organization; an e-mail that already has an account gets a pending membership its owner must accept',
     tag: 'Users',
     auth: ['Admin'],
     body: userInput,
     idempotent: true,
-    responses: { 201: 'User profile (new user)', 200: 'User profile (existing user added)', 400: 'Missing or malformed fields', 401: 'Unauthenticated', 403: 'Not Admin' },
+    responses: {
+      201: 'User profile (new user)',
+      200: 'User profile as submitted (existing account: pending membership, acceptance link e-mailed)',
+      400: 'Missing or malformed fields',
+      401: 'Unauthenticated',
+      403: 'Not Admin',
+      409: 'Created concurrently',
+    },
     async handler({ em, body, orgId, deps }) {
       const org = await orgOf(em, orgId);
-      const existing = await em.findOne(User, { email: body.Email.toLowerCase() });
-      const user =
-        existing ??
-        em.create(User, {
-          email: body.Email.toLowerCase(),
-          firstName: body.FirstName,
-          lastName: body.LastName,
-          phoneNumber: body.PhoneNumber,
-          passwordHash: body.Password ? await hashSecret(body.Password) : null,
-        });
-      const isNewMember = !(existing && (await em.count(OrganizationMember, { organization: org, user })));
-      if (isNewMember) em.create(OrganizationMember, { organization: org, user, isAdmin: false });
-      await em.flush();
-      if (!user.passwordHash) {
+      const passwordHash = body.Password && !(await em.count(User, { email: body.Email.toLowerCase() })) ? await hashSecret(body.Password) : null;
+      const { user, member, userCreated, memberCreated } = await addMember(em, org, {
+        email: body.Email,
+        firstName: body.FirstName,
+        lastName: body.LastName,
+        phoneNumber: body.PhoneNumber,
+        passwordHash,
+      });
+      if (memberCreated && member.status === 'pending') await sendAcceptLink(deps, org, user);
+      else if (!user.passwordHash) {
         await queueEmail(deps.temporal, deps.config, {
           emailId: `invite-user-${org.id}-${user.id}`,
           organizationId: org.id,
@@ -44,7 +48,24 @@ export const userRoutes = [
           data: { firstName: user.firstName, organizationName: org.name, userId: user.id, needsPasswordLink: true },
         });
       }
-      return existing ? ok(profile(user)) : created(profile(user));
+      // Another organization's profile is never shown: the answer echoes what was submitted.
+      const echo = { UserId: user.id, FirstName: body.FirstName, LastName: body.LastName, Email: user.email, PhoneNumber: body.PhoneNumber ?? null };
+      return userCreated ? created(echo) : ok(echo);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/api/users/memberships/accept',
+    summary: 'Accept a pending membership with the single-use token from the e-mailed link',
+    tag: 'Users',
+    auth: 'public',
+    body: yup.object({ Token: yup.string().trim().required().max(200) }),
+    rateLimit: { scope: 'public', key: ({ ip }) => ip },
+    responses: { 200: '{ OrganizationId, Name }', 400: 'Invalid, used or expired token', 429: 'Rate limit exceeded' },
+    async handler({ em, body }) {
+      const org = await acceptMembership(em, body.Token);
+      return ok({ OrganizationId: org.organizationId, Name: org.name });
     },
   }),
 

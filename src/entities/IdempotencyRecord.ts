@@ -3,13 +3,15 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /**
  * A request made with an `Idempotency-Key` header: the first response is stored and
- * replayed for the same key and body; the same key with another body is a 409.
+ * replayed for the same caller, key and body; the same key with another body is a 409.
  */
 export const IdempotencyRecord = defineEntity({
   name: 'IdempotencyRecord',
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     organizationId: p.uuid(),
+    /** `user:<id>`, `client:<clientId>` or `apikey:<clientId>`: a key is never replayed to another caller. */
+    caller: p.string().length(120).default(''),
     route: p.string(),
     key: p.string().length(200),
     requestHash: p.string(),
@@ -18,6 +20,6 @@ export const IdempotencyRecord = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     completedAt: p.datetime().nullable(),
   },
-  uniques: [{ name: 'idempotency_record_org_route_key_unique', properties: ['organizationId', 'route', 'key'] }],
+  uniques: [{ name: 'idempotency_record_org_caller_route_key_unique', properties: ['organizationId', 'caller', 'route', 'key'] }],
 });
 export type IdempotencyRecord = InferEntity<typeof IdempotencyRecord>;

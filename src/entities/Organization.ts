@@ -19,6 +19,8 @@ export const Organization = defineEntity({
     email: p.string().nullable(),
     website: p.string().nullable(),
     credentialVersion: p.integer().default(1),
+    /** Origins (scheme://host[:port]) a hosted payment may return the browser to, besides the API's own. Admin-editable. */
+    allowedReturnOrigins: p.json<string[]>().default('[]'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

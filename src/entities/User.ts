@@ -13,6 +13,8 @@ export const User = defineEntity({
     phoneNumber: p.string().nullable(),
     passwordHash: p.string().nullable().hidden(),
     isSuper: p.boolean().default(false),
+    /** Carried by the user's tokens; bumped when the password changes, which ends every earlier session. */
+    tokenVersion: p.integer().default(1),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

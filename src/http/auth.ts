@@ -39,6 +39,8 @@ export interface TokenClaims {
   UserId?: string | null;
   kind: 'user' | 'client';
   cv: number;
+  /** User tokens: the user's token version at issue (bumped by a password change); absent means 1. */
+  tv?: number;
 }
 
 const ISSUER = 'b2b-commerce';
@@ -72,6 +74,23 @@ export class CredentialVersions {
   invalidate(organizationId: string): void {
     this.cache.delete(organizationId);
   }
+
+  private users = new Map<string, { version: number | null; until: number }>();
+
+  /** The user's token version (bumped when the password changes), cached like the organization's. */
+  async user(em: EntityManager, userId: string): Promise<number | null> {
+    const hit = this.users.get(userId);
+    if (hit && hit.until > Date.now()) return hit.version;
+    const rows = await em.getConnection().execute<{ token_version: number }[]>('select token_version from app_user where id = ?', [userId]);
+    const version = rows[0]?.token_version ?? null;
+    if (this.users.size > 100_000) this.users.clear();
+    this.users.set(userId, { version, until: Date.now() + this.ttlMs });
+    return version;
+  }
+
+  invalidateUser(userId: string): void {
+    this.users.delete(userId);
+  }
 }
 
 function readPresented(ctx: Koa.Context): string | null {
@@ -94,7 +113,7 @@ function readPresented(ctx: Koa.Context): string | null {
 async function currentPrincipal(em: EntityManager, claims: TokenClaims & { sub?: string }, userId: string): Promise<Principal> {
   if (!UUID.test(userId)) throw AppError.unauthorized('The token is invalid.');
   const live = await liveClaims(em, claims.OrganizationId, userId);
-  if (!live) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
+  if (!live || !live.membershipActive) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
   if (claims.role === 'Admin' && !live.isAdmin) throw AppError.unauthorized('The administrator role was removed; log in again.');
   if (claims.role === 'SalesRep' && !(live.repNumber && live.repActive)) throw AppError.unauthorized('This sales rep is inactive or was removed.');
   // Tier and currency stay as issued while the customer is the same one; another customer brings its own.
@@ -149,7 +168,12 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, config: 
     throw AppError.unauthorized('The token is invalid.');
   const current = await versions.get(em, claims.OrganizationId);
   if (current === null || current !== claims.cv) throw AppError.unauthorized('The token was issued before the credentials were rotated.');
-  if (claims.kind === 'user' && claims.UserId) return currentPrincipal(em, claims, claims.UserId);
+  if (claims.kind === 'user' && claims.UserId) {
+    if (!UUID.test(claims.UserId)) throw AppError.unauthorized('The token is invalid.');
+    const tv = await versions.user(em, claims.UserId);
+    if (tv === null || tv !== (typeof claims.tv === 'number' ? claims.tv : 1)) throw AppError.unauthorized('The password was changed after this token was issued; log in again.');
+    return currentPrincipal(em, claims, claims.UserId);
+  }
   return {
     kind: claims.kind === 'user' ? 'user' : 'client',
     subject: claims.sub ?? '',

@@ -1,8 +1,9 @@
 /**
  * Idempotency-Key support for routes that create or charge (DESIGN "Conventions"): the
- * first response (2xx) for an (organization, route, key) is stored and replayed when the
+ * first response (2xx) for an (organization, caller, route, key) is stored and replayed when the
  * same key comes with the same body; another body is a 409; a request still running with
- * that key is a 409 too. Failed requests are not stored, so the client can retry.
+ * that key is a 409 too. Failed requests are not stored, so the client can retry. The caller
+ * (user, client or API key) is part of the scope: another caller's key is never replayed.
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -22,47 +23,60 @@ function canonical(value: unknown): string {
 
 export const requestHash = (body: unknown): string => createHash('sha256').update(canonical(body ?? null)).digest('hex');
 
+/** Whose key it is: the organization, the caller (`user:<id>`, `client:<id>`, `apikey:<id>`) and `METHOD /path`. */
+export interface KeyScope {
+  organizationId: string;
+  caller: string;
+  route: string;
+}
+
 export interface Replay {
   status: number;
   body: unknown;
 }
 
 /** Claims the key; returns a stored response to replay, or null when this request should run. */
-export async function claimKey(em: EntityManager, organizationId: string, route: string, key: string, hash: string): Promise<Replay | null> {
+export async function claimKey(em: EntityManager, scope: KeyScope, key: string, hash: string): Promise<Replay | null> {
+  const { organizationId, caller, route } = scope;
   if (key.length > 200) throw AppError.field('Idempotency-Key', 'Idempotency-Key must be at most 200 characters.');
+  if (/[\u0000-\u001f]/.test(key)) throw AppError.field('Idempotency-Key', 'Idempotency-Key must not contain control characters.');
   const conn = em.getConnection();
   try {
     await conn.execute(
-      'insert into idempotency_record (id, organization_id, route, key, request_hash, created_at) values (gen_random_uuid(), ?, ?, ?, ?, now())',
-      [organizationId, route, key, hash],
+      'insert into idempotency_record (id, organization_id, caller, route, key, request_hash, created_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, now())',
+      [organizationId, caller, route, key, hash],
     );
     return null;
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
   }
   const rows = await conn.execute<{ request_hash: string; response_status: number | null; response_body: unknown }[]>(
-    'select request_hash, response_status, response_body from idempotency_record where organization_id = ? and route = ? and key = ?',
-    [organizationId, route, key],
+    'select request_hash, response_status, response_body from idempotency_record where organization_id = ? and caller = ? and route = ? and key = ?',
+    [organizationId, caller, route, key],
   );
   const row = rows[0];
-  if (!row) return claimKey(em, organizationId, route, key, hash);
+  if (!row) return claimKey(em, scope, key, hash);
   if (row.request_hash !== hash) throw AppError.conflict('This Idempotency-Key was already used with a different request body.');
   if (row.response_status === null) throw AppError.conflict('A request with this Idempotency-Key is still being processed; retry later.');
   return { status: row.response_status, body: row.response_body };
 }
 
-export async function completeKey(em: EntityManager, organizationId: string, route: string, key: string, status: number, body: unknown): Promise<void> {
+export async function completeKey(em: EntityManager, scope: KeyScope, key: string, status: number, body: unknown): Promise<void> {
   await em
     .getConnection()
-    .execute('update idempotency_record set response_status = ?, response_body = ?, completed_at = now() where organization_id = ? and route = ? and key = ?', [
-      status,
-      JSON.stringify(body ?? null),
-      organizationId,
-      route,
-      key,
-    ]);
+    .execute(
+      'update idempotency_record set response_status = ?, response_body = ?, completed_at = now() where organization_id = ? and caller = ? and route = ? and key = ?',
+      [status, JSON.stringify(body ?? null), scope.organizationId, scope.caller, scope.route, key],
+    );
 }
 
-export async function releaseKey(em: EntityManager, organizationId: string, route: string, key: string): Promise<void> {
-  await em.getConnection().execute('delete from idempotency_record where organization_id = ? and route = ? and key = ? and response_status is null', [organizationId, route, key]);
+export async function releaseKey(em: EntityManager, scope: KeyScope, key: string): Promise<void> {
+  await em
+    .getConnection()
+    .execute('delete from idempotency_record where organization_id = ? and caller = ? and route = ? and key = ? and response_status is null', [
+      scope.organizationId,
+      scope.caller,
+      scope.route,
+      key,
+    ]);
 }

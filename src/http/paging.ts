@@ -5,8 +5,10 @@
  * fields, operators and oversized pages with a 400. Envelopes come in SPEC's three shapes.
  */
 import { AppError, type FieldErrors } from '../errors.js';
+import { checkInput, MAX_QUERY_STRING } from './input-guard.js';
 
 export const MAX_PAGE_SIZE = 500;
+const MAX_FILTERS = 50;
 const TEXT_OPS = ['startswith', 'contains', 'notcontains', 'endswith', 'equals', 'notequals'] as const;
 const COMPARE_OPS = ['gt', 'gte', 'lt', 'lte'] as const;
 export type FilterOp = (typeof TEXT_OPS)[number] | (typeof COMPARE_OPS)[number];
@@ -73,6 +75,16 @@ function readFilters(raw: unknown, errors: FieldErrors): RawFilter[] {
     errors.filters = ['filters must be an array.'];
     return [];
   }
+  if (value.length > MAX_FILTERS) {
+    errors.filters = [`filters may hold at most ${MAX_FILTERS} conditions.`];
+    return [];
+  }
+  // A JSON-array filter is parsed here, after the query-string check: apply the same limits.
+  const bad = checkInput(value, { maxString: MAX_QUERY_STRING, root: 'filters' });
+  if (bad) {
+    Object.assign(errors, Object.fromEntries(Object.entries(bad).map(([k, v]) => [k.startsWith('filters') ? k : `filters${k.startsWith('[') ? '' : '.'}${k}`, v])));
+    return [];
+  }
   return value as RawFilter[];
 }
 
@@ -82,6 +94,7 @@ function coerce(spec: FieldSpec, v: unknown, label: string, errors: FieldErrors)
     case 'number': {
       const n = Number(s);
       if (s === '' || !Number.isFinite(n)) (errors[label] ??= []).push('value must be a number.');
+      else if (Math.abs(n) > 1e15) (errors[label] ??= []).push('value must be between -1e15 and 1e15.');
       return n;
     }
     case 'uuid':
@@ -92,7 +105,7 @@ function coerce(spec: FieldSpec, v: unknown, label: string, errors: FieldErrors)
       return s.toLowerCase() === 'true';
     case 'date': {
       const d = new Date(s);
-      if (Number.isNaN(d.getTime())) (errors[label] ??= []).push('value must be an ISO 8601 date.');
+      if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999) (errors[label] ??= []).push('value must be an ISO 8601 date.');
       return d;
     }
     default:
@@ -144,7 +157,7 @@ export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQ
     }
     return n;
   };
-  const page = int(names.page, 1);
+  const page = int(names.page, 1, 1_000_000);
   const pageSize = int(names.size, spec.defaultPageSize ?? 25, MAX_PAGE_SIZE);
 
   const sortRaw = get(names.sortOn);

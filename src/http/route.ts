@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Koa from 'koa';
 import type { AnyObject, InferType, ObjectSchema } from 'yup';
+import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { Principal, Role } from './auth.js';
 
@@ -51,6 +52,8 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   body?: BS;
   /** How the body arrives; json by default when `body` is set. */
   bodyKind?: 'json' | 'form' | 'multipart';
+  /** Largest multipart file accepted (bytes); parsed only after authentication. 1 MB when unset. */
+  maxBodyBytes?: number | ((config: Config) => number);
   query?: QS;
   /** Honours an `Idempotency-Key` header (routes that create or charge). */
   idempotent?: boolean;

@@ -1,22 +1,70 @@
 /** yup validation that reports every failing field at once as an AppError (400). */
-import { ValidationError, type AnyObject, type ObjectSchema } from 'yup';
+import { ValidationError, type AnyObject, type ObjectSchema, type SchemaDescription, type SchemaFieldDescription } from 'yup';
 import { AppError, type FieldErrors } from '../errors.js';
+import { boundMessage, MAX_REPORTED_ERRORS } from './input-guard.js';
 
+/** PostgreSQL `integer`: the bound of an integer field whose schema sets none. */
+export const INT32_MAX = 2_147_483_647;
+/** Bound of a non-integer number whose schema sets none (money columns are numeric(19,4)). */
+export const DECIMAL_MAX = 1_000_000_000_000;
+
+/** Field errors of a yup error: field name and rule, never the rejected value, and a bounded count. */
 function toFieldErrors(err: ValidationError): FieldErrors {
   const out: FieldErrors = {};
   const items = err.inner.length ? err.inner : [err];
+  let n = 0;
   for (const e of items) {
-    const key = e.path || '$';
+    if (n >= MAX_REPORTED_ERRORS) break;
+    const key = boundMessage(e.path || '$', 120);
+    const type = (e.params as { type?: unknown } | undefined)?.type;
+    // yup's default type error prints the value ("but the final value was: ..."); name the type instead.
+    const message = e.type === 'typeError' && /final value was/.test(e.message) ? `${key} must be a ${String(type ?? 'value of another type')}.` : boundMessage(e.message);
     const list = (out[key] ??= []);
-    if (!list.includes(e.message)) list.push(e.message);
+    if (!list.includes(message)) {
+      list.push(message);
+      n++;
+    }
   }
   return out;
+}
+
+const descriptions = new WeakMap<object, SchemaDescription>();
+function describeOnce(schema: ObjectSchema<AnyObject>): SchemaDescription {
+  let d = descriptions.get(schema);
+  if (!d) descriptions.set(schema, (d = schema.describe()));
+  return d;
+}
+
+/**
+ * Number fields whose schema sets no bound get one: integers fit PostgreSQL `integer`, other
+ * numbers stay below DECIMAL_MAX, so an out-of-range number is a 400 naming the field, not a
+ * database error.
+ */
+function numberBoundErrors(desc: SchemaFieldDescription, value: unknown, path: string, out: FieldErrors): void {
+  if (!('type' in desc) || value === null || value === undefined) return;
+  const d = desc as SchemaDescription & { fields?: Record<string, SchemaFieldDescription>; innerType?: SchemaFieldDescription | SchemaFieldDescription[] };
+  if (d.type === 'number' && typeof value === 'number') {
+    const names = new Set((d.tests ?? []).map((t) => t.name));
+    const bound = names.has('integer') ? INT32_MAX : DECIMAL_MAX;
+    if (!names.has('max') && value > bound) (out[path || '$'] ??= []).push(`${path} must be at most ${bound}.`);
+    if (!names.has('min') && value < -bound) (out[path || '$'] ??= []).push(`${path} must be at least ${-bound}.`);
+    return;
+  }
+  if (d.type === 'object' && d.fields && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, f] of Object.entries(d.fields)) numberBoundErrors(f, (value as Record<string, unknown>)[k], path ? `${path}.${k}` : k, out);
+    return;
+  }
+  if (d.type === 'array' && d.innerType && !Array.isArray(d.innerType) && Array.isArray(value)) {
+    const inner = d.innerType;
+    value.forEach((v, i) => numberBoundErrors(inner, v, `${path}[${i}]`, out));
+  }
 }
 
 /**
  * Validates input against a schema. JSON bodies are checked strictly (a string is not a
  * number), then cast so defaults apply and unknown keys are dropped (no mass assignment).
- * Query strings are coerced (they are all strings on the wire).
+ * Query strings are coerced (they are all strings on the wire). Inputs have passed
+ * checkInput (depth, NUL, string length) before they get here.
  */
 export function validate<T>(schema: ObjectSchema<AnyObject>, input: unknown, mode: 'strict' | 'coerce'): T {
   if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -37,16 +85,20 @@ export function validate<T>(schema: ObjectSchema<AnyObject>, input: unknown, mod
     }
     input = rest;
   }
+  let value: T;
   try {
     if (mode === 'strict') {
       schema.validateSync(input, { strict: true, abortEarly: false });
-      return schema.cast(input, { stripUnknown: true, assert: false }) as T;
+      value = schema.cast(input, { stripUnknown: true, assert: false }) as T;
+    } else {
+      value = schema.validateSync(input, { abortEarly: false, stripUnknown: true }) as T;
     }
-    const value = schema.validateSync(input, { abortEarly: false, stripUnknown: true }) as T;
-    if (Object.keys(shapeErrors).length) throw AppError.validation(shapeErrors);
-    return value;
   } catch (e) {
     if (e instanceof ValidationError) throw AppError.validation({ ...toFieldErrors(e), ...shapeErrors });
     throw e;
   }
+  const boundErrors: FieldErrors = {};
+  numberBoundErrors(describeOnce(schema), value, '', boundErrors);
+  if (Object.keys(shapeErrors).length || Object.keys(boundErrors).length) throw AppError.validation({ ...boundErrors, ...shapeErrors });
+  return value;
 }

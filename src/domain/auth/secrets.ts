@@ -3,22 +3,35 @@ import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'no
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** OWASP Password Storage Cheat Sheet: scrypt N=2^17, r=8, p=1 (128 MiB per hash). */
+export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1 };
+/** Largest cost a stored hash may ask for (a corrupted row must not exhaust memory). */
+const MAX_N = 2 ** 20;
+const maxmem = (N: number, r: number, p: number) => 128 * N * r * p + 64 * 1024 * 1024;
 
-/** scrypt with a random salt, encoded as `scrypt$N$r$p$salt$hash`. */
+/** scrypt with a random salt, encoded as `scrypt$N$r$p$salt$hash`, so older hashes stay verifiable after a cost change. */
 export async function hashSecret(secret: string): Promise<string> {
+  const { N, r, p } = SCRYPT_PARAMS;
   const salt = randomBytes(16);
-  const hash = await scrypt(secret, salt, 32, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  const hash = await scrypt(secret, salt, 32, { N, r, p, maxmem: maxmem(N, r, p) });
+  return ['scrypt', N, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
 export async function verifySecret(secret: string, encoded: string | null | undefined): Promise<boolean> {
   if (!encoded) return false;
   const [alg, n, r, p, salt, hash] = encoded.split('$');
-  if (alg !== 'scrypt' || !salt || !hash) return false;
+  const [N, R, P] = [Number(n), Number(r), Number(p)];
+  if (alg !== 'scrypt' || !salt || !hash || !Number.isInteger(N) || N < 2 || N > MAX_N || !(R >= 1 && R <= 32) || !(P >= 1 && P <= 16)) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(secret, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem });
+  const actual = await scrypt(secret, Buffer.from(salt, 'base64'), expected.length, { N, r: R, p: P, maxmem: maxmem(N, R, P) });
   return timingSafeEqual(expected, actual);
+}
+
+/** Whether a stored hash uses a lower cost than today's (re-hash it at the next successful login). */
+export function needsRehash(encoded: string | null | undefined): boolean {
+  if (!encoded) return false;
+  const [, n, r, p] = encoded.split('$');
+  return Number(n) < SCRYPT_PARAMS.N || Number(r) !== SCRYPT_PARAMS.r || Number(p) !== SCRYPT_PARAMS.p;
 }
 
 /** SHA-256 hex; for high-entropy random tokens (API keys, one-time links) only. */

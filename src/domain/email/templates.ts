@@ -40,6 +40,17 @@ export function renderEmail(template: string, d: Record<string, unknown>): Rende
     case 'reinvite-sales-rep':
       return page(`Your access to ${d.organizationName} is restored`, [`Hello ${d.firstName},`, `Your sales rep access to ${d.organizationName} was reactivated.`],
         d.setPasswordUrl ? { href: String(d.setPasswordUrl), label: 'Set your password' } : undefined);
+    case 'accept-membership':
+      return page(
+        `Join ${d.organizationName}?`,
+        [
+          `Hello ${d.firstName},`,
+          `${d.organizationName} (organization code ${d.organizationCode}) added your account. You can sign in to it once you accept.`,
+          'If you did not expect this, ignore this e-mail: nothing changes until you accept.',
+          ...(d.setPasswordUrl ? [`Your account has no password yet; set one here: ${d.setPasswordUrl}`] : []),
+        ],
+        d.acceptUrl ? { href: String(d.acceptUrl), label: 'Accept the invitation' } : undefined,
+      );
     case 'order-confirmation':
       return page(`Order ${d.orderNumber} confirmed`, [
         `Thank you for your order.`,

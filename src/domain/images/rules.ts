@@ -9,6 +9,16 @@ export type ImageFormat = 'jpg' | 'png' | 'webp' | 'gif';
 export const IMAGE_FORMATS: readonly ImageFormat[] = ['jpg', 'png', 'webp', 'gif'];
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 export const MAX_REMOTE_IMAGES = 500;
+/**
+ * Per-organization fairness on the media queue: an organization runs at most this many remote
+ * ingestions at once (each fetches 8 images at a time), so its backlog bounds how long another
+ * organization's first images wait. Jobs older than the window no longer hold a slot (a job
+ * whose workflow was lost cannot block its organization for ever).
+ */
+export const MAX_CONCURRENT_INGESTIONS_PER_ORG = 3;
+export const INGESTION_SLOT_WINDOW_MS = 60 * 60 * 1000;
+/** Largest decoded image sharp accepts (width x height), against decompression bombs. */
+export const MAX_INPUT_PIXELS = 50_000_000;
 
 export type VariantName = 'small' | 'medium' | 'large';
 /** Variants keep the aspect ratio; width is at most this many pixels (never enlarged). */

@@ -7,6 +7,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface LiveClaims {
+  /** False while a membership added for an existing account waits for its owner's acceptance. */
+  membershipActive: boolean;
   isAdmin: boolean;
   isSuper: boolean;
   repNumber: string | null;
@@ -19,6 +21,7 @@ export interface LiveClaims {
 }
 
 interface Row {
+  status: string;
   is_admin: boolean;
   is_super: boolean;
   rep_number: string | null;
@@ -31,7 +34,7 @@ interface Row {
 /** One indexed query; null when the user is not a member of the organization. */
 export async function liveClaims(em: EntityManager, organizationId: string, userId: string): Promise<LiveClaims | null> {
   const rows = await em.getConnection().execute<Row[]>(
-    `select m.is_admin, u.is_super, rep.rep_number, rep.active as rep_active, cust.customer_number, cust.pricing,
+    `select m.status, m.is_admin, u.is_super, rep.rep_number, rep.active as rep_active, cust.customer_number, cust.pricing,
             (select pt.currency_code from price_tier pt where pt.organization_id = m.organization_id and lower(pt.name) = lower(cust.pricing)) as currency_code
        from organization_member m
        join app_user u on u.id = m.user_id
@@ -45,6 +48,7 @@ export async function liveClaims(em: EntityManager, organizationId: string, user
   const r = rows[0];
   if (!r) return null;
   return {
+    membershipActive: r.status === 'active',
     isAdmin: r.is_admin,
     isSuper: r.is_super,
     repNumber: r.rep_number,

@@ -99,7 +99,11 @@ function getOnce(url: URL, opts: FetchOptions, deadline: number): Promise<{ stat
       res.on('end', () => resolve({ status, data: Buffer.concat(chunks), contentType }));
       res.on('error', (e) => reject(new FetchFailure(`The download failed: ${e.message}`, true, 'network')));
     });
+    // setTimeout is an idle timeout; a server dripping a byte at a time would never trip it, so a
+    // hard timer bounds the whole download (headers, body and redirects share one deadline).
     req.setTimeout(remaining, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_DOWNLOAD' })));
+    const hardStop = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_DOWNLOAD' })), remaining);
+    req.on('close', () => clearTimeout(hardStop));
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EUNSAFEADDRESS') return reject(new FetchFailure(e.message, false, 'unsafe_address'));
       if (e.code === 'ETIMEDOUT_DOWNLOAD') return reject(new FetchFailure(`The download timed out after ${opts.timeoutMs} ms.`, true, 'timeout'));

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import sharp, { type Metadata } from 'sharp';
-import { acceptedFormat, contentTypeOf, IMAGE_FORMATS, VARIANTS, variantFormat, type ImageFormat } from '../../domain/images/rules.js';
+import { acceptedFormat, contentTypeOf, IMAGE_FORMATS, MAX_INPUT_PIXELS, VARIANTS, variantFormat, type ImageFormat } from '../../domain/images/rules.js';
 import { Image } from '../../entities/index.js';
 import type { Storage } from '../../integrations/storage.js';
 
@@ -63,20 +63,22 @@ export interface Decoded {
 export async function inspectImage(data: Buffer): Promise<Decoded> {
   let meta: Metadata;
   try {
-    meta = await sharp(data, { failOn: 'error' }).metadata();
+    meta = await sharp(data, { failOn: 'error', limitInputPixels: false }).metadata(); // header only; the pixel cap is checked below with a clear message
   } catch {
     throw new UnsupportedImageError(`The file is not a readable image (accepted formats: ${IMAGE_FORMATS.join(', ')}).`);
   }
   const format = acceptedFormat(meta.format);
   if (!format) throw new UnsupportedImageError(`Image format ${meta.format ?? 'unknown'} is not accepted (accepted: ${IMAGE_FORMATS.join(', ')}).`);
   if (!meta.width || !meta.height) throw new UnsupportedImageError('The image has no dimensions.');
+  if (meta.width * meta.height * (meta.pages ?? 1) > MAX_INPUT_PIXELS)
+    throw new UnsupportedImageError(`The image has more than ${MAX_INPUT_PIXELS.toLocaleString('en-US')} pixels.`);
   // Orientation 5-8 swaps the displayed axes.
   const swap = (meta.orientation ?? 1) >= 5;
   return { format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height };
 }
 
 async function renderVariant(data: Buffer, format: ImageFormat, maxWidth: number): Promise<Buffer> {
-  let pipeline = sharp(data, { failOn: 'error' }).rotate().resize({ width: maxWidth, withoutEnlargement: true });
+  let pipeline = sharp(data, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize({ width: maxWidth, withoutEnlargement: true });
   const out = variantFormat(format);
   if (out === 'jpg') pipeline = pipeline.jpeg({ quality: 85, mozjpeg: true });
   else if (out === 'png') pipeline = pipeline.png({ compressionLevel: 8 });
