@@ -1,0 +1,4 @@
+export * from './engine.js';
+export * from './patterns.js';
+export * from './statement.js';
+export * from './clawbacks.js';
