@@ -15,7 +15,7 @@ import { freePorts, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } f
 import { runMigrations } from '../../src/migrate.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber'];
+export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber'];
 
 export interface StackOptions {
   mode: 'dev' | 'test';
@@ -215,7 +215,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
         TRUST_PROXY: mode === 'test' ? 'true' : 'false',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5' } : {}),
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', COMMISSION_APPROVAL_REMINDER_SECONDS: '10' } : {}),
       };
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Storage } from '../storage.js';
 import { createBenchActivities } from './bench.js';
 import { createCheckoutActivities } from './checkout.js';
+import { createCommissionActivities } from './commissions.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoiceActivities } from './invoices.js';
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createImageActivities(deps),
     ...createInvoiceActivities(deps),
     ...createPaymentActivities(deps),
+    ...createCommissionActivities(deps),
   };
 }

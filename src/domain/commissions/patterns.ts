@@ -30,6 +30,6 @@ export const MAX_PATTERN_LENGTH = 100;
 export function patternProblem(pattern: string): string | null {
   if (pattern.trim() === '') return 'must not be empty.';
   if (pattern.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters.`;
-  if (/[\u0000-\u001f]/.test(pattern)) return 'must not contain control characters.';
+  if (Array.from(pattern).some((ch) => ch.charCodeAt(0) < 0x20)) return 'must not contain control characters.';
   return null;
 }

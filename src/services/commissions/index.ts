@@ -1,0 +1,3 @@
+export * from './plans.js';
+export * from './generate.js';
+export * from './statements.js';
