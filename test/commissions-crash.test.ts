@@ -117,8 +117,7 @@ test('when the worker is killed during generation and while the statement waits 
   const third = startWorker({}, 'third worker');
   await third.ready;
   const ap = await call('POST', `/api/commissions/statements/${id}/approve`, S());
-  expect(ap.status).toBe(200);
-  expect(ap.body.status).toBe('Approved');
+  expect({ status: ap.status, body: ap.body }).toMatchObject({ status: 200, body: { status: 'Approved' } });
   expect(await entriesOf(id)).toEqual(before);
   const rows = await dbQuery<{ n: string }>('select count(*)::text as n from commission_statement where sales_rep_id = $1', [rep.salesRepId], 'sandbox');
   expect(rows[0].n).toBe('1');

@@ -50,12 +50,19 @@ export async function commissionStatement(input: CommissionStatementInput): Prom
   let acted = 0;
   const now = () => new Date(Date.now()).toISOString();
 
+  const wrongState = (message: string) => ApplicationFailure.create({ type: WRONG_STATE, message, nonRetryable: true });
+  // The validator refuses what the state rules out. While generation's result is still on its way
+  // (the database can already say Draft), it lets the update wait for it in the handler.
   const guard = (action: FinanceAction): void => {
-    if (busy) throw ApplicationFailure.create({ type: WRONG_STATE, message: 'Another finance action on this statement is in progress; retry.', nonRetryable: true });
+    if (status === 'Generating') return;
     const m = financeMove(status, action);
-    if (!m.ok) throw ApplicationFailure.create({ type: WRONG_STATE, message: m.reason, nonRetryable: true });
+    if (!m.ok) throw wrongState(m.reason);
   };
-  const run = async (fn: () => Promise<StatementStatus>): Promise<StatementState> => {
+  // Actions run one at a time; each checks the state again once it has the turn.
+  const run = async (action: FinanceAction, fn: () => Promise<StatementStatus>): Promise<StatementState> => {
+    await condition(() => !busy && status !== 'Generating');
+    const m = financeMove(status, action);
+    if (!m.ok) throw wrongState(m.reason);
     busy = true;
     try {
       status = await fn();
@@ -70,24 +77,25 @@ export async function commissionStatement(input: CommissionStatementInput): Prom
   setHandler(
     recalculateUpdate,
     (a) =>
-      run(async () => {
+      run('recalculate', async () => {
         const r = await generateCommissionStatement({ ...ref, event: { key: `recalculate-${a.requestId}`, type: 'Recalculated', at: now(), by: a.by } });
         return r.status as StatementStatus;
       }),
     { validator: (_a: FinanceArgs) => guard('recalculate') },
   );
-  setHandler(approveUpdate, (a) => run(async () => (await applyCommissionAction({ ...ref, action: 'approve', key: `approve-${a.requestId}`, at: now(), by: a.by })).status), {
+  setHandler(approveUpdate, (a) => run('approve', async () => (await applyCommissionAction({ ...ref, action: 'approve', key: `approve-${a.requestId}`, at: now(), by: a.by })).status), {
     validator: (_a: FinanceArgs) => guard('approve'),
   });
   setHandler(
     rejectUpdate,
-    (a) => run(async () => (await applyCommissionAction({ ...ref, action: 'reject', key: `reject-${a.requestId}`, at: now(), by: a.by, reason: a.reason })).status),
+    (a) => run('reject', async () => (await applyCommissionAction({ ...ref, action: 'reject', key: `reject-${a.requestId}`, at: now(), by: a.by, reason: a.reason })).status),
     { validator: (_a: FinanceArgs & { reason: string }) => guard('reject') },
   );
   setHandler(
     markPaidUpdate,
     (a) =>
       run(
+        'markPaid',
         async () =>
           (await applyCommissionAction({ ...ref, action: 'markPaid', key: `mark-paid-${a.requestId}`, at: now(), by: a.by, paymentReference: a.paymentReference, paidAt: a.paidAt }))
             .status,

@@ -97,8 +97,9 @@ export async function computeClawbacks(em: EntityManager, organizationId: string
   );
   if (!rows.length) return [];
   const existing = await em.execute<{ source_entry_id: string; cause: string; amount: string }[]>(
-    `select source_entry_id, cause, amount from commission_adjustment where organization_id = ? and source_entry_id = any(?::uuid[])`,
-    [organizationId, rows.map((r) => r.entry_id)],
+    `select source_entry_id, cause, amount from commission_adjustment
+      where organization_id = ? and source_entry_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+    [organizationId, JSON.stringify(rows.map((r) => r.entry_id))],
   );
   const entries: SettledEntry[] = rows.map((r) => ({
     entryId: r.entry_id,

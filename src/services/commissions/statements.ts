@@ -237,7 +237,7 @@ export async function financeAction(deps: { em: EntityManager; temporal: Client 
     if (own) throw AppError.forbidden('A sales rep cannot act on their own commission statement.');
   }
   const pre = financeMove(st.status, req.action as FinanceAction);
-  if (!pre.ok && st.status !== 'Generating') throw AppError.conflict(pre.reason);
+  if (!pre.ok) throw AppError.conflict(pre.reason);
   const handle = deps.temporal.workflow.getHandle(st.workflowId);
   const base = { requestId: randomUUID(), by: actor(viewer) };
   try {
@@ -252,6 +252,7 @@ export async function financeAction(deps: { em: EntityManager; temporal: Client 
         return await handle.executeUpdate(markPaidUpdate, { args: [{ ...base, paymentReference: req.paymentReference, paidAt: req.paidAt }] });
     }
   } catch (e) {
+    // Refused by the validator, or by the handler once its turn came (another action got there first).
     if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === WRONG_STATE) throw AppError.conflict(e.cause.message);
     if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The statement is ${st.status}; its workflow has finished.`);
     throw e;
