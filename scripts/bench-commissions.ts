@@ -12,7 +12,7 @@ import '../src/compat/node20.js';
  * Knobs (env): INVOICES (10000), ROUNDS (3).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +33,8 @@ async function main(): Promise<void> {
   let cleanup = async (): Promise<void> => undefined;
   if (!databaseUrl) {
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-commissions-'));
+    // The embedded server runs as a 'postgres' user when we are root: it must traverse the folder.
+    chmodSync(dir, 0o755);
     const port = await freePort();
     const pg = new EmbeddedPostgres({ databaseDir: path.join(dir, 'pg'), user: 'postgres', password: 'postgres', port, persistent: false, createPostgresUser: true, onLog: () => undefined, onError: () => undefined });
     say(`starting embedded PostgreSQL on ${port}`);
@@ -77,15 +79,16 @@ async function main(): Promise<void> {
 
     const started = performance.now();
     // The rep's invoices in March, then as many of another rep and as many of the rep in April (noise).
-    for (const [rep, month, count] of [
-      [repNumber, '03', INVOICES],
-      ['R-OTHER', '03', INVOICES],
-      [repNumber, '04', INVOICES],
+    for (const [rep, month, count, statuses] of [
+      [repNumber, '03', INVOICES, ['Issued', 'PartiallyPaid', 'Paid']],
+      [repNumber, '03', INVOICES / 5, ['Draft', 'Voided', 'Cancelled']],
+      ['R-OTHER', '03', INVOICES, ['Issued', 'Paid']],
+      [repNumber, '04', INVOICES, ['Issued', 'Paid']],
     ] as const) {
       await em.execute(
         `insert into invoice (id, organization_id, order_id, invoice_number, status, invoice_date, due_date, terms, currency_code, customer_number, customer, primary_sales_rep, items,
                               subtotal, discount_amount, total, active, created_at, updated_at)
-         select gen_random_uuid(), ?, gen_random_uuid(), 'INV-' || ? || '-' || ? || '-' || g, (array['Issued','PartiallyPaid','Paid','Draft','Voided'])[1 + g % 5],
+         select gen_random_uuid(), ?, gen_random_uuid(), 'INV-' || ? || '-' || ? || '-' || ? || '-' || g, (string_to_array(?, ','))[1 + g % ?],
                 ('2026-' || ? || '-01')::timestamptz + ((g % 30) || ' days')::interval, '2026-12-31', 'Net30', 'USD', 'C-' || (g % 200),
                 jsonb_build_object('customerNumber', 'C-' || (g % 200)), jsonb_build_object('repNumber', ?::text),
                 jsonb_build_array(
@@ -94,11 +97,11 @@ async function main(): Promise<void> {
                   jsonb_build_object('sku', 'G-' || g, 'productName', 'Mega gadget', 'quantity', 3, 'price', '19.99')),
                 0, case when g % 3 = 0 then 5 else 0 end, 0, true, now(), now()
            from generate_series(1, ?) g`,
-        [orgId, rep, month, month, rep, count],
+        [orgId, rep, month, statuses[0], statuses.join(','), statuses.length, month, rep, count],
       );
     }
     await em.execute('analyze invoice');
-    say(`seeded ${INVOICES * 3} invoices (${INVOICES} of the rep in the period, 3 lines each) in ${Math.round(performance.now() - started)} ms`);
+    say(`seeded ${INVOICES * 3 + INVOICES / 5} invoices (${INVOICES} commissionable ones of the rep in the period, 3 lines each) in ${Math.round(performance.now() - started)} ms`);
 
     const statementId = randomUUID();
     em.create(CommissionStatement, {

@@ -62,7 +62,17 @@ export interface RateChoice {
   source: 'CustomerOverride' | 'Rule' | 'Default';
 }
 
-const time = (d: Date | string): number => (d instanceof Date ? d.getTime() : Date.parse(d));
+const parsed = new Map<string, number>();
+const time = (d: Date | string): number => {
+  if (d instanceof Date) return d.getTime();
+  let t = parsed.get(d);
+  if (t === undefined) {
+    t = Date.parse(d);
+    if (parsed.size > 10_000) parsed.clear();
+    parsed.set(d, t);
+  }
+  return t;
+};
 
 /** Whether [start, end] (end open when absent) contains `at`; both ends inclusive. */
 export function isEffective(start: Date | string, end: Date | string | null | undefined, at: Date | string): boolean {
@@ -79,23 +89,38 @@ export function ruleMatches(rule: Rule, line: LineFacts): boolean {
   if (nonEmpty(m.SkuPatterns) && !matchesAny(m.SkuPatterns, line.sku)) return false;
   if (nonEmpty(m.ProductNamePatterns) && !matchesAny(m.ProductNamePatterns, line.productName ?? '')) return false;
   if (nonEmpty(m.CustomerNumbers) && !m.CustomerNumbers.some((c) => c.toLowerCase() === line.customerNumber.toLowerCase())) return false;
-  const amount = new Decimal(line.lineAmount);
+  const amount = line.lineAmount instanceof Decimal ? line.lineAmount : new Decimal(line.lineAmount);
   if (m.MinLineAmount !== undefined && m.MinLineAmount !== null && amount.lt(m.MinLineAmount)) return false;
   if (m.MaxLineAmount !== undefined && m.MaxLineAmount !== null && amount.gt(m.MaxLineAmount)) return false;
   return true;
 }
 
 /** The first rule by ascending Priority that matches (ties keep their given order). */
+const sortedRules = new WeakMap<readonly Rule[], Rule[]>();
+
 export function firstMatch(rules: readonly Rule[], line: LineFacts): Rule | null {
-  const ordered = [...rules].sort((a, b) => a.Priority - b.Priority);
+  let ordered = sortedRules.get(rules);
+  if (!ordered) {
+    ordered = [...rules].sort((a, b) => a.Priority - b.Priority);
+    sortedRules.set(rules, ordered);
+  }
   return ordered.find((r) => ruleMatches(r, line)) ?? null;
 }
 
 /** The override of `customerNumber` effective at `at` (the latest-starting one when several are). */
+const overridesByCustomer = new WeakMap<readonly CustomerOverride[], Map<string, CustomerOverride[]>>();
+
 export function overrideFor(plan: PlanRules, customerNumber: string, at: Date | string): CustomerOverride | null {
-  const hits = plan.CustomerOverrides.filter(
-    (o) => o.CustomerNumber.toLowerCase() === customerNumber.toLowerCase() && isEffective(o.EffectiveStartDate, o.EffectiveEndDate, at),
-  );
+  let index = overridesByCustomer.get(plan.CustomerOverrides);
+  if (!index) {
+    index = new Map();
+    for (const o of plan.CustomerOverrides) {
+      const k = o.CustomerNumber.toLowerCase();
+      index.set(k, [...(index.get(k) ?? []), o]);
+    }
+    overridesByCustomer.set(plan.CustomerOverrides, index);
+  }
+  const hits = (index.get(customerNumber.toLowerCase()) ?? []).filter((o) => isEffective(o.EffectiveStartDate, o.EffectiveEndDate, at));
   hits.sort((a, b) => time(b.EffectiveStartDate) - time(a.EffectiveStartDate));
   return hits[0] ?? null;
 }
