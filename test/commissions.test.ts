@@ -233,8 +233,21 @@ describe('commission statements', () => {
     expect(rej.body).toMatchObject({ status: 'Rejected', rejectedReason: 'Wrong period' });
     expect(rej.body.events.map((e: { type: string }) => e.type)).toContain('Rejected');
     expect((await post(`/api/commissions/statements/${theirs.statementId}/approve`)).status).toBe(409);
-    const again = await post('/api/commissions/statements', { salesRepId: other1.salesRepId, startDate: '2026-03-01', endDate: '2026-03-31' });
+    const key = { 'Idempotency-Key': `again-${theirs.statementId}` };
+    const again = await call('POST', '/api/commissions/statements', { token: org.adminToken, headers: key, body: { salesRepId: other1.salesRepId, startDate: '2026-03-01', endDate: '2026-03-31' } });
     expect(again.status).toBe(202);
+    // The same Idempotency-Key replays the first answer instead of a 409 or a second statement.
+    const replay = await call('POST', '/api/commissions/statements', { token: org.adminToken, headers: key, body: { salesRepId: other1.salesRepId, startDate: '2026-03-01', endDate: '2026-03-31' } });
+    expect(replay.status).toBe(202);
+    expect(replay.body.statementId).toBe(again.body.statementId);
+    const listed = await get(`/api/commissions/statements?salesRepId=${other1.salesRepId}&sortOn=CreatedAt`);
+    expect(listed.body.data.map((x: { statementId: string; status: string }) => [x.statementId, x.status])).toEqual([
+      [theirs.statementId, 'Rejected'],
+      [again.body.statementId, expect.any(String)],
+    ]);
+    const rejected = await get(`/api/commissions/statements?status=Rejected&salesRepId=${other1.salesRepId}`);
+    expect(rejected.body).toMatchObject({ totalRecords: 1, currentPage: 1, totalPages: 1, data: [{ statementId: theirs.statementId, totalCommission: theirs.totalCommission }] });
+    expect((await get('/api/commissions/statements?status=Done')).status).toBe(400);
   });
 
   test('when finance recalculates, approves and marks paid, then each step answers the new state and is in events; wrong moves are 409', async () => {
@@ -294,7 +307,7 @@ describe('commission statements', () => {
   test('when a Draft waits, then the admins get a reminder e-mail and the event is recorded', async () => {
     const r = await createSalesRep(org);
     const st = await statement(org, r, '2026-05-01', '2026-05-31');
-    const mail = await waitForMail(org.adminEmail, (m) => m.subject.includes(r.repNumber), 40_000);
+    const mail = await waitForMail(org.adminEmail, (m) => m.subject.includes(r.repNumber), 60_000);
     expect(mail.text).toContain(st.statementId);
     const after = await waitStatus(org, st.statementId, 'Draft');
     expect(after.events.map((e: { type: string }) => e.type)).toContain('ReminderSent');

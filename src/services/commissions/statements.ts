@@ -115,11 +115,20 @@ export async function requestStatement(
   return { statementId: id, workflowId };
 }
 
+/** A SalesRep viewer's own salesRepId in the organization (by the token's user), or null for others. */
+async function ownRepId(em: EntityManager, orgId: string, viewer: Viewer): Promise<string | null | undefined> {
+  if (viewer.role !== 'SalesRep' || viewer.isSuper) return undefined;
+  if (!viewer.userId) return null;
+  const a = await em.findOne(OrganizationSalesRep, { organization: orgId, salesRep: { user: viewer.userId } });
+  return a ? a.salesRep.id : null;
+}
+
 /** The statement of this organization that the viewer may see (a rep: their own only), else 404. */
 export async function findStatement(em: EntityManager, orgId: string, id: string, viewer: Viewer): Promise<CommissionStatement> {
   const st = await em.findOne(CommissionStatement, { id, organization: orgId });
   if (!st) throw AppError.notFound('Commission statement');
-  if (viewer.role === 'SalesRep' && !viewer.isSuper && st.repNumber !== viewer.repNumber) throw AppError.notFound('Commission statement');
+  const own = await ownRepId(em, orgId, viewer);
+  if (own !== undefined && st.salesRepId !== own) throw AppError.notFound('Commission statement');
   return st;
 }
 
@@ -180,7 +189,8 @@ export async function listStatements(em: EntityManager, orgId: string, viewer: V
   const where: Record<string, unknown> = { organization: orgId, ...q.where };
   if (plain.salesRepId) where.salesRepId = plain.salesRepId;
   if (plain.status) where.status = plain.status;
-  if (viewer.role === 'SalesRep' && !viewer.isSuper) where.repNumber = viewer.repNumber ?? '\u0000';
+  const own = await ownRepId(em, orgId, viewer);
+  if (own !== undefined) where.salesRepId = own ?? '00000000-0000-0000-0000-000000000000';
   const [rows, total] = await em.findAndCount(CommissionStatement, where, { orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset });
   const data = rows.map((st) => ({
     statementId: st.id,
