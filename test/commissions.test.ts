@@ -273,6 +273,15 @@ describe('commission statements', () => {
     const lines = csv.text.trim().split('\r\n');
     expect(lines).toHaveLength(4);
     expect(lines[1]).toContain(`,Commission,${a.invoiceNumber},C-1,2026-03-05T12:00:00.000Z,1633.04,132.15,`);
+    const pdf = await fetch(`${org.base}/api/commissions/statements/${paid.statementId}/pdf`, { headers: { authorization: `Bearer ${org.adminToken}` } });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const src = Buffer.from(await pdf.arrayBuffer()).toString('latin1');
+    expect(src.startsWith('%PDF')).toBe(true);
+    // The text drawn by the TJ operators (pdfkit writes hex strings split at kerning adjustments).
+    const text = [...src.matchAll(/\[([^\]]*)\]\s*TJ/g)].map((x) => [...x[1].matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => Buffer.from(h[1], 'hex').toString('latin1')).join('')).join('\n');
+    expect(text).toContain('Status: Paid');
+    expect(text).toContain('Payable: $161.65');
   });
 
   test('when an invoice of a Paid statement is cancelled or refunded, then the clawback lands on the next statement once', async () => {

@@ -3,6 +3,7 @@
  * Routes and their yup schemas; the use cases live in src/services/commissions/.
  */
 import * as yup from 'yup';
+import { AppError } from '../errors.js';
 import { defineRoute, accepted, created, ok, type Reply } from '../http/route.js';
 import {
   createPlan,
@@ -16,6 +17,7 @@ import {
   requestStatement,
   setPlanActive,
   statementCsv,
+  statementPdfKey,
   statementView,
   updatePlan,
   type FinanceRequest,
@@ -269,6 +271,21 @@ export const commissionRoutes = [
         raw: { contentType: 'text/csv; charset=utf-8', data: csv },
         headers: { 'Content-Disposition': `attachment; filename="commission-statement-${st.repNumber.replace(/[^A-Za-z0-9_-]/g, '_')}-${st.startDate}-${st.endDate}.csv"` },
       };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/commissions/statements/:statementId/pdf',
+    summary: 'The statement PDF from object storage (rendered after generation and after each finance step)',
+    tag: TAG,
+    auth: ['Admin', 'SalesRep'],
+    responses: { 200: 'application/pdf (attachment)', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such statement, or its PDF is not rendered yet' },
+    async handler({ em, deps, orgId, auth, params }) {
+      const st = await findStatement(em, orgId, params.statementId, auth);
+      const data = await deps.storage.get(statementPdfKey(orgId, st.id));
+      if (!data) throw AppError.notFound('Statement PDF (rendered once the statement is generated)');
+      const file = `commission-statement-${st.repNumber.replace(/[^A-Za-z0-9_-]/g, '_')}-${st.startDate}-${st.endDate}.pdf`;
+      return { status: 200, raw: { contentType: 'application/pdf', data }, headers: { 'Content-Disposition': `attachment; filename="${file}"` } };
     },
   }),
   defineRoute({
