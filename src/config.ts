@@ -60,6 +60,12 @@ export interface Config {
   checkoutWaitMs: number;
   /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
   invoiceReminderDelayOverrideSeconds: number | null;
+  /** Days a Draft commission statement waits before (each) reminder e-mail to the admins (COMMISSION_APPROVAL_REMINDER_DAYS, default 3). */
+  commissionApprovalReminderDays: number;
+  /** Tests: seconds instead of days between commission approval reminders (COMMISSION_APPROVAL_REMINDER_SECONDS). */
+  commissionApprovalReminderSeconds: number | null;
+  /** Test-only: a pause inside statement generation before its write (0 = none), to kill a worker mid-generation. */
+  commissionGenerationPauseMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -135,6 +141,9 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
     invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
+    commissionApprovalReminderDays: int('COMMISSION_APPROVAL_REMINDER_DAYS', 3),
+    commissionApprovalReminderSeconds: env.COMMISSION_APPROVAL_REMINDER_SECONDS ? int('COMMISSION_APPROVAL_REMINDER_SECONDS', 0) : null,
+    commissionGenerationPauseMs: int('COMMISSION_GENERATION_PAUSE_MS', 0),
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
   for (const raw of (env.ALLOWED_RETURN_ORIGINS ?? '').split(',').filter((x) => x.trim())) {

@@ -171,3 +171,37 @@ matrixBodies['POST /api/invoices/{invoiceId}/refunds'] = () => ({ amount: 1, rea
 matrixBodies['POST /api/invoices/{invoiceId}/discount'] = () => ({ type: 'Percentage', value: 5 });
 matrixBodies['POST /api/invoices'] = () => invoiceBody();
 matrixBodies['POST /api/invoices/bulk'] = () => ({ invoices: [invoiceBody()] });
+
+/** A sales rep of `org` (through the API); returns its salesRepId, repNumber and user id. */
+export async function createSalesRep(org: OrgFixture, repNumber = uniq('R')): Promise<{ salesRepId: string; repNumber: string; userId: string; email: string }> {
+  const email = `${uniq('rep')}@example.com`;
+  const res = await call('PUT', '/api/organizations/salesreps', { base: org.base, token: org.adminToken, body: { firstName: 'Rita', lastName: 'Rep', email, repNumber } });
+  if (res.status !== 201) throw new Error(`create rep failed: ${res.status} ${res.text}`);
+  return { salesRepId: res.body.salesRepId, repNumber, userId: res.body.identityProviderUserId, email };
+}
+
+/** `/api/commissions/plans/{commissionPlanId}` */
+pathParamFixtures.commissionPlanId = async (org) => {
+  const rep = await createSalesRep(org);
+  const res = await call('POST', '/api/commissions/plans', {
+    base: org.base,
+    token: org.adminToken,
+    body: { SalesRepId: rep.salesRepId, Name: 'Matrix plan', DefaultRate: 0.05, EffectiveStartDate: '2026-01-01T00:00:00Z' },
+  });
+  if (res.status !== 201) throw new Error(`create plan failed: ${res.status} ${res.text}`);
+  return res.body.CommissionPlanId;
+};
+/** `/api/commissions/statements/{statementId}` */
+pathParamFixtures.statementId = async (org) => {
+  const rep = await createSalesRep(org);
+  const res = await call('POST', '/api/commissions/statements', { base: org.base, token: org.adminToken, body: { salesRepId: rep.salesRepId, startDate: '2026-01-01', endDate: '2026-01-31' } });
+  if (res.status !== 202) throw new Error(`create statement failed: ${res.status} ${res.text}`);
+  return res.body.statementId;
+};
+matrixBodies['PUT /api/commissions/plans/{commissionPlanId}'] = () => ({
+  SalesRepId: '00000000-0000-4000-8000-000000000000',
+  Name: 'Matrix plan',
+  DefaultRate: 0.05,
+  EffectiveStartDate: '2026-01-01T00:00:00Z',
+});
+matrixBodies['POST /api/commissions/statements/{statementId}/mark-paid'] = () => ({ paymentReference: 'PAY-1', paidAt: '2026-02-01T00:00:00Z' });

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Storage } from '../integrations/storage.js';
 import { createBenchActivities } from './bench.js';
 import { createCheckoutActivities } from './checkout.js';
+import { createCommissionActivities } from './commissions.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
@@ -31,6 +32,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createInvoiceActivities(deps),
       ...createPaymentActivities(deps),
       ...createInvoicePaymentActivities(deps),
+      ...createCommissionActivities(deps),
     },
     media: { ...createImageActivities(deps) },
     imports: {},

@@ -2,6 +2,7 @@
 import type { RouteDef } from '../http/route.js';
 import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
+import { commissionRoutes } from './commissions.js';
 import { customerRoutes } from './customers.js';
 import { cartRoutes } from './carts.js';
 import { categoryRoutes } from './categories.js';
@@ -33,5 +34,6 @@ export const allRoutes: RouteDef[] = [
   ...orderRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
+  ...commissionRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

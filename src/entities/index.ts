@@ -1,6 +1,7 @@
 /** Every entity the ORM knows; new entities are added here. */
 import { ApiCredential } from './ApiCredential.js';
 import { Cart, CartItem } from './Cart.js';
+import { CommissionAdjustment, CommissionEntry, CommissionPlan, CommissionStatement } from './Commission.js';
 import { Customer } from './Customer.js';
 import { Order, OrderItem, OrderNumberCounter } from './Order.js';
 import { CustomerAddress } from './CustomerAddress.js';
@@ -57,6 +58,10 @@ export {
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  CommissionPlan,
+  CommissionStatement,
+  CommissionEntry,
+  CommissionAdjustment,
 };
 
 export const entities = [
@@ -91,4 +96,8 @@ export const entities = [
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  CommissionPlan,
+  CommissionStatement,
+  CommissionEntry,
+  CommissionAdjustment,
 ];

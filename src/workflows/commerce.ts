@@ -5,3 +5,4 @@ export { issueInvoice } from './issue-invoice.js';
 export { hostedPayment, settleLateHostedCallback } from './hosted-payment.js';
 export { payInvoiceByCard, refundInvoicePayment } from './invoice-payments.js';
 export { benchNoop } from './bench-noop.js';
+export { commissionStatement } from './commission-statement.js';

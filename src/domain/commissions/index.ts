@@ -1,0 +1,5 @@
+export * from './engine.js';
+export * from './patterns.js';
+export * from './statement.js';
+export * from './clawbacks.js';
+export * from './plan-rules.js';

@@ -1,0 +1,274 @@
+/**
+ * Statement generation and clawbacks, set-based: one query reads every commissionable invoice of
+ * the rep in the period (lines included), the pure rule engine prices them, and one statement
+ * writes all entries (jsonb_to_recordset). Clawbacks are computed from one query over the rep's
+ * Approved/Paid entries whose invoices were since voided, cancelled or refunded, and inserted with
+ * ON CONFLICT DO NOTHING on (organization, entry, cause), so none is applied twice.
+ * Everything runs in one transaction under the statement's row lock; running it again (an activity
+ * retry, a worker killed mid-way) gives the same entries.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { clawbacksFor, computeEntries, SETTLED_STATUSES, type InvoiceFacts, type PlanRules, type SettledEntry } from '../../domain/commissions/index.js';
+import type { StatementEvent } from '../../entities/Commission.js';
+import { moneyNumber } from '../../domain/pricing/index.js';
+import { CommissionPlan, CommissionStatement } from '../../entities/index.js';
+import type { InvoiceLine } from '../../entities/Invoice.js';
+
+/** Invoice states whose lines earn commission. */
+export const COMMISSIONABLE_STATUSES = ['Issued', 'PartiallyPaid', 'Paid'] as const;
+
+export interface GenerateInput {
+  organizationId: string;
+  statementId: string;
+  /** Event appended once (idempotent per key): `Generated` or `Recalculated`. */
+  event: { key: string; type: 'Generated' | 'Recalculated'; at: string; by: string | null };
+  /** Test-only pause before the write (ms). */
+  pauseMs?: number;
+}
+
+export interface GenerateResult {
+  status: string;
+  entries: number;
+  totalCommission: string;
+  payableTotal: string;
+  /** False when the event was already recorded (a retry) or the statement is no longer open. */
+  generated: boolean;
+}
+
+interface InvoiceRow {
+  id: string;
+  invoice_number: string;
+  customer_number: string;
+  invoice_date: Date;
+  currency_code: string;
+  items: InvoiceLine[];
+  discount_amount: string;
+  total: string;
+}
+
+export function appendEvent(events: readonly StatementEvent[], e: StatementEvent): StatementEvent[] {
+  return events.some((x) => x.key === e.key) ? [...events] : [...events, e];
+}
+
+/** Plans of the rep as the engine reads them. */
+export function planRules(p: CommissionPlan): PlanRules {
+  return {
+    id: p.id,
+    DefaultRate: p.defaultRate,
+    EffectiveStartDate: p.effectiveStartDate,
+    EffectiveEndDate: p.effectiveEndDate ?? null,
+    Rules: p.rules,
+    CustomerOverrides: p.customerOverrides,
+    Active: p.active,
+  };
+}
+
+export interface PendingClawback {
+  salesRepId: string;
+  sourceStatementId: string;
+  sourceEntryId: string;
+  invoiceId: string;
+  invoiceNumber: string;
+  cause: string;
+  currencyCode: string;
+  /** Negative exact decimal string. */
+  amount: string;
+  reason: string;
+}
+
+/**
+ * The clawbacks owed but not yet recorded: entries of Approved/Paid statements (of one rep, or all)
+ * whose invoices were since voided, cancelled or refunded. One read, then the pure rule.
+ */
+export async function computeClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null): Promise<PendingClawback[]> {
+  const rows = await em.execute<
+    { entry_id: string; statement_id: string; sales_rep_id: string; invoice_id: string; invoice_number: string; commission: string; invoice_total: string; currency_code: string; status: string; refunds: { refundId: string; amount: string; createdAt: string }[] | null }[]
+  >(
+    `select e.id as entry_id, e.statement_id, s.sales_rep_id, e.invoice_id, e.invoice_number, e.commission, e.invoice_total, s.currency_code, i.status, i.refunds
+       from commission_entry e
+       join commission_statement s on s.organization_id = e.organization_id and s.id = e.statement_id
+       join invoice i on i.organization_id = e.organization_id and i.id = e.invoice_id
+      where e.organization_id = ? and (?::uuid is null or s.sales_rep_id = ?::uuid) and s.status in ('Approved', 'Paid') and e.commission > 0
+        and (i.status in ('Voided', 'Cancelled') or jsonb_array_length(coalesce(i.refunds, '[]'::jsonb)) > 0)
+        and not exists (select 1 from commission_adjustment a
+                         where a.organization_id = e.organization_id and a.source_entry_id = e.id and a.cause in ('void', 'cancel'))`,
+    [organizationId, salesRepId, salesRepId],
+  );
+  if (!rows.length) return [];
+  const existing = await em.execute<{ source_entry_id: string; cause: string; amount: string }[]>(
+    `select source_entry_id, cause, amount from commission_adjustment
+      where organization_id = ? and source_entry_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+    [organizationId, JSON.stringify(rows.map((r) => r.entry_id))],
+  );
+  const entries: SettledEntry[] = rows.map((r) => ({
+    entryId: r.entry_id,
+    invoiceId: r.invoice_id,
+    invoiceNumber: r.invoice_number,
+    commission: r.commission,
+    invoiceTotal: r.invoice_total,
+    currencyCode: r.currency_code,
+    invoiceStatus: r.status,
+    refunds: (r.refunds ?? []).map((x) => ({ refundId: x.refundId, amount: x.amount, createdAt: x.createdAt })),
+  }));
+  const fresh = clawbacksFor(entries, existing.map((x) => ({ entryId: x.source_entry_id, cause: x.cause, amount: x.amount })));
+  const source = new Map(rows.map((r) => [r.entry_id, r]));
+  return fresh.map((c) => {
+    const src = source.get(c.entryId)!;
+    return {
+      salesRepId: src.sales_rep_id,
+      sourceStatementId: src.statement_id,
+      sourceEntryId: c.entryId,
+      invoiceId: c.invoiceId,
+      invoiceNumber: c.invoiceNumber,
+      cause: c.cause,
+      currencyCode: src.currency_code,
+      amount: c.amount.toFixed(),
+      reason: c.reason,
+    };
+  });
+}
+
+/** Records the rep's not yet recorded clawbacks (pending until a statement takes them); unique per (entry, cause). */
+export async function recordClawbacks(em: EntityManager, organizationId: string, salesRepId: string): Promise<number> {
+  const fresh = await computeClawbacks(em, organizationId, salesRepId);
+  if (!fresh.length) return 0;
+  const payload = fresh.map((c) => ({
+    source_entry_id: c.sourceEntryId,
+    source_statement_id: c.sourceStatementId,
+    invoice_id: c.invoiceId,
+    invoice_number: c.invoiceNumber,
+    cause: c.cause,
+    currency_code: c.currencyCode,
+    amount: c.amount,
+    reason: c.reason,
+  }));
+  const res = await em.execute<{ id: string }[]>(
+    `insert into commission_adjustment (id, organization_id, sales_rep_id, statement_id, type, source_statement_id, source_entry_id, invoice_id, invoice_number, cause, currency_code, amount, reason, created_at)
+     select gen_random_uuid(), ?, ?, null, 'Clawback', x.source_statement_id, x.source_entry_id, x.invoice_id, x.invoice_number, x.cause, x.currency_code, x.amount, x.reason, now()
+       from jsonb_to_recordset(?::jsonb) as x(source_statement_id uuid, source_entry_id uuid, invoice_id uuid, invoice_number text, cause text, currency_code text, amount numeric, reason text)
+     on conflict (organization_id, source_entry_id, cause) do nothing
+     returning id`,
+    [organizationId, salesRepId, JSON.stringify(payload)],
+  );
+  return res.length;
+}
+
+/** Pending clawbacks: recorded ones not yet on a statement, plus those computable now (not recorded yet). */
+export async function pendingClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null) {
+  const recorded = await em.execute<
+    { sales_rep_id: string; source_statement_id: string; invoice_number: string; cause: string; currency_code: string; amount: string; reason: string; created_at: Date }[]
+  >(
+    `select sales_rep_id, source_statement_id, invoice_number, cause, currency_code, amount, reason, created_at from commission_adjustment
+      where organization_id = ? and statement_id is null and (?::uuid is null or sales_rep_id = ?::uuid) order by created_at, id`,
+    [organizationId, salesRepId, salesRepId],
+  );
+  const computed = await computeClawbacks(em, organizationId, salesRepId);
+  const view = (r: { salesRepId: string; sourceStatementId: string; invoiceNumber: string; cause: string; currencyCode: string; amount: string; reason: string }, recordedAt: string | null) => ({
+    type: 'Clawback',
+    salesRepId: r.salesRepId,
+    sourceStatementId: r.sourceStatementId,
+    invoiceNumber: r.invoiceNumber,
+    cause: r.cause,
+    currencyCode: r.currencyCode,
+    amount: moneyNumber(r.amount, r.currencyCode),
+    reason: r.reason,
+    recordedAt,
+  });
+  return {
+    clawbacks: [
+      ...recorded.map((r) =>
+        view(
+          { salesRepId: r.sales_rep_id, sourceStatementId: r.source_statement_id, invoiceNumber: r.invoice_number, cause: r.cause, currencyCode: r.currency_code, amount: r.amount, reason: r.reason },
+          new Date(r.created_at).toISOString(),
+        ),
+      ),
+      ...computed.map((c) => view(c, null)),
+    ],
+  };
+}
+
+/** Reads the rep's commissionable invoices of the period in one query. */
+export async function readInvoices(em: EntityManager, st: { organizationId: string; repNumber: string; startDate: string; endDate: string; currencyCode: string }): Promise<(InvoiceFacts & { total: string })[]> {
+  const rows = await em.execute<InvoiceRow[]>(
+    `select id, invoice_number, customer_number, invoice_date, currency_code, items, discount_amount, total
+       from invoice
+      where organization_id = ? and primary_sales_rep->>'repNumber' = ? and active and currency_code = ?
+        and status in ('Issued', 'PartiallyPaid', 'Paid')
+        and invoice_date >= (?::date)::timestamp at time zone 'UTC'
+        and invoice_date < ((?::date) + 1)::timestamp at time zone 'UTC'
+      order by invoice_date, invoice_number`,
+    [st.organizationId, st.repNumber, st.currencyCode, st.startDate, st.endDate],
+  );
+  return rows.map((r) => ({
+    invoiceId: r.id,
+    invoiceNumber: r.invoice_number,
+    customerNumber: r.customer_number,
+    invoiceDate: new Date(r.invoice_date),
+    currencyCode: r.currency_code,
+    items: r.items.map((l) => ({ sku: l.sku, productName: l.productName ?? null, quantity: l.quantity, price: l.price })),
+    discountAmount: r.discount_amount,
+    total: r.total,
+  }));
+}
+
+/** Generates (or recalculates) a Generating/Draft statement's entries and adjustments; Draft after. */
+export async function generateStatement(em: EntityManager, input: GenerateInput): Promise<GenerateResult> {
+  return em.fork().transactional(async (tx) => {
+    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const done = st.events.some((e) => e.key === input.event.key);
+    if (done || (st.status !== 'Generating' && st.status !== 'Draft')) {
+      return { status: st.status, entries: -1, totalCommission: st.totalCommission, payableTotal: st.payableTotal, generated: false };
+    }
+    const orgId = input.organizationId;
+    await recordClawbacks(tx, orgId, st.salesRepId);
+    await tx.execute(`update commission_adjustment set statement_id = ? where organization_id = ? and sales_rep_id = ? and statement_id is null and currency_code = ?`, [
+      st.id,
+      orgId,
+      st.salesRepId,
+      st.currencyCode,
+    ]);
+    const plans = await tx.find(CommissionPlan, { organization: orgId, salesRepId: st.salesRepId, active: true });
+    const invoices = await readInvoices(tx, { organizationId: orgId, repNumber: st.repNumber, startDate: st.startDate, endDate: st.endDate, currencyCode: st.currencyCode });
+    const totals = new Map(invoices.map((i) => [i.invoiceId, i.total]));
+    const entries = computeEntries(plans.map(planRules), invoices);
+    if (input.pauseMs) await new Promise((r) => setTimeout(r, input.pauseMs));
+    await tx.execute(`delete from commission_entry where organization_id = ? and statement_id = ?`, [orgId, st.id]);
+    if (entries.length) {
+      const payload = entries.map((e) => ({
+        invoice_id: e.invoiceId,
+        invoice_number: e.invoiceNumber,
+        customer_number: e.customerNumber,
+        invoice_date: new Date(e.invoiceDate).toISOString(),
+        invoice_total: totals.get(e.invoiceId) ?? '0',
+        base: e.base.toFixed(),
+        commission: e.commission.toFixed(),
+        lines: e.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, base: l.base.toFixed(), rule: l.rule, rate: l.rate.toFixed(), commission: l.commission.toFixed() })),
+      }));
+      await tx.execute(
+        `insert into commission_entry (id, organization_id, statement_id, invoice_id, invoice_number, customer_number, invoice_date, invoice_total, base, commission, lines)
+         select gen_random_uuid(), ?, ?, x.invoice_id, x.invoice_number, x.customer_number, x.invoice_date, x.invoice_total, x.base, x.commission, x.lines
+           from jsonb_to_recordset(?::jsonb) as x(invoice_id uuid, invoice_number text, customer_number text, invoice_date timestamptz, invoice_total numeric, base numeric, commission numeric, lines jsonb)`,
+        [orgId, st.id, JSON.stringify(payload)],
+      );
+    }
+    const total = entries.reduce((s, e) => s.plus(e.commission), new Decimal(0));
+    const [adj] = await tx.execute<{ sum: string | null }[]>(`select sum(amount)::text as sum from commission_adjustment where organization_id = ? and statement_id = ?`, [orgId, st.id]);
+    const payable = total.plus(adj?.sum ?? 0);
+    st.totalCommission = total.toFixed();
+    st.payableTotal = payable.toFixed();
+    st.status = 'Draft';
+    st.generatedAt = new Date(input.event.at);
+    st.events = appendEvent(st.events, {
+      key: input.event.key,
+      type: input.event.type,
+      at: input.event.at,
+      by: input.event.by,
+      note: `${entries.length} invoice(s), commission ${total.toFixed(2)}, payable ${payable.toFixed(2)}`,
+    });
+    await tx.flush();
+    return { status: st.status, entries: entries.length, totalCommission: st.totalCommission, payableTotal: st.payableTotal, generated: true };
+  });
+}
+
+export { SETTLED_STATUSES };

@@ -1,0 +1,4 @@
+export * from './plans.js';
+export * from './generate.js';
+export * from './statements.js';
+export * from './pdf.js';
