@@ -1,4 +1,5 @@
 /** Every entity the ORM knows; new entities are added here. */
+import { AnalyticsCustomerPeriod, AnalyticsDaily, AnalyticsLabel, AnalyticsRepPeriod, AnalyticsSkuPeriod } from './Analytics.js';
 import { ApiCredential } from './ApiCredential.js';
 import { Cart, CartItem } from './Cart.js';
 import { Customer } from './Customer.js';
@@ -57,6 +58,11 @@ export {
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  AnalyticsDaily,
+  AnalyticsCustomerPeriod,
+  AnalyticsRepPeriod,
+  AnalyticsSkuPeriod,
+  AnalyticsLabel,
 };
 
 export const entities = [
@@ -91,4 +97,9 @@ export const entities = [
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  AnalyticsDaily,
+  AnalyticsCustomerPeriod,
+  AnalyticsRepPeriod,
+  AnalyticsSkuPeriod,
+  AnalyticsLabel,
 ];
