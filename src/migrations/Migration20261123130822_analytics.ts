@@ -159,12 +159,16 @@ export class Migration20261123130822_analytics extends Migration {
       `alter table "analytics_customer_period" add constraint "analytics_customer_period_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on delete cascade;`,
     );
 
+    // Generated (OrderItem.order index): the raw-row edges of a range read lines by order.
+    this.addSql(`create index "order_item_order_id_index" on "order_item" ("order_id");`);
+
     // Hand-written (see the top of this file): trigger functions, triggers, back-fill.
     for (const sql of ANALYTICS_TRIGGERS_SQL) this.addSql(sql);
     this.addSql(ANALYTICS_BACKFILL_SQL);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`drop index if exists "order_item_order_id_index";`);
     for (const t of ['analytics_order_insert', 'analytics_order_update', 'analytics_order_delete']) this.addSql(`drop trigger if exists ${t} on sales_order;`);
     for (const t of ['analytics_item_insert', 'analytics_item_update', 'analytics_item_delete']) this.addSql(`drop trigger if exists ${t} on order_item;`);
     for (const t of ['order_insert', 'order_update', 'order_delete', 'item_insert', 'item_update', 'item_delete'])
