@@ -1,5 +1,6 @@
 /** Every route of the API; a new module adds its array here (and so joins OpenAPI and the security matrix). */
 import type { RouteDef } from '../http/route.js';
+import { analyticsRoutes } from './analytics.js';
 import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
 import { customerRoutes } from './customers.js';
@@ -33,5 +34,6 @@ export const allRoutes: RouteDef[] = [
   ...orderRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
+  ...analyticsRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));
