@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
-import { ISO_WITH_OFFSET, MAX_SPAN_MS } from '../domain/analytics/index.js';
+import { ISO_WITH_OFFSET, withinSpan } from '../domain/analytics/index.js';
 import { defineRoute, ok, type Reply } from '../http/route.js';
 import * as analytics from '../services/analytics/index.js';
 import { currencyCode } from './schemas.js';
@@ -28,7 +28,7 @@ const rangeFields = {
     })
     .test('span', 'startDate and endDate must be at most 5 years apart.', function (v) {
       const [s, e] = [time(this.parent.startDate), time(v)];
-      return Number.isNaN(s) || Number.isNaN(e) || e - s <= MAX_SPAN_MS;
+      return Number.isNaN(s) || Number.isNaN(e) || withinSpan(s, e);
     }),
   currencyCode: currencyCode(),
   organizationId: yup.mixed().test('absent', 'organizationId must not be passed: the organization comes from the token.', (v) => v === undefined),

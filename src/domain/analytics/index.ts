@@ -7,8 +7,15 @@
 import { Decimal } from 'decimal.js';
 
 export const DAY_MS = 86_400_000;
-/** The longest range accepted: 5 years (of 366 days, so any 5 calendar years fit). */
-export const MAX_SPAN_MS = 5 * 366 * DAY_MS;
+/** The longest range accepted: endDate at most 5 calendar years (UTC) after startDate. */
+export const MAX_SPAN_YEARS = 5;
+
+/** Whether `endMs` is at most MAX_SPAN_YEARS calendar years after `startMs` (Feb 29 + 1 year = Mar 1). */
+export function withinSpan(startMs: number, endMs: number): boolean {
+  const limit = new Date(startMs);
+  limit.setUTCFullYear(limit.getUTCFullYear() + MAX_SPAN_YEARS);
+  return endMs <= limit.getTime();
+}
 
 /** ISO 8601 date-time with an explicit offset (Z or +hh:mm). */
 export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
