@@ -184,7 +184,7 @@ describe('analytics: month to date', () => {
       { date: '2025-05-01T00:00:00Z', cust: 'C1', lines: [['A', 1, 1]] },
     ]);
   });
-  const mtd = (endDate: string) => ok(org, '/api/analytics/orders/mtd', { startDate: '2020-01-01T00:00:00Z', endDate });
+  const mtd = (endDate: string) => ok(org, '/api/analytics/orders/mtd', { startDate: '2025-01-01T00:00:00Z', endDate });
 
   test('when endDate is mid-month, then the previous month counts to the same day and time', async () => {
     // Mar 1 .. Mar 15 00:00 -> 2; Feb 1 .. Feb 15 00:00 -> 2; +0%.

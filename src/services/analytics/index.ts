@@ -71,7 +71,9 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
           where ${scope()} and day >= ${q.date(split.allDays.from)} and day < ${q.date(split.allDays.to)}`,
       );
     for (const r of split.raw)
-      parts.push(`select null::varchar, ${orderRevenue}, 1::bigint, date_trunc('month', o.order_date at time zone 'UTC')::date from ${rawOrders(q, s, r)}`);
+      parts.push(
+        `select null::varchar as k, ${orderRevenue} as rev, 1::bigint as cnt, date_trunc('month', o.order_date at time zone 'UTC')::date as m from ${rawOrders(q, s, r)}`,
+      );
   } else {
     const table = { customer: 'analytics_customer_period', rep: 'analytics_rep_period', sku: 'analytics_sku_period' }[kind];
     const key = { customer: 'customer_number', rep: 'rep_number', sku: 'sku' }[kind];
@@ -86,9 +88,12 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
           where ${scope()} and grain = '${g}' and period >= ${q.date(r.from)} and period < ${q.date(r.to)}`,
       );
     for (const r of split.raw) {
-      if (kind === 'customer') parts.push(`select o.customer_number::varchar, ${orderRevenue}, 1::bigint, null::date from ${rawOrders(q, s, r)}`);
+      if (kind === 'customer')
+        parts.push(`select o.customer_number::varchar as k, ${orderRevenue} as rev, 1::bigint as cnt, null::date as m from ${rawOrders(q, s, r)}`);
       else if (kind === 'rep')
-        parts.push(`select coalesce(o.primary_sales_rep->>'repNumber', '')::varchar, ${orderRevenue}, 1::bigint, null::date from ${rawOrders(q, s, r)}`);
+        parts.push(
+          `select coalesce(o.primary_sales_rep->>'repNumber', '')::varchar as k, ${orderRevenue} as rev, 1::bigint as cnt, null::date as m from ${rawOrders(q, s, r)}`,
+        );
       else
         parts.push(
           `select i.sku::varchar, i.sub_total, i.quantity::bigint, null::date from order_item i join ${rawOrders(q, s, r).replace(/^sales_order o where /, 'sales_order o on o.id = i.order_id where ')}`,
