@@ -15,12 +15,15 @@ const REP = (o: string) => `coalesce(${o}.primary_sales_rep->>'repNumber', '')`;
 const REP_LABEL = (o: string) =>
   `coalesce(nullif(trim(${o}.primary_sales_rep->>'fullName'), ''), nullif(trim(concat_ws(' ', ${o}.primary_sales_rep->>'firstName', ${o}.primary_sales_rep->>'lastName')), ''))`;
 
-/** Order rows (cnt = sign) and their current lines (rev/units = sign x line) of the orders `src o`. */
-const orderContrib = (src: string, sign: string, where = 'true') => `
+/** Order rows (cnt = sign) of the orders `src o`, without their lines. */
+const orderRows = (src: string, sign: string, where = 'true') => `
   select o.organization_id as org, o.currency_code as cur, o.order_date as ts, o.customer_number as cust, ${REP('o')} as rep,
          null::varchar as sku, 0::numeric as rev, 0::bigint as units, (${sign})::int as cnt,
          o.customer->>'companyName' as cust_label, ${REP_LABEL('o')} as rep_label, null::varchar as sku_label
-    from ${src} o where ${COUNTS('o')} and ${where}
+    from ${src} o where ${COUNTS('o')} and ${where}`;
+
+/** Order rows (cnt = sign) and their current lines (rev/units = sign x line) of the orders `src o`. */
+const orderContrib = (src: string, sign: string, where = 'true') => `${orderRows(src, sign, where)}
   union all
   select o.organization_id, o.currency_code, o.order_date, o.customer_number, ${REP('o')},
          i.sku, (${sign}) * i.sub_total, (${sign}) * i.quantity::bigint, 0, null, null, i.product_name
@@ -86,7 +89,9 @@ end
 $fn$;`;
 
 export const ANALYTICS_TRIGGERS_SQL: string[] = [
-  fn('analytics_order_insert', `  with d as (${orderContrib('analytics_new', '1')})${APPLY}`),
+  // A new order has no lines yet; its lines are added by the order_item trigger (also when one
+  // statement inserts both, whose triggers then both fire after it).
+  fn('analytics_order_insert', `  with d as (${orderRows('analytics_new', '1')})${APPLY}`),
   fn(
     'analytics_order_update',
     `  with changed as (select n.id from analytics_new n join analytics_old o on o.id = n.id where ${RELEVANT}),
