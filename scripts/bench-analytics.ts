@@ -58,7 +58,10 @@ async function setupOrg(api: string, label: string): Promise<{ orgId: string; to
   const tag = `${label}-${Date.now().toString(36)}`;
   const email = `bench-${tag}@example.com`;
   const password = 'bench password 1';
-  const org = await json(api, 'POST', '/api/organizations', { Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' }, User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password } });
+  const org = await json(api, 'POST', '/api/organizations', {
+    Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' },
+    User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password },
+  });
   if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
   const login = await json(api, 'POST', '/api/auth/token', { Email: email, Password: password });
   if (login.status !== 200) throw new Error(`login: ${login.status}`);
@@ -134,7 +137,9 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
     await c.query('analyze order_item');
     const t1 = performance.now();
     await c.query('begin');
-    await c.query('delete from analytics_daily; delete from analytics_customer_period; delete from analytics_rep_period; delete from analytics_sku_period; delete from analytics_label');
+    await c.query(
+      'delete from analytics_daily; delete from analytics_customer_period; delete from analytics_rep_period; delete from analytics_sku_period; delete from analytics_label',
+    );
     await c.query(ANALYTICS_BACKFILL_SQL);
     await c.query('commit');
     say(`back-filled the rollups in ${Math.round((performance.now() - t1) / 1000)} s`);
@@ -147,9 +152,21 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
         await seedOrders(c, org, `X${i}-`, from, to, OTHER_ORDERS);
       }
     const trig = (performance.now() - t2) / 1000;
-    say(`inserted ${others.length} x ${OTHER_ORDERS} orders x 3 lines through the triggers in ${trig.toFixed(1)} s (${((trig * 1e6) / (others.length * OTHER_ORDERS)).toFixed(0)} us per order incl. insert)`);
+    say(
+      `inserted ${others.length} x ${OTHER_ORDERS} orders x 3 lines through the triggers in ${trig.toFixed(1)} s (${((trig * 1e6) / (others.length * OTHER_ORDERS)).toFixed(0)} us per order incl. insert)`,
+    );
     say(`seeded in ${Math.round((performance.now() - t0) / 1000)} s`);
-    for (const t of ['sales_order', 'order_item', 'analytics_daily', 'analytics_customer_period', 'analytics_rep_period', 'analytics_sku_period', 'analytics_label', 'product', 'category'])
+    for (const t of [
+      'sales_order',
+      'order_item',
+      'analytics_daily',
+      'analytics_customer_period',
+      'analytics_rep_period',
+      'analytics_sku_period',
+      'analytics_label',
+      'product',
+      'category',
+    ])
       await c.query(`analyze ${t}`);
     const sizes = await c.query<{ t: string; n: string }>(
       `select 'analytics_daily' as t, count(*)::text as n from analytics_daily union all select 'analytics_customer_period', count(*)::text from analytics_customer_period
@@ -187,7 +204,7 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
     );
     return { rev: num(r.rows[0].rev), n: Number(r.rows[0].n) };
   };
-    // Half-up to 2 decimals in integer arithmetic: sign x floor((|a-b| x 10000 x 2 + b) / 2b) / 100.
+  // Half-up to 2 decimals in integer arithmetic: sign x floor((|a-b| x 10000 x 2 + b) / 2b) / 100.
   const pct = (a: number, b: number) => (b === 0 ? null : (Math.sign(a - b) * Math.floor((Math.abs(a - b) * 20000 + b) / (2 * b))) / 100);
   switch (endpoint) {
     case 'revenue':
@@ -209,7 +226,9 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
            left join order_item i on i.order_id = o.id group by months.m order by months.m`,
         p,
       );
-      return endpoint === 'revenue/trend' ? r.rows.map((x) => ({ date: x.m, revenue: num(x.rev) })) : r.rows.map((x) => ({ date: x.m, orderCount: Number(x.n) }));
+      return endpoint === 'revenue/trend'
+        ? r.rows.map((x) => ({ date: x.m, revenue: num(x.rev) }))
+        : r.rows.map((x) => ({ date: x.m, orderCount: Number(x.n) }));
     }
     case 'orders/mtd': {
       const e = new Date(q.endDate);
@@ -221,7 +240,21 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
       const prev =
         e.getUTCDate() > daysInPrev
           ? await cnt(prevFirst, first, false)
-          : await cnt(prevFirst, new Date(Date.UTC(e.getUTCFullYear(), e.getUTCMonth() - 1, e.getUTCDate(), e.getUTCHours(), e.getUTCMinutes(), e.getUTCSeconds(), e.getUTCMilliseconds())), true);
+          : await cnt(
+              prevFirst,
+              new Date(
+                Date.UTC(
+                  e.getUTCFullYear(),
+                  e.getUTCMonth() - 1,
+                  e.getUTCDate(),
+                  e.getUTCHours(),
+                  e.getUTCMinutes(),
+                  e.getUTCSeconds(),
+                  e.getUTCMilliseconds(),
+                ),
+              ),
+              true,
+            );
       return { count, previousMonthCount: prev, percentChange: pct(count, prev) };
     }
     case 'active-customers': {
@@ -312,7 +345,8 @@ function randomRange(): Q {
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 async function measure(api: string, token: string, endpoint: string): Promise<{ p50: number; p95: number; max: number; errors: number }> {
-  for (let i = 0; i < 5; i++) await fetch(`${api}/api/analytics/${endpoint}?${qs(randomRange())}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
+  for (let i = 0; i < 5; i++)
+    await fetch(`${api}/api/analytics/${endpoint}?${qs(randomRange())}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
   const lat: number[] = [];
   let errors = 0;
   let next = 0;
@@ -398,7 +432,9 @@ async function main(): Promise<void> {
       console.log(rows[rows.length - 1]);
     }
     console.log('');
-    console.log(`analytics: ${ORDERS} orders x 3 lines over ${MONTHS} months (+ ${others.length} x ${OTHER_ORDERS}); ${REQUESTS} requests each, concurrency ${CONCURRENCY}; figures ${failed ? 'DIFFER' : 'exact'}`);
+    console.log(
+      `analytics: ${ORDERS} orders x 3 lines over ${MONTHS} months (+ ${others.length} x ${OTHER_ORDERS}); ${REQUESTS} requests each, concurrency ${CONCURRENCY}; figures ${failed ? 'DIFFER' : 'exact'}`,
+    );
     for (const r of rows) console.log(r);
   } finally {
     if (stack) await stack.stop();
