@@ -140,6 +140,7 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
     await c.query(
       'delete from analytics_daily; delete from analytics_customer_period; delete from analytics_rep_period; delete from analytics_sku_period; delete from analytics_label',
     );
+    await c.query(`set local work_mem = '256MB'`); // as the migration does
     await c.query(ANALYTICS_BACKFILL_SQL);
     await c.query('commit');
     say(`back-filled the rollups in ${Math.round((performance.now() - t1) / 1000)} s`);

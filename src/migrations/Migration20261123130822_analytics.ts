@@ -169,6 +169,8 @@ export class Migration20261123130822_analytics extends Migration {
 
     // Hand-written (see the top of this file): trigger functions, triggers, back-fill.
     for (const sql of ANALYTICS_TRIGGERS_SQL) this.addSql(sql);
+    // The back-fill groups every order line once; enough memory keeps its sorts off disk.
+    this.addSql(`set local work_mem = '256MB';`);
     this.addSql(ANALYTICS_BACKFILL_SQL);
   }
 

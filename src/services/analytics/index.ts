@@ -164,7 +164,11 @@ export async function ordersMonthToDate(em: EntityManager, s: Scope, r: Range) {
 
 async function activeCustomerCount(em: EntityManager, s: Scope, w: Window): Promise<number> {
   const q = new Sql();
-  const rows = await run<{ n: string }>(em, q, `select count(distinct x.k)::text as n from (${pieces(q, s, w, 'customer')}) x where x.cnt > 0`);
+  const rows = await run<{ n: string }>(
+    em,
+    q,
+    `select count(*)::text as n from (select x.k from (${pieces(q, s, w, 'customer')}) x where x.cnt > 0 group by x.k) g`,
+  );
   return Number(rows[0].n);
 }
 
