@@ -1,5 +1,6 @@
 /** Every route of the API; a new module adds its array here (and so joins OpenAPI and the security matrix). */
 import type { RouteDef } from '../http/route.js';
+import { analyticsRoutes } from './analytics.js';
 import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
 import { commissionRoutes } from './commissions.js';
@@ -35,5 +36,6 @@ export const allRoutes: RouteDef[] = [
   ...invoiceRoutes,
   ...paymentRoutes,
   ...commissionRoutes,
+  ...analyticsRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

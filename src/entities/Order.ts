@@ -96,7 +96,7 @@ export const OrderItem = defineEntity({
   name: 'OrderItem',
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
-    order: () => p.manyToOne(Order).deleteRule('cascade'),
+    order: () => p.manyToOne(Order).deleteRule('cascade').index('order_item_order_id_index'),
     position: p.integer().default(0),
     sku: p.string().length(100),
     productName: p.string().length(300),

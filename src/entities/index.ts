@@ -1,4 +1,5 @@
 /** Every entity the ORM knows; new entities are added here. */
+import { AnalyticsCustomerPeriod, AnalyticsDaily, AnalyticsLabel, AnalyticsRepPeriod, AnalyticsSkuPeriod } from './Analytics.js';
 import { ApiCredential } from './ApiCredential.js';
 import { Cart, CartItem } from './Cart.js';
 import { CommissionAdjustment, CommissionEntry, CommissionPlan, CommissionStatement } from './Commission.js';
@@ -62,6 +63,11 @@ export {
   CommissionStatement,
   CommissionEntry,
   CommissionAdjustment,
+  AnalyticsDaily,
+  AnalyticsCustomerPeriod,
+  AnalyticsRepPeriod,
+  AnalyticsSkuPeriod,
+  AnalyticsLabel,
 };
 
 export const entities = [
@@ -100,4 +106,9 @@ export const entities = [
   CommissionStatement,
   CommissionEntry,
   CommissionAdjustment,
+  AnalyticsDaily,
+  AnalyticsCustomerPeriod,
+  AnalyticsRepPeriod,
+  AnalyticsSkuPeriod,
+  AnalyticsLabel,
 ];

@@ -9,8 +9,9 @@ import { Migration20261122074428_idempotency as M5 } from './Migration2026112207
 import { Migration20261122075428_carts as M6 } from './Migration20261122075428_carts.js';
 import { Migration20261122080149_invoices as M7 } from './Migration20261122080149_invoices.js';
 import { Migration20261122081111_payments as M8 } from './Migration20261122081111_payments.js';
-import { Migration20261123130841_commissions as M9 } from './Migration20261123130841_commissions.js';
-import { Migration20261123131233_security as M10 } from './Migration20261123131233_security.js';
+import { Migration20261123130822_analytics as M9 } from './Migration20261123130822_analytics.js';
+import { Migration20261123130841_commissions as M10 } from './Migration20261123130841_commissions.js';
+import { Migration20261123131233_security as M11 } from './Migration20261123131233_security.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -22,6 +23,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122075428_carts', class: M6 },
   { name: 'Migration20261122080149_invoices', class: M7 },
   { name: 'Migration20261122081111_payments', class: M8 },
-  { name: 'Migration20261123130841_commissions', class: M9 },
-  { name: 'Migration20261123131233_security', class: M10 },
+  { name: 'Migration20261123130822_analytics', class: M9 },
+  { name: 'Migration20261123130841_commissions', class: M10 },
+  { name: 'Migration20261123131233_security', class: M11 },
 ];

@@ -1,0 +1,453 @@
+import '../src/compat/node20.js';
+/**
+ * Analytics benchmark (not a test). Seeds ORDERS orders x 3 lines over 24 months (2024-01 ..
+ * 2025-12) in one organization, plus OTHER_ORDERS in each of two other organizations, with
+ * set-based SQL through the real triggers (so the rollups are built the way production builds
+ * them); then, for each of the ten analytics endpoints:
+ *   - checks the response for a few ranges (aligned, offset edges, one month, 5 years, EUR)
+ *     against a plain SQL aggregate over the raw rows, and
+ *   - measures p50/p95 over HTTP for REQUESTS requests with random ranges (random edges, so
+ *     every request touches raw rows at both ends), CONCURRENCY clients.
+ * Prints the load average beside the figures. Exits 1 when a figure differs.
+ *
+ * Run: npm run bench:analytics   (= npm run build && node dist/scripts/bench-analytics.js)
+ * It starts the stack (scripts/lib/stack.ts, mode 'test') unless API_URL and DATABASE_URL are set.
+ * Knobs (env): ORDERS (1000000), OTHER_ORDERS (24000, through the triggers), CUSTOMERS (5000), SKUS (2200; 2000 have
+ * a product), REPS (50), REQUESTS per endpoint (200), CONCURRENCY (1).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { ANALYTICS_BACKFILL_SQL } from '../src/migrations/Migration20261123130822_analytics.js';
+import { startStack, type Stack } from './lib/stack.js';
+
+const ORDERS = Number(process.env.ORDERS ?? 1_000_000);
+const OTHER_ORDERS = Number(process.env.OTHER_ORDERS ?? 24_000);
+const CUSTOMERS = Number(process.env.CUSTOMERS ?? 5000);
+const SKUS = Number(process.env.SKUS ?? 2200);
+const REPS = Number(process.env.REPS ?? 50);
+const REQUESTS = Number(process.env.REQUESTS ?? 200);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 1);
+const MONTHS = 24;
+const FIRST = Date.UTC(2024, 0, 1);
+
+const say = (s: string) => console.log(`[bench] ${s}`);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+interface Json {
+  status: number;
+  body: unknown;
+}
+
+async function json(base: string, method: string, p: string, body?: unknown, token?: string): Promise<Json> {
+  const headers: Record<string, string> = { 'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+async function setupOrg(api: string, label: string): Promise<{ orgId: string; token: string }> {
+  const tag = `${label}-${Date.now().toString(36)}`;
+  const email = `bench-${tag}@example.com`;
+  const password = 'bench password 1';
+  const org = await json(api, 'POST', '/api/organizations', {
+    Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' },
+    User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password },
+  });
+  if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
+  const login = await json(api, 'POST', '/api/auth/token', { Email: email, Password: password });
+  if (login.status !== 200) throw new Error(`login: ${login.status}`);
+  const orgId = (org.body as { OrganizationId: string }).OrganizationId;
+  const token = (login.body as { AccessToken: string }).AccessToken;
+  const tier = await json(api, 'POST', '/api/organizations/price-tiers', { Name: 'Retail', CurrencyCode: 'USD' }, token);
+  if (tier.status !== 200) throw new Error(`tier: ${tier.status}`);
+  return { orgId, token };
+}
+
+/** Orders numbered [from, to] of an organization, spread over the 24 months; 3 lines each. */
+async function seedOrders(c: pg.Client, orgId: string, prefix: string, from: number, to: number, total: number): Promise<void> {
+  const span = MONTHS * 30.4 * 86400;
+  // Deterministic pseudo-random figures from g: date, status (3% Cancelled), currency (5% EUR),
+  // customer, rep (10% none), active (0.5% soft-deleted), and per line sku, quantity, price.
+  // One statement inserts the orders and their lines (a data-modifying CTE): both statement-level
+  // triggers then fire after it, which is also the case the order-insert trigger must not double count.
+  await c.query(
+    `with o as (
+       insert into sales_order (id, organization_id, order_number, order_date, order_status, order_type, currency_code, customer_number, customer,
+                                primary_sales_rep, rep_number, subtotal, total, active, created_at, updated_at)
+       select gen_random_uuid(), $1, $2 || g, to_timestamp($3::float8 / 1000 + floor((g::float8 / $4) * $5) + (g * 7919) % 3600),
+              case when g % 33 = 0 then 'Cancelled' when g % 3 = 0 then 'Complete' else 'Pending' end, 'Direct',
+              case when g % 20 = 7 then 'EUR' else 'USD' end,
+              'C' || lpad(((g * 7919) % $6)::text, 5, '0'),
+              jsonb_build_object('customerNumber', 'C' || lpad(((g * 7919) % $6)::text, 5, '0'), 'companyName', 'Company ' || ((g * 7919) % $6)),
+              case when g % 10 = 3 then null else jsonb_build_object('repNumber', 'R' || lpad((g % $7)::text, 3, '0'), 'fullName', 'Rep ' || (g % $7)) end,
+              null, 0, 0, g % 200 <> 5, now(), now()
+         from generate_series($8::bigint, $9::bigint) g
+       returning id, order_number)
+     insert into order_item (id, order_id, position, sku, product_name, quantity, price, sub_total)
+     select gen_random_uuid(), o.id, k, 'SKU-' || lpad(((g * 31 + k * 977) % $10)::text, 5, '0'), 'Line product ' || ((g * 31 + k * 977) % $10), q, p, round(q * p, 2)
+       from o
+       cross join lateral (select substr(o.order_number, length($2) + 1)::bigint as g) n
+       cross join generate_series(1, 3) k
+       cross join lateral (select 1 + (g * 13 + k) % 5 as q, round((1 + ((g * 17 + k * 13) % 10000) / 100.0)::numeric + (k % 2) * 0.005, 4) as p) v`,
+    [orgId, prefix, FIRST, total, span, CUSTOMERS, REPS, from, to, SKUS],
+  );
+}
+
+async function seed(databaseUrl: string, main: string, others: string[]): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const t0 = performance.now();
+    // Catalog: 2000 of the SKUS skus have a product, in 20 categories (every 10th product none).
+    await c.query(
+      `insert into category (id, organization_id, name, active, created_at, updated_at)
+       select gen_random_uuid(), $1, 'Category ' || lpad(g::text, 2, '0'), true, now(), now() from generate_series(1, 20) g`,
+      [main],
+    );
+    await c.query(
+      `insert into product (id, organization_id, sku, name, category_id, quantity_on_hand, minimum_order_quantity, quantity_increment, active, created_at, updated_at)
+       select gen_random_uuid(), $1, 'SKU-' || lpad(g::text, 5, '0'), 'Product ' || g,
+              case when g % 10 = 0 then null else (select id from category where organization_id = $1 and name = 'Category ' || lpad((1 + g % 20)::text, 2, '0')) end,
+              0, 1, 1, true, now(), now()
+         from generate_series(0, $2::int - 1) g`,
+      [main, Math.min(2000, SKUS)],
+    );
+    // The big organization: bulk insert with triggers off (session_replication_role = replica),
+    // then the migration's back-fill statement rebuilds every rollup from the raw rows, the way
+    // the migration does on an existing database.
+    const batches = MONTHS;
+    await c.query(`set session_replication_role = replica`);
+    for (let b = 0; b < batches; b++) {
+      const from = Math.floor((b * ORDERS) / batches) + 1;
+      const to = Math.floor(((b + 1) * ORDERS) / batches);
+      await seedOrders(c, main, 'B-', from, to, ORDERS);
+      if ((b + 1) % 4 === 0) say(`inserted ${to} orders x 3 lines (${Math.round((performance.now() - t0) / 1000)} s, load ${load()})`);
+    }
+    await c.query(`set session_replication_role = origin`);
+    await c.query('analyze sales_order');
+    await c.query('analyze order_item');
+    const t1 = performance.now();
+    await c.query('begin');
+    await c.query(
+      'delete from analytics_daily; delete from analytics_customer_period; delete from analytics_rep_period; delete from analytics_sku_period; delete from analytics_label',
+    );
+    await c.query(`set local work_mem = '256MB'`); // as the migration does
+    await c.query(ANALYTICS_BACKFILL_SQL);
+    await c.query('commit');
+    say(`back-filled the rollups in ${Math.round((performance.now() - t1) / 1000)} s`);
+    // The other organizations: through the triggers, in batches of a month (as imports would).
+    const t2 = performance.now();
+    for (const [i, org] of others.entries())
+      for (let b = 0; b < batches; b++) {
+        const from = Math.floor((b * OTHER_ORDERS) / batches) + 1;
+        const to = Math.floor(((b + 1) * OTHER_ORDERS) / batches);
+        await seedOrders(c, org, `X${i}-`, from, to, OTHER_ORDERS);
+      }
+    const trig = (performance.now() - t2) / 1000;
+    say(
+      `inserted ${others.length} x ${OTHER_ORDERS} orders x 3 lines through the triggers in ${trig.toFixed(1)} s (${((trig * 1e6) / (others.length * OTHER_ORDERS)).toFixed(0)} us per order incl. insert)`,
+    );
+    say(`seeded in ${Math.round((performance.now() - t0) / 1000)} s`);
+    for (const t of [
+      'sales_order',
+      'order_item',
+      'analytics_daily',
+      'analytics_customer_period',
+      'analytics_rep_period',
+      'analytics_sku_period',
+      'analytics_label',
+      'product',
+      'category',
+    ])
+      await c.query(`analyze ${t}`);
+    const sizes = await c.query<{ t: string; n: string }>(
+      `select 'analytics_daily' as t, count(*)::text as n from analytics_daily union all select 'analytics_customer_period', count(*)::text from analytics_customer_period
+       union all select 'analytics_rep_period', count(*)::text from analytics_rep_period union all select 'analytics_sku_period', count(*)::text from analytics_sku_period`,
+    );
+    say(`rollup rows: ${sizes.rows.map((r) => `${r.t} ${r.n}`).join(', ')}`);
+  } finally {
+    await c.end();
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Plain SQL over the raw rows (the reference figures)
+
+interface Q {
+  startDate: string;
+  endDate: string;
+  currencyCode?: string;
+  limit?: number;
+}
+
+const COUNTED = `o.organization_id = $1 and o.currency_code = $2 and o.active and o.order_status <> 'Cancelled'`;
+const IN_RANGE = `o.order_date between $3::timestamptz and $4::timestamptz`;
+const num = (v: string | null) => Number(Number(v ?? 0).toFixed(2));
+
+async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Promise<unknown> {
+  const cur = q.currencyCode ?? 'USD';
+  const p = [orgId, cur, q.startDate, q.endDate];
+  const limit = q.limit ?? 10;
+  const rev = async (from: string, to: string, incl = true) => {
+    const r = await c.query<{ rev: string | null; n: string }>(
+      `select round(sum(i.sub_total), 2)::text as rev, count(distinct o.id)::text as n from sales_order o left join order_item i on i.order_id = o.id
+        where ${COUNTED} and o.order_date >= $3::timestamptz and o.order_date ${incl ? '<=' : '<'} $4::timestamptz`,
+      [orgId, cur, from, to],
+    );
+    return { rev: num(r.rows[0].rev), n: Number(r.rows[0].n) };
+  };
+  // Half-up to 2 decimals in integer arithmetic: sign x floor((|a-b| x 10000 x 2 + b) / 2b) / 100.
+  const pct = (a: number, b: number) => (b === 0 ? null : (Math.sign(a - b) * Math.floor((Math.abs(a - b) * 20000 + b) / (2 * b))) / 100);
+  switch (endpoint) {
+    case 'revenue':
+      return { totalRevenue: (await rev(q.startDate, q.endDate)).rev, currencyCode: cur };
+    case 'aov': {
+      const r = await c.query<{ v: string }>(
+        `select coalesce(round(sum(s) / nullif(count(*), 0), 2), 0)::text as v from (select (select coalesce(sum(i.sub_total), 0) from order_item i where i.order_id = o.id) s
+           from sales_order o where ${COUNTED} and ${IN_RANGE}) x`,
+        p,
+      );
+      return { averageOrderValue: num(r.rows[0].v), currencyCode: cur };
+    }
+    case 'revenue/trend':
+    case 'orders/trend': {
+      const r = await c.query<{ m: string; rev: string | null; n: string }>(
+        `with months as (select to_char(m, 'YYYY-MM-DD') as m from generate_series(date_trunc('month', $3::timestamptz at time zone 'UTC'), date_trunc('month', $4::timestamptz at time zone 'UTC'), interval '1 month') m)
+         select months.m, round(coalesce(sum(i.sub_total), 0), 2)::text as rev, count(distinct o.id)::text as n
+           from months left join sales_order o on ${COUNTED} and ${IN_RANGE} and to_char(date_trunc('month', o.order_date at time zone 'UTC'), 'YYYY-MM-DD') = months.m
+           left join order_item i on i.order_id = o.id group by months.m order by months.m`,
+        p,
+      );
+      return endpoint === 'revenue/trend'
+        ? r.rows.map((x) => ({ date: x.m, revenue: num(x.rev) }))
+        : r.rows.map((x) => ({ date: x.m, orderCount: Number(x.n) }));
+    }
+    case 'orders/mtd': {
+      const e = new Date(q.endDate);
+      const first = new Date(Date.UTC(e.getUTCFullYear(), e.getUTCMonth(), 1));
+      const prevFirst = new Date(Date.UTC(e.getUTCFullYear(), e.getUTCMonth() - 1, 1));
+      const daysInPrev = new Date(Date.UTC(e.getUTCFullYear(), e.getUTCMonth(), 0)).getUTCDate();
+      const cnt = async (from: Date, to: Date, incl: boolean) => (await rev(from.toISOString(), to.toISOString(), incl)).n;
+      const count = await cnt(first, e, true);
+      const prev =
+        e.getUTCDate() > daysInPrev
+          ? await cnt(prevFirst, first, false)
+          : await cnt(
+              prevFirst,
+              new Date(
+                Date.UTC(
+                  e.getUTCFullYear(),
+                  e.getUTCMonth() - 1,
+                  e.getUTCDate(),
+                  e.getUTCHours(),
+                  e.getUTCMinutes(),
+                  e.getUTCSeconds(),
+                  e.getUTCMilliseconds(),
+                ),
+              ),
+              true,
+            );
+      return { count, previousMonthCount: prev, percentChange: pct(count, prev) };
+    }
+    case 'active-customers': {
+      const s = Date.parse(q.startDate);
+      const len = Date.parse(q.endDate) + 1 - s;
+      const r = await c.query<{ a: string; b: string }>(
+        `select count(distinct o.customer_number) filter (where ${IN_RANGE})::text as a,
+                count(distinct o.customer_number) filter (where o.order_date >= $5::timestamptz and o.order_date < $3::timestamptz)::text as b
+           from sales_order o where ${COUNTED} and o.order_date >= $5::timestamptz and o.order_date <= $4::timestamptz`,
+        [...p, new Date(s - len).toISOString()],
+      );
+      const [a, b] = [Number(r.rows[0].a), Number(r.rows[0].b)];
+      return { activeCustomers: a, percentChange: pct(a, b) };
+    }
+    case 'products/top-by-revenue': {
+      const r = await c.query<{ product_id: string | null; sku: string; name: string; rev: string; units: string }>(
+        `select p.id as product_id, t.sku, coalesce(p.name, (select i2.product_name from order_item i2 join sales_order o2 on o2.id = i2.order_id
+                  where o2.organization_id = $1 and i2.sku = t.sku and o2.active and o2.order_status <> 'Cancelled' order by o2.order_date desc limit 1)) as name, t.rev::text, t.units::text
+           from (select i.sku, sum(i.sub_total) as rev, sum(i.quantity) as units from sales_order o join order_item i on i.order_id = o.id
+                  where ${COUNTED} and ${IN_RANGE} group by i.sku order by sum(i.sub_total) desc, i.sku collate "C" limit $5) t
+           left join product p on p.organization_id = $1 and p.sku = t.sku order by t.rev desc, t.sku collate "C"`,
+        [...p, limit],
+      );
+      return r.rows.map((x) => ({ productId: x.product_id, sku: x.sku, name: x.name, revenue: num(x.rev), unitsOrdered: Number(x.units) }));
+    }
+    case 'customers/top-by-revenue': {
+      const r = await c.query<{ k: string; name: string; rev: string; n: string }>(
+        `select t.k, coalesce(cu.company_name, (select o2.customer->>'companyName' from sales_order o2 where o2.organization_id = $1 and o2.customer_number = t.k
+                  and o2.active and o2.order_status <> 'Cancelled' order by o2.order_date desc limit 1)) as name, t.rev::text, t.n::text
+           from (select o.customer_number as k, sum(s.v) as rev, count(*) as n
+                   from sales_order o cross join lateral (select coalesce(sum(i.sub_total), 0) v from order_item i where i.order_id = o.id) s
+                  where ${COUNTED} and ${IN_RANGE} group by o.customer_number order by sum(s.v) desc, o.customer_number collate "C" limit $5) t
+           left join customer cu on cu.organization_id = $1 and cu.customer_number = t.k order by t.rev desc, t.k collate "C"`,
+        [...p, limit],
+      );
+      return r.rows.map((x) => ({ customerNumber: x.k, companyName: x.name, revenue: num(x.rev), orderCount: Number(x.n) }));
+    }
+    case 'sales-reps/top-by-revenue': {
+      const r = await c.query<{ k: string | null; name: string | null; rev: string; n: string }>(
+        `select t.k, case when t.k is null then 'Unassigned' else (select o2.primary_sales_rep->>'fullName' from sales_order o2 where o2.organization_id = $1
+                  and o2.primary_sales_rep->>'repNumber' = t.k and o2.active and o2.order_status <> 'Cancelled' order by o2.order_date desc limit 1) end as name, t.rev::text, t.n::text
+           from (select nullif(o.primary_sales_rep->>'repNumber', '') as k, sum(s.v) as rev, count(*) as n
+                   from sales_order o cross join lateral (select coalesce(sum(i.sub_total), 0) v from order_item i where i.order_id = o.id) s
+                  where ${COUNTED} and ${IN_RANGE} group by 1 order by sum(s.v) desc, nullif(o.primary_sales_rep->>'repNumber', '') collate "C" nulls last limit $5) t order by t.rev desc, t.k collate "C" nulls last`,
+        [...p, limit],
+      );
+      return r.rows.map((x) => ({ salesRepNumber: x.k, name: x.name, revenue: num(x.rev), orderCount: Number(x.n) }));
+    }
+    case 'categories/top-by-revenue': {
+      const r = await c.query<{ id: string | null; name: string; rev: string }>(
+        `select c.id::text as id, coalesce(c.name, 'Uncategorized') as name, sum(i.sub_total)::text as rev
+           from sales_order o join order_item i on i.order_id = o.id
+           left join product p on p.organization_id = $1 and p.sku = i.sku left join category c on c.id = p.category_id
+          where ${COUNTED} and ${IN_RANGE} group by c.id, c.name order by sum(i.sub_total) desc, c.id::text collate "C" nulls last limit $5`,
+        [...p, limit],
+      );
+      return r.rows.map((x) => ({ categoryId: x.id, name: x.name, revenue: num(x.rev) }));
+    }
+  }
+  throw new Error(endpoint);
+}
+
+// ------------------------------------------------------------------------------------------
+// Measuring
+
+const ENDPOINTS = [
+  'revenue',
+  'revenue/trend',
+  'orders/trend',
+  'orders/mtd',
+  'aov',
+  'active-customers',
+  'products/top-by-revenue',
+  'customers/top-by-revenue',
+  'categories/top-by-revenue',
+  'sales-reps/top-by-revenue',
+];
+
+const qs = (q: Q) => new URLSearchParams(Object.entries(q).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]]))).toString();
+
+/** A random range: start in the first 12 months, end in the last 12, at random times (edges never aligned). */
+function randomRange(): Q {
+  const s = FIRST + Math.floor(Math.random() * 365 * 86400_000);
+  const e = FIRST + 365 * 86400_000 + Math.floor(Math.random() * 364 * 86400_000);
+  return { startDate: new Date(s).toISOString(), endDate: new Date(e).toISOString() };
+}
+
+const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+async function measure(api: string, token: string, endpoint: string): Promise<{ p50: number; p95: number; max: number; errors: number }> {
+  for (let i = 0; i < 5; i++)
+    await fetch(`${api}/api/analytics/${endpoint}?${qs(randomRange())}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
+  const lat: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < REQUESTS) {
+      next++;
+      const t0 = performance.now();
+      const res = await fetch(`${api}/api/analytics/${endpoint}?${qs(randomRange())}`, { headers: { authorization: `Bearer ${token}` } });
+      await res.arrayBuffer();
+      lat.push(performance.now() - t0);
+      if (res.status !== 200) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  lat.sort((a, b) => a - b);
+  return { p50: pct(lat, 50), p95: pct(lat, 95), max: lat[lat.length - 1], errors };
+}
+
+async function main(): Promise<void> {
+  let stack: Stack | null = null;
+  let dataDir: string | null = null;
+  let api = process.env.API_URL;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!api || !databaseUrl) {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
+    say('starting the stack (mode test)...');
+    stack = await startStack({ mode: 'test', dataDir, say });
+    api = stack.urls.api;
+    databaseUrl = stack.env.production.DATABASE_URL;
+  }
+  let failed = 0;
+  try {
+    const main = await setupOrg(api, 'main');
+    const others = [await setupOrg(api, 'other1'), await setupOrg(api, 'other2')];
+    say(`seeding ${ORDERS} orders x 3 lines over ${MONTHS} months (+ ${OTHER_ORDERS} in each of ${others.length} other organizations) through the triggers...`);
+    await seed(
+      databaseUrl,
+      main.orgId,
+      others.map((o) => o.orgId),
+    );
+
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    try {
+      const checks: Q[] = [
+        { startDate: '2024-01-01T00:00:00Z', endDate: '2025-12-31T23:59:59.999Z' },
+        { startDate: '2024-03-17T13:37:21.123+02:00', endDate: '2025-10-04T08:15:00-05:00', limit: 25 },
+        { startDate: '2025-02-01T00:00:00Z', endDate: '2025-02-28T12:00:00Z', limit: 3 },
+        { startDate: '2021-06-01T00:00:00Z', endDate: '2026-05-31T00:00:00Z', currencyCode: 'EUR', limit: 100 },
+      ];
+      say(`checking ${ENDPOINTS.length} endpoints x ${checks.length} ranges against plain SQL over the raw rows...`);
+      for (const endpoint of ENDPOINTS)
+        for (const q of checks) {
+          const got = await json(api, 'GET', `/api/analytics/${endpoint}?${qs(q)}`, undefined, main.token);
+          const want = await expected(c, main.orgId, endpoint, q);
+          if (got.status !== 200 || !isDeepStrictEqual(got.body, want)) {
+            failed++;
+            say(`MISMATCH ${endpoint} ${qs(q)}\n  api: ${got.status} ${JSON.stringify(got.body).slice(0, 600)}\n  sql: ${JSON.stringify(want).slice(0, 600)}`);
+          }
+        }
+      // Another organization's figures are its own.
+      const q = checks[0];
+      const got = await json(api, 'GET', `/api/analytics/revenue?${qs(q)}`, undefined, others[0].token);
+      const want = await expected(c, others[0].orgId, 'revenue', q);
+      if (!isDeepStrictEqual(got.body, want)) {
+        failed++;
+        say(`MISMATCH other organization revenue: ${JSON.stringify(got.body)} vs ${JSON.stringify(want)}`);
+      }
+      say(failed ? `${failed} figures differ` : `all ${ENDPOINTS.length * checks.length + 1} figures equal the raw-row aggregates`);
+    } finally {
+      await c.end();
+    }
+
+    say(`measuring: ${REQUESTS} requests per endpoint with random ranges, concurrency ${CONCURRENCY}`);
+    const rows: string[] = [];
+    for (const endpoint of ENDPOINTS) {
+      const before = load();
+      const r = await measure(api, main.token, endpoint);
+      rows.push(
+        `GET /api/analytics/${endpoint}`.padEnd(48) +
+          `p50 ${r.p50.toFixed(1).padStart(7)} ms   p95 ${r.p95.toFixed(1).padStart(7)} ms   max ${r.max.toFixed(1).padStart(7)} ms   non-200 ${r.errors}   load ${before}`,
+      );
+      console.log(rows[rows.length - 1]);
+    }
+    console.log('');
+    console.log(
+      `analytics: ${ORDERS} orders x 3 lines over ${MONTHS} months (+ ${others.length} x ${OTHER_ORDERS}); ${REQUESTS} requests each, concurrency ${CONCURRENCY}; figures ${failed ? 'DIFFER' : 'exact'}`,
+    );
+    for (const r of rows) console.log(r);
+  } finally {
+    if (stack) await stack.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
