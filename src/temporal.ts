@@ -13,6 +13,7 @@ export const SA = {
   CustomerNumber: defineSearchAttributeKey('CustomerNumber', SearchAttributeType.KEYWORD),
   OrderNumber: defineSearchAttributeKey('OrderNumber', SearchAttributeType.KEYWORD),
   InvoiceNumber: defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD),
+  ImportKind: defineSearchAttributeKey('ImportKind', SearchAttributeType.KEYWORD),
 };
 
 export async function connectTemporal(config: Config): Promise<Client> {
@@ -25,6 +26,7 @@ export interface BusinessKeys {
   customerNumber?: string | null;
   orderNumber?: string | null;
   invoiceNumber?: string | null;
+  importKind?: string | null;
 }
 
 export function searchAttributes(keys: BusinessKeys): SearchAttributePair[] {
@@ -33,6 +35,7 @@ export function searchAttributes(keys: BusinessKeys): SearchAttributePair[] {
   if (keys.customerNumber) out.push({ key: SA.CustomerNumber, value: keys.customerNumber });
   if (keys.orderNumber) out.push({ key: SA.OrderNumber, value: keys.orderNumber });
   if (keys.invoiceNumber) out.push({ key: SA.InvoiceNumber, value: keys.invoiceNumber });
+  if (keys.importKind) out.push({ key: SA.ImportKind, value: keys.importKind });
   return out;
 }
 

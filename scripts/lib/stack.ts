@@ -15,7 +15,7 @@ import { freePorts, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } f
 import { runMigrations } from '../../src/migrate.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber'];
+export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'ImportKind'];
 
 export interface StackOptions {
   mode: 'dev' | 'test';

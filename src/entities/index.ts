@@ -12,6 +12,7 @@ import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
 import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
+import { ImportChunkRun, ImportJob, ImportRecordError } from './ImportJob.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
@@ -57,6 +58,9 @@ export {
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  ImportJob,
+  ImportChunkRun,
+  ImportRecordError,
 };
 
 export const entities = [
@@ -91,4 +95,7 @@ export const entities = [
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  ImportJob,
+  ImportChunkRun,
+  ImportRecordError,
 ];
