@@ -26,7 +26,8 @@ import { dataEnvelope, parseList, type ListQuery, type ListSpec, escapeLike } fr
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { ensureCategory } from './categories.js';
-import { priceEntry, priceUpdateEntry, productInput } from '../domain/products/schemas.js';
+import { checkPrices } from '../domain/products/prices.js';
+import { priceUpdateEntry, productInput } from '../domain/products/schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 
 
@@ -174,23 +175,6 @@ async function listProducts(em: EntityManager, orgId: string, v: View, q: ListQu
 // Upsert
 
 type ProductInput = yup.InferType<typeof productInput>;
-type PriceInput = yup.InferType<typeof priceEntry>;
-
-/** Canonical tier names for entries; field errors for unknown tiers and duplicates. */
-function checkPrices(entries: PriceInput[], tiers: PriceTier[], path: string): { rows: PriceRow[]; errors: FieldErrors } {
-  const errors: FieldErrors = validatePriceEntries(
-    entries.map((e) => ({ tier: e.tier, price: String(e.price), atQuantity: e.atQuantity ?? 1 })),
-    path,
-  );
-  const rows: PriceRow[] = [];
-  entries.forEach((e, i) => {
-    const tier = tiers.find((t) => t.name.toLowerCase() === e.tier.toLowerCase());
-    if (!tier) (errors[`${path}[${i}].tier`] ??= []).push(`"${e.tier}" is not a price tier of the organization.`);
-    // String(number) keeps the decimal the client wrote for ordinary amounts (no float sums).
-    rows.push({ tier: tier?.name ?? e.tier, price: String(e.price), atQuantity: e.atQuantity ?? 1 });
-  });
-  return { rows, errors };
-}
 
 async function replacePrices(tx: EntityManager, orgId: string, product: Product, rows: PriceRow[]): Promise<void> {
   await tx.nativeDelete(ProductPrice, { product: product.id });
