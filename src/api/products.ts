@@ -17,7 +17,7 @@ import type { Storage } from '../storage.js';
 import { imageView } from '../media/images.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
-import { formatMoney, moneyNumber, resolveUnitPrice, validatePriceEntries } from '../domain/pricing/index.js';
+import { formatMoney, moneyNumber, resolveUnitPrice } from '../domain/pricing/index.js';
 import { Category, Image, PriceTier, Product, ProductPrice } from '../entities/index.js';
 import { productSearchExpression } from '../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
