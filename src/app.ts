@@ -72,16 +72,16 @@ function bodyParser(def: RouteDef): Koa.Middleware {
   const kind = def.bodyKind ?? (def.body ? 'json' : undefined);
   if (!kind) return async (_ctx, next) => next();
   return koaBody({
-    json: kind === 'json',
+    json: kind === 'json' || kind === 'json-or-multipart',
     urlencoded: kind === 'form',
-    multipart: kind === 'multipart',
+    multipart: kind === 'multipart' || kind === 'json-or-multipart',
     // SPEC's DELETE endpoints (admins, price tiers, sales reps...) carry a JSON body.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     text: false,
-    jsonLimit: JSON_LIMIT,
+    jsonLimit: def.bodyLimits?.json ?? JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
-    formidable: { maxFileSize: MULTIPART_MAX_BYTES, maxFiles: 1 },
+    formidable: { maxFileSize: def.bodyLimits?.fileBytes ?? MULTIPART_MAX_BYTES, maxFiles: 1 },
     onError: (err) => {
       throw err;
     },
@@ -124,7 +124,7 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
 }
 
 function handle(def: RouteDef, deps: Deps): Koa.Middleware {
-  if (def.bodyKind === 'multipart') {
+  if (def.bodyKind === 'multipart' || def.bodyKind === 'json-or-multipart') {
     const inner = handleRoute(def, deps);
     return async (ctx, next) => {
       try {
@@ -154,9 +154,10 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
     let requestBody = (ctx.request as unknown as { body?: unknown }).body;
     // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
-    if (def.bodyKind === 'multipart') requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
+    const multipart = def.bodyKind === 'multipart' || (def.bodyKind === 'json-or-multipart' && !!ctx.is('multipart'));
+    if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
     let body: unknown = requestBody;
-    if (def.body) body = validate(def.body, requestBody, def.bodyKind === 'json' || !def.bodyKind ? 'strict' : 'coerce');
+    if (def.body) body = validate(def.body, requestBody, def.bodyKind === 'json' || !def.bodyKind || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
     if (def.rateLimit) {
       const limit = def.rateLimit.scope === 'login' ? deps.config.rateLimits.loginPerMinute : deps.config.rateLimits.publicPerMinute;
       await enforceRateLimit(em as never, `${def.rateLimit.scope}:${def.path}:${def.rateLimit.key({ ip: ctx.ip, body: body as never })}`, limit);

@@ -5,6 +5,7 @@ import { createBenchActivities } from './bench.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
+import { createImportActivities } from './imports.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
 
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createImageActivities(deps),
     ...createInvoiceActivities(deps),
     ...createPaymentActivities(deps),
+    ...createImportActivities(deps),
   };
 }

@@ -10,6 +10,7 @@ import { checkoutRoutes } from './checkout.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
+import { importRoutes } from './imports.js';
 import { invoiceRoutes } from './invoices.js';
 import { organizationRoutes } from './organizations.js';
 import { paymentRoutes } from './payments.js';
@@ -33,5 +34,6 @@ export const allRoutes: RouteDef[] = [
   ...orderRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
+  ...importRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -47,8 +47,10 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   /** Rate-limit bucket for public and login routes: key derived from the request. */
   rateLimit?: { scope: 'public' | 'login'; key: (r: { ip: string; body: Inferred<BS> }) => string };
   body?: BS;
-  /** How the body arrives; json by default when `body` is set. */
-  bodyKind?: 'json' | 'form' | 'multipart';
+  /** How the body arrives; json by default when `body` is set. 'json-or-multipart' takes either. */
+  bodyKind?: 'json' | 'form' | 'multipart' | 'json-or-multipart';
+  /** Larger body limits than the defaults (JSON 1 MB, files 50 MB), e.g. bulk imports. */
+  bodyLimits?: { json?: string; fileBytes?: number };
   query?: QS;
   /** Honours an `Idempotency-Key` header (routes that create or charge). */
   idempotent?: boolean;

@@ -5,3 +5,4 @@ export { checkoutCart } from './checkout-cart.js';
 export { issueInvoice } from './issue-invoice.js';
 export { hostedPayment } from './hosted-payment.js';
 export { benchNoop } from './bench-noop.js';
+export { importJob } from './import-job.js';
