@@ -171,3 +171,11 @@ matrixBodies['POST /api/invoices/{invoiceId}/refunds'] = () => ({ amount: 1, rea
 matrixBodies['POST /api/invoices/{invoiceId}/discount'] = () => ({ type: 'Percentage', value: 5 });
 matrixBodies['POST /api/invoices'] = () => invoiceBody();
 matrixBodies['POST /api/invoices/bulk'] = () => ({ invoices: [invoiceBody()] });
+
+/** `/api/imports/{importJobId}`: a small finished-or-running import job. */
+pathParamFixtures.importJobId = async (org) => {
+  const res = await call('POST', '/api/imports', { base: org.base, token: org.adminToken, body: { kind: 'products', records: [{ sku: uniq('IMP-'), name: 'Imported' }] } });
+  if (res.status !== 202) throw new Error(`create import job failed: ${res.status} ${res.text}`);
+  return res.body.jobId;
+};
+matrixBodies['POST /api/imports'] = () => ({ kind: 'products', records: [{ sku: 'MATRIX-1', name: 'Matrix' }] });
