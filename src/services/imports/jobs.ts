@@ -216,6 +216,14 @@ export async function retryJob(em: EntityManager, deps: Deps, orgId: string, job
   if (!rows.length) throw AppError.conflict('The import job changed meanwhile; read it and try again.');
   if (whole) await conn.execute('delete from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
   const fresh = await findJob(em, orgId, jobId);
-  await startWorkflow(deps, fresh, !whole);
+  try {
+    await startWorkflow(deps, fresh, !whole);
+  } catch (e) {
+    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    // The previous run wrote its final status and is only handing off its e-mail: let it close.
+    const previous = deps.temporal.workflow.getHandle(fresh.workflowId).result();
+    await Promise.race([previous.catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
+    await startWorkflow(deps, fresh, !whole);
+  }
   return fresh;
 }

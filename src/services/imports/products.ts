@@ -73,7 +73,8 @@ interface State {
   prices: Map<string, PriceRow[]>;
   tiers: { name: string }[];
   categories: Map<string, string>;
-  newCategories: Map<string, string>;
+  /** lower(name) -> placeholder id and the name as first written. */
+  newCategories: Map<string, { id: string; name: string }>;
   created: Set<string>;
   changed: Set<string>;
   pricesChanged: Set<string>;
@@ -115,10 +116,10 @@ async function loadState(ctx: ApplyContext, skus: string[], externalIds: string[
 
 function categoryId(st: State, name: string): string {
   const key = name.toLowerCase();
-  const known = st.categories.get(key) ?? st.newCategories.get(key);
+  const known = st.categories.get(key) ?? st.newCategories.get(key)?.id;
   if (known) return known;
   const id = randomUUID();
-  st.newCategories.set(key, id);
+  st.newCategories.set(key, { id, name: name.trim() });
   return id;
 }
 
@@ -208,7 +209,7 @@ function mergePrices(st: State, body: PriceUpdateInput): FieldErrors | Outcome {
 async function write(ctx: ApplyContext, st: State): Promise<void> {
   const { sql, orgId } = ctx;
   if (st.newCategories.size) {
-    const names = [...st.newCategories.keys()];
+    const names = [...st.newCategories.values()].map((c) => c.name);
     await sql(
       `insert into category (id, organization_id, name, parent_id, active, image_url, created_at, updated_at)
        select gen_random_uuid(), $1, n, null, true, null, now(), now() from unnest($2::text[]) n
@@ -216,9 +217,12 @@ async function write(ctx: ApplyContext, st: State): Promise<void> {
       [orgId, names],
     );
     // Category ids chosen in memory are placeholders; map them to the stored ids.
-    const stored = await sql<{ id: string; name: string }>('select id, name from category where organization_id = $1 and lower(name) = any($2::text[])', [orgId, names]);
+    const stored = await sql<{ id: string; name: string }>('select id, name from category where organization_id = $1 and lower(name) = any($2::text[])', [
+      orgId,
+      [...st.newCategories.keys()],
+    ]);
     const idOf = new Map(stored.map((c) => [c.name.toLowerCase(), c.id]));
-    const remap = new Map([...st.newCategories].map(([name, tmp]) => [tmp, idOf.get(name)!]));
+    const remap = new Map([...st.newCategories].map(([key, c]) => [c.id, idOf.get(key)!]));
     for (const row of st.bySku.values()) if (row.category_id && remap.has(row.category_id)) row.category_id = remap.get(row.category_id)!;
   }
   const rows = [...st.bySku.values()];
