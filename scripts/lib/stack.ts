@@ -215,7 +215,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
         TRUST_PROXY: mode === 'test' ? 'true' : 'false',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5' } : {}),
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4' } : {}),
       };
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);

@@ -42,6 +42,10 @@ export function createImportActivities(deps: { orm: MikroORM; config: Config; st
       if (rows[0].failed === 0) await resetProgress(pool, jobId);
       return rows[0].failed;
     },
+    /** Records why the job could not go on (a chunk failed on every attempt); finishImport then marks it Failed. */
+    async failImport(jobId: string, reason: string): Promise<void> {
+      await pool.query('update import_job set failure_reason = coalesce(failure_reason, $2) where id = $1', [jobId, reason.slice(0, 2000)]);
+    },
     async finishImport(jobId: string): Promise<{ status: string; email: SendEmailInput | null }> {
       const f = await finish(pool, jobId);
       const link = `${deps.config.publicBaseUrl}/api/imports/${jobId}`;

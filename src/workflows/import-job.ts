@@ -6,14 +6,14 @@
  * history of a job of millions of records stays small. Pause, resume and cancel arrive as signals
  * (the API has already written the status); the workflow acts on them between chunks.
  */
-import { condition, continueAsNew, proxyActivities, setHandler, startChild, ParentClosePolicy } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, startChild, ParentClosePolicy } from '@temporalio/workflow';
 import type { createImportActivities } from '../activities/imports.js';
 
 import { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput, type ImportStage } from './import-job-defs.js';
 
 export { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput };
 
-const { claimImportSlot, prepareImport, resetImportProgress, finishImport } = proxyActivities<ReturnType<typeof createImportActivities>>({
+const { claimImportSlot, prepareImport, resetImportProgress, finishImport, failImport } = proxyActivities<ReturnType<typeof createImportActivities>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
@@ -21,7 +21,7 @@ const { claimImportSlot, prepareImport, resetImportProgress, finishImport } = pr
 const { runImportChunk } = proxyActivities<ReturnType<typeof createImportActivities>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
 });
 
 /** Runs one import job; see the module comment. */
@@ -78,18 +78,25 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
     return 'done';
   };
 
-  if (st.stage === 'check') {
-    const r = await runPass('check');
-    if (r === 'continued') return { status: 'Running' };
-    if (r === 'done' && input.mode === 'apply') {
-      const failed = await resetImportProgress(input.jobId);
-      st.stage = failed > 0 ? 'finish' : 'apply';
-      st.next = 0;
-    } else st.stage = 'finish';
-  }
-  if (st.stage === 'apply') {
-    const r = await runPass('apply');
-    if (r === 'continued') return { status: 'Running' };
+  try {
+    if (st.stage === 'check') {
+      const r = await runPass('check');
+      if (r === 'continued') return { status: 'Running' };
+      if (r === 'done' && input.mode === 'apply') {
+        const failed = await resetImportProgress(input.jobId);
+        st.stage = failed > 0 ? 'finish' : 'apply';
+        st.next = 0;
+      } else st.stage = 'finish';
+    }
+    if (st.stage === 'apply') {
+      const r = await runPass('apply');
+      if (r === 'continued') return { status: 'Running' };
+      st.stage = 'finish';
+    }
+  } catch (e) {
+    // A chunk that fails on every attempt ends the job Failed (chunks before it stay written).
+    if (!(e instanceof ActivityFailure)) throw e;
+    await failImport(input.jobId, `Chunk ${st.next + 1} could not be processed: ${e.cause?.message ?? e.message}`);
     st.stage = 'finish';
   }
   const done = await finishImport(input.jobId);
