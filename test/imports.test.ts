@@ -1,7 +1,7 @@
 /** Bulk import jobs over HTTP against the real stack (API, imports worker, PostgreSQL, MinIO, Temporal, SMTP). */
 import { call, createMemberUser, createOrg, dbQuery, expectProblem, mailsFor, uniq, waitForMail, type OrgFixture } from './helpers';
 import { counts, errorsOf, getJob, productCount, runFile, runJson, submitFile, submitJson, waitJob } from './import-helpers';
-import { ensurePriceTier } from './matrix-fixtures';
+import { ensurePriceTier, pathParamFixtures } from './matrix-fixtures';
 
 let org: OrgFixture;
 beforeAll(async () => {
@@ -182,6 +182,31 @@ describe('prices and customers', () => {
     const changed = await runFile(org, { kind: 'customers' }, 'customers.csv', [header, rows[0].replace('Springfield', 'Capital City'), rows[1]].join('\n'));
     expect(counts(changed)).toEqual({ status: 'Succeeded', totalRecords: 2, processed: 2, created: 0, updated: 1, unchanged: 1, failed: 0 });
     expect((await call('GET', `/api/customers/${c}-1`, A())).body.addresses[0].city).toBe('Capital City');
+  });
+
+  test('when user-customer links are imported, then members are linked, unknown users and customers are reported, and re-import is unchanged', async () => {
+    const c1 = await pathParamFixtures.customerNumber(org);
+    const c2 = await pathParamFixtures.customerNumber(org);
+    const u1 = await createMemberUser(org);
+    const stranger = '00000000-0000-4000-8000-000000000001';
+    const job = await runJson(org, {
+      kind: 'user-customer-links',
+      records: [
+        { UserId: u1.userId, CustomerNumber: c1 },
+        { UserId: u1.userId, CustomerNumber: 'NOPE-404' },
+        { UserId: stranger, CustomerNumber: c1 },
+      ],
+    });
+    expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 3, processed: 3, created: 1, updated: 0, unchanged: 0, failed: 2 });
+    expect((await errorsOf(org, job.jobId)).errors).toEqual([
+      { record: 2, key: `${u1.userId}:NOPE-404`, field: 'CustomerNumber', message: 'No customer with this number in the organization.' },
+      { record: 3, key: `${stranger}:${c1}`, field: 'UserId', message: 'The user is not a member of this organization.' },
+    ]);
+    const again = await runJson(org, { kind: 'user-customer-links', records: [{ UserId: u1.userId, CustomerNumber: c1 }] });
+    expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 1, failed: 0 });
+    const moved = await runJson(org, { kind: 'user-customer-links', records: [{ UserId: u1.userId, CustomerNumber: c2 }] });
+    expect(counts(moved)).toMatchObject({ created: 0, updated: 1, unchanged: 0, failed: 0 });
+    expect((await call('GET', `/api/users/customer-association?UserId=${u1.userId}`, A())).body.CustomerNumber).toBe(c2);
   });
 
   test('when a job finishes, then the submitter gets an e-mail with the counts and the report link', async () => {

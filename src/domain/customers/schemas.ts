@@ -3,7 +3,7 @@
  * Shared by those routes and by bulk imports, which validate each record with these rules.
  */
 import * as yup from 'yup';
-import { countryCode, email } from '../schemas.js';
+import { countryCode, email, uuid } from '../schemas.js';
 
 const text = (max: number) => yup.string().trim().max(max);
 const optText = (max: number) => text(max).nullable();
@@ -67,3 +67,7 @@ export const customerUpsertSchema = yup.object({
   pricing: customerFields.pricing.required(),
 });
 
+
+/** A user-customer association (POST /api/organizations/users/associate-customer; imports of user-customer-links). */
+export const associationSchema = yup.object({ UserId: uuid().required(), CustomerNumber: yup.string().trim().min(1).max(50).required() });
+export type AssociationInput = yup.InferType<typeof associationSchema>;

@@ -90,7 +90,7 @@ export function recordKey(kind: ImportKindName, record: unknown): string | null 
     case 'invoices':
       return str(r.invoiceNumber);
     case 'user-customer-links':
-      return str(r.customerNumber) && str(r.userId) ? `${str(r.userId)}:${str(r.customerNumber)}` : null;
+      return str(r.UserId) && str(r.CustomerNumber) ? `${str(r.UserId)}:${str(r.CustomerNumber)}` : null;
   }
 }
 

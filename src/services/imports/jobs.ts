@@ -77,7 +77,7 @@ async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Prom
 
 /** Stores the input, records the job and starts its workflow. */
 export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptions): Promise<ImportJob> {
-  if (!APPLIERS[o.kind]) throw AppError.field('kind', `Imports of ${o.kind} are not available yet; use customers, products or prices.`);
+  if (!APPLIERS[o.kind]) throw AppError.field('kind', `Imports of ${o.kind} are not available yet; use customers, products, prices or user-customer-links.`);
   const id = randomUUID();
   let inputKey = `imports/${o.orgId}/${id}/input`;
   let format: ImportFormat;

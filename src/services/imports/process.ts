@@ -9,6 +9,7 @@ import type { ImportFormat, ImportStatus } from '../../entities/ImportJob.js';
 import type { Storage } from '../../storage.js';
 import { applyCustomers } from './customers.js';
 import { InputError, readRecords } from './input.js';
+import { applyLinks } from './links.js';
 import { applyPrices, applyProducts } from './products.js';
 import { inTransaction } from './sql.js';
 import type { ChunkApplier, ChunkRecord } from './types.js';
@@ -20,6 +21,7 @@ export const APPLIERS: Partial<Record<ImportKindName, ChunkApplier>> = {
   products: applyProducts,
   prices: applyPrices,
   customers: applyCustomers,
+  'user-customer-links': applyLinks,
 };
 
 export const chunkKey = (orgId: string, jobId: string, i: number) => `imports/${orgId}/${jobId}/chunks/${i}.json`;
