@@ -6,7 +6,6 @@
  */
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { findPriceTier } from './organizations.js';
-import * as yup from 'yup';
 import { type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
 import { updateCustomer, upsertCustomer, type CustomerStore, type UpsertOptions } from '../domain/customers/upsert.js';
 import { Customer, CustomerAddress, CustomerContact, UserCustomer } from '../entities/index.js';
