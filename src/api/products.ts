@@ -24,10 +24,10 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { dataEnvelope, parseList, type ListQuery, type ListSpec, escapeLike } from '../http/paging.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
-import { validate } from '../http/validate.js';
 import { ensureCategory } from './categories.js';
 import { checkPrices } from '../domain/products/prices.js';
-import { priceUpdateEntry, productInput } from '../domain/products/schemas.js';
+import { replacePricesInBulk } from '../services/imports/sync.js';
+import { productInput } from '../domain/products/schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 
 
@@ -297,41 +297,8 @@ export const productRoutes = [
     auth: ['Admin'],
     body: yup.object({ productUpdates: yup.array(yup.mixed().required()).min(1).max(1000).required() }),
     responses: { 200: '{ updated: [sku], errors: [{ sku, reason }] }', 400: 'productUpdates missing or not an array', 401: 'Unauthenticated', 403: 'Not Admin' },
-    async handler({ em, orgId, body }) {
-      const tiers = await em.find(PriceTier, { organization: orgId });
-      const updated: string[] = [];
-      const errors: { sku: string | null; reason: string }[] = [];
-      for (const entry of body.productUpdates as unknown[]) {
-        const sku = entry && typeof entry === 'object' && typeof (entry as { sku?: unknown }).sku === 'string' ? ((entry as { sku: string }).sku.trim() || null) : null;
-        const fail = (fe: FieldErrors) => errors.push({ sku, reason: Object.entries(fe).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; ') });
-        let input: yup.InferType<typeof priceUpdateEntry>;
-        try {
-          input = validate(priceUpdateEntry, entry, 'strict');
-        } catch (e) {
-          if (e instanceof AppError && e.errors) {
-            fail(e.errors);
-            continue;
-          }
-          throw e;
-        }
-        const checked = checkPrices(input.prices, tiers, 'prices');
-        if (Object.keys(checked.errors).length) {
-          fail(checked.errors);
-          continue;
-        }
-        const product = await em.findOne(Product, { organization: orgId, sku: input.sku });
-        if (!product) {
-          errors.push({ sku: input.sku, reason: 'Product not found.' });
-          continue;
-        }
-        await em.transactional(async (tx) => {
-          const p = tx.merge(product);
-          await replacePrices(tx, orgId, p, checked.rows);
-          p.updatedAt = new Date();
-        });
-        if (!updated.includes(input.sku)) updated.push(input.sku);
-      }
-      return ok({ updated, errors });
+    async handler({ orgId, body, deps }) {
+      return ok(await replacePricesInBulk(deps.config.databaseUrl, orgId, body.productUpdates as unknown[]));
     },
   }),
 
