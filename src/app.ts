@@ -130,13 +130,13 @@ function bodyParser(def: RouteDef, deps: Deps): Koa.Middleware | null {
   if (!kind) return null;
   const maxBytes = (typeof def.maxBodyBytes === 'function' ? def.maxBodyBytes(deps.config) : def.maxBodyBytes) ?? MULTIPART_DEFAULT_MAX_BYTES;
   return koaBody({
-    json: kind === 'json',
+    json: kind === 'json' || kind === 'json-or-multipart',
     urlencoded: kind === 'form',
-    multipart: kind === 'multipart',
+    multipart: kind === 'multipart' || kind === 'json-or-multipart',
     // SPEC's DELETE endpoints (admins, price tiers, sales reps...) carry a JSON body.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     text: false,
-    jsonLimit: JSON_LIMIT,
+    jsonLimit: def.bodyLimits?.json ?? JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
     formidable: { maxFileSize: maxBytes, maxTotalFileSize: maxBytes, maxFiles: 1, maxFields: 50, maxFieldsSize: 64 * 1024, allowEmptyFiles: false, minFileSize: 1 },
@@ -185,7 +185,7 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
 }
 
 function handle(def: RouteDef, deps: Deps): Koa.Middleware {
-  if (def.bodyKind === 'multipart') {
+  if (def.bodyKind === 'multipart' || def.bodyKind === 'json-or-multipart') {
     const inner = handleRoute(def, deps);
     return async (ctx, next) => {
       try {
@@ -200,7 +200,7 @@ function handle(def: RouteDef, deps: Deps): Koa.Middleware {
 
 function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
   const parse = bodyParser(def, deps);
-  const bodyStrict = def.bodyKind === 'json' || !def.bodyKind;
+  const jsonOnly = def.bodyKind === 'json' || !def.bodyKind;
   return async (ctx) => {
     const em = RequestContext.getEntityManager();
     if (!em) throw new Error('no request context');
@@ -224,9 +224,10 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     const bodyErrors = checkInput(requestBody);
     if (bodyErrors) throw AppError.validation(bodyErrors, 'The request body is malformed.');
     // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
-    if (def.bodyKind === 'multipart') requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
+    const multipart = def.bodyKind === 'multipart' || (def.bodyKind === 'json-or-multipart' && !!ctx.is('multipart'));
+    if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
     let body: unknown = requestBody;
-    if (def.body) body = validate(def.body, requestBody, bodyStrict ? 'strict' : 'coerce');
+    if (def.body) body = validate(def.body, requestBody, jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
     if (def.rateLimit) await applyRateLimits(def, deps, em as never, ctx.ip, body);
     const req: Req = { ctx, em: em as never, deps, auth: auth as never, orgId, body, query, params };
     const reply = await runHandler(def, req, ctx);

@@ -205,3 +205,10 @@ matrixBodies['PUT /api/commissions/plans/{commissionPlanId}'] = () => ({
   EffectiveStartDate: '2026-01-01T00:00:00Z',
 });
 matrixBodies['POST /api/commissions/statements/{statementId}/mark-paid'] = () => ({ paymentReference: 'PAY-1', paidAt: '2026-02-01T00:00:00Z' });
+/** `/api/imports/{importJobId}`: a small finished-or-running import job. */
+pathParamFixtures.importJobId = async (org) => {
+  const res = await call('POST', '/api/imports', { base: org.base, token: org.adminToken, body: { kind: 'products', records: [{ sku: uniq('IMP-'), name: 'Imported' }] } });
+  if (res.status !== 202) throw new Error(`create import job failed: ${res.status} ${res.text}`);
+  return res.body.jobId;
+};
+matrixBodies['POST /api/imports'] = () => ({ kind: 'products', records: [{ sku: 'MATRIX-1', name: 'Matrix' }] });

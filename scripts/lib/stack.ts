@@ -15,7 +15,7 @@ import { freePorts, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } f
 import { runMigrations } from '../../src/migrate.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber'];
+export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber', 'ImportKind'];
 
 export interface StackOptions {
   mode: 'dev' | 'test';
@@ -218,7 +218,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         // The storefront the payment tests return to; other origins need the organization's own list.
         ALLOWED_RETURN_ORIGINS: 'https://shop.example.com,http://localhost:3000',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20' } : {}),
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4' } : {}),
       };
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { createImportActivities } from './imports.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../integrations/storage.js';
 import { createBenchActivities } from './bench.js';
@@ -35,6 +36,6 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createCommissionActivities(deps),
     },
     media: { ...createImageActivities(deps) },
-    imports: {},
+    imports: { ...createImportActivities(deps) },
   };
 }

@@ -9,6 +9,7 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
 import { genericEnvelope, parseList, type ListSpec } from '../http/paging.js';
 import { defineRoute, ok } from '../http/route.js';
 import { uuid } from './schemas.js';
+import { associationSchema } from '../domain/customers/schemas.js';
 
 const associationView = (a: UserCustomer) => ({ UserId: a.user.id, CustomerNumber: a.customer.customerNumber, OrganizationId: a.organization.id });
 
@@ -30,7 +31,7 @@ export const associationRoutes = [
     summary: 'Associate a member user with a customer (replaces the user\'s previous customer in this organization)',
     tag: 'Organizations',
     auth: ['Admin'],
-    body: yup.object({ UserId: uuid().required(), CustomerNumber: yup.string().trim().min(1).max(50).required() }),
+    body: associationSchema,
     responses: {
       200: '{ Association: { UserId, CustomerNumber, OrganizationId } }',
       400: 'Missing or malformed fields, user not a member of the organization, or no such customer',

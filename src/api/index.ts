@@ -12,6 +12,7 @@ import { checkoutRoutes } from './checkout.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
+import { importRoutes } from './imports.js';
 import { invoiceRoutes } from './invoices.js';
 import { organizationRoutes } from './organizations.js';
 import { paymentRoutes } from './payments.js';
@@ -37,5 +38,6 @@ export const allRoutes: RouteDef[] = [
   ...paymentRoutes,
   ...commissionRoutes,
   ...analyticsRoutes,
+  ...importRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

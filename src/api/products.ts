@@ -17,15 +17,17 @@ import type { Storage } from '../integrations/storage.js';
 import { imageView } from '../services/media/images.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
-import { formatMoney, moneyNumber, resolveUnitPrice, validatePriceEntries } from '../domain/pricing/index.js';
+import { formatMoney, moneyNumber, resolveUnitPrice } from '../domain/pricing/index.js';
 import { Category, Image, PriceTier, Product, ProductPrice } from '../entities/index.js';
 import { productSearchExpression } from '../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { dataEnvelope, parseList, type ListQuery, type ListSpec, escapeLike } from '../http/paging.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
-import { validate } from '../http/validate.js';
 import { ensureCategory } from './categories.js';
+import { checkPrices } from '../domain/products/prices.js';
+import { replacePricesInBulk } from '../services/imports/sync.js';
+import { productInput } from '../domain/products/schemas.js';
 import { priceTierHooks } from './price-tier-hooks.js';
 
 
@@ -172,52 +174,7 @@ async function listProducts(em: EntityManager, orgId: string, v: View, q: ListQu
 // ---------------------------------------------------------------------------------------------
 // Upsert
 
-const priceEntry = yup.object({
-  tier: yup.string().trim().min(1).max(100).required(),
-  price: yup.number().min(0, '${path} must be at least 0.').required(),
-  atQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').default(1),
-});
-
-const productInput = yup.object({
-  sku: yup.string().trim().min(1).max(100).required(),
-  name: yup.string().trim().min(1).max(300),
-  description: yup.string().max(20000).nullable(),
-  category: yup.string().trim().max(255).nullable(),
-  quantityOnHand: yup.number().integer('${path} must be a whole number.'),
-  minimumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.'),
-  quantityIncrement: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.'),
-  weight: yup.number().min(0).max(1e12).nullable(),
-  weightUnit: yup.string().trim().max(20).nullable(),
-  dimensions: yup.string().trim().max(100).nullable(),
-  dimensionsUnit: yup.string().trim().max(20).nullable(),
-  upc: yup.string().trim().max(50).nullable(),
-  active: yup.boolean(),
-  images: yup.array(yup.string().max(255).required()).nullable(),
-  productAttributes: yup
-    .mixed<Record<string, unknown>>()
-    .nullable()
-    .test('object', '${path} must be a JSON object.', (v) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v))),
-  externalId: yup.string().trim().max(200).nullable(),
-  prices: yup.array(priceEntry.required()).max(1000).nullable(),
-});
 type ProductInput = yup.InferType<typeof productInput>;
-type PriceInput = yup.InferType<typeof priceEntry>;
-
-/** Canonical tier names for entries; field errors for unknown tiers and duplicates. */
-function checkPrices(entries: PriceInput[], tiers: PriceTier[], path: string): { rows: PriceRow[]; errors: FieldErrors } {
-  const errors: FieldErrors = validatePriceEntries(
-    entries.map((e) => ({ tier: e.tier, price: String(e.price), atQuantity: e.atQuantity ?? 1 })),
-    path,
-  );
-  const rows: PriceRow[] = [];
-  entries.forEach((e, i) => {
-    const tier = tiers.find((t) => t.name.toLowerCase() === e.tier.toLowerCase());
-    if (!tier) (errors[`${path}[${i}].tier`] ??= []).push(`"${e.tier}" is not a price tier of the organization.`);
-    // String(number) keeps the decimal the client wrote for ordinary amounts (no float sums).
-    rows.push({ tier: tier?.name ?? e.tier, price: String(e.price), atQuantity: e.atQuantity ?? 1 });
-  });
-  return { rows, errors };
-}
 
 async function replacePrices(tx: EntityManager, orgId: string, product: Product, rows: PriceRow[]): Promise<void> {
   await tx.nativeDelete(ProductPrice, { product: product.id });
@@ -287,10 +244,7 @@ async function setActive(em: EntityManager, orgId: string, auth: Principal, stor
   return ok((await viewsOf(em, [p], v))[0]);
 }
 
-const priceUpdateEntry = yup.object({
-  sku: yup.string().trim().min(1).max(100).required(),
-  prices: yup.array(priceEntry.required()).max(1000).required(),
-});
+
 
 export const productRoutes = [
   defineRoute({
@@ -343,41 +297,8 @@ export const productRoutes = [
     auth: ['Admin'],
     body: yup.object({ productUpdates: yup.array(yup.mixed().required()).min(1).max(1000).required() }),
     responses: { 200: '{ updated: [sku], errors: [{ sku, reason }] }', 400: 'productUpdates missing or not an array', 401: 'Unauthenticated', 403: 'Not Admin' },
-    async handler({ em, orgId, body }) {
-      const tiers = await em.find(PriceTier, { organization: orgId });
-      const updated: string[] = [];
-      const errors: { sku: string | null; reason: string }[] = [];
-      for (const entry of body.productUpdates as unknown[]) {
-        const sku = entry && typeof entry === 'object' && typeof (entry as { sku?: unknown }).sku === 'string' ? ((entry as { sku: string }).sku.trim() || null) : null;
-        const fail = (fe: FieldErrors) => errors.push({ sku, reason: Object.entries(fe).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; ') });
-        let input: yup.InferType<typeof priceUpdateEntry>;
-        try {
-          input = validate(priceUpdateEntry, entry, 'strict');
-        } catch (e) {
-          if (e instanceof AppError && e.errors) {
-            fail(e.errors);
-            continue;
-          }
-          throw e;
-        }
-        const checked = checkPrices(input.prices, tiers, 'prices');
-        if (Object.keys(checked.errors).length) {
-          fail(checked.errors);
-          continue;
-        }
-        const product = await em.findOne(Product, { organization: orgId, sku: input.sku });
-        if (!product) {
-          errors.push({ sku: input.sku, reason: 'Product not found.' });
-          continue;
-        }
-        await em.transactional(async (tx) => {
-          const p = tx.merge(product);
-          await replacePrices(tx, orgId, p, checked.rows);
-          p.updatedAt = new Date();
-        });
-        if (!updated.includes(input.sku)) updated.push(input.sku);
-      }
-      return ok({ updated, errors });
+    async handler({ orgId, body, deps }) {
+      return ok(await replacePricesInBulk(deps.config.databaseUrl, orgId, body.productUpdates as unknown[]));
     },
   }),
 

@@ -14,6 +14,7 @@ import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
 import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
 import { ImageIngestion, ImageIngestionItem } from './ImageIngestion.js';
+import { ImportChunkRun, ImportJob, ImportRecordError } from './ImportJob.js';
 import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
@@ -68,6 +69,9 @@ export {
   AnalyticsRepPeriod,
   AnalyticsSkuPeriod,
   AnalyticsLabel,
+  ImportJob,
+  ImportChunkRun,
+  ImportRecordError,
 };
 
 export const entities = [
@@ -111,4 +115,7 @@ export const entities = [
   AnalyticsRepPeriod,
   AnalyticsSkuPeriod,
   AnalyticsLabel,
+  ImportJob,
+  ImportChunkRun,
+  ImportRecordError,
 ];

@@ -88,8 +88,9 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
     };
     if (r.body) {
       const kind = r.bodyKind ?? 'json';
-      const mime = kind === 'json' ? 'application/json' : kind === 'form' ? 'application/x-www-form-urlencoded' : 'multipart/form-data';
-      op.requestBody = { required: true, content: { [mime]: { schema: describeToJson((r.body as AnySchema).describe()) } } };
+      const mimes = kind === 'json' ? ['application/json'] : kind === 'form' ? ['application/x-www-form-urlencoded'] : kind === 'json-or-multipart' ? ['application/json', 'multipart/form-data'] : ['multipart/form-data'];
+      const schema = describeToJson((r.body as AnySchema).describe());
+      op.requestBody = { required: true, content: Object.fromEntries(mimes.map((m) => [m, { schema }])) };
     }
     (paths[path] ??= {})[r.method] = op;
   }

@@ -50,10 +50,12 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   /** Rate-limit bucket for public and login routes: key derived from the request. */
   rateLimit?: { scope: 'public' | 'login'; key: (r: { ip: string; body: Inferred<BS> }) => string };
   body?: BS;
-  /** How the body arrives; json by default when `body` is set. */
-  bodyKind?: 'json' | 'form' | 'multipart';
+  /** How the body arrives; json by default when `body` is set. 'json-or-multipart' takes either. */
+  bodyKind?: 'json' | 'form' | 'multipart' | 'json-or-multipart';
   /** Largest multipart file accepted (bytes); parsed only after authentication. 1 MB when unset. */
   maxBodyBytes?: number | ((config: Config) => number);
+  /** A larger JSON body limit than the default 1 MB, e.g. bulk imports. */
+  bodyLimits?: { json?: string };
   query?: QS;
   /** Honours an `Idempotency-Key` header (routes that create or charge). */
   idempotent?: boolean;

@@ -19,6 +19,10 @@ export interface Storage {
   remove(keys: string[]): Promise<void>;
   /** Stable unsigned URL of a public object. */
   publicUrl(key: string): string;
+  /** A presigned PUT URL for a private object (client uploads, e.g. large import files). */
+  presignedPut(key: string, expirySeconds: number): Promise<string>;
+  /** Whether the object exists. */
+  exists(key: string): Promise<boolean>;
 }
 
 export function publicReadPolicy(bucket: string): string {
@@ -71,6 +75,19 @@ export function createStorage(config: Config): Storage {
     },
     publicUrl(key) {
       return `${publicUrl}/${bucket}/${key}`;
+    },
+    presignedPut(key, expirySeconds) {
+      return client.presignedPutObject(bucket, key, expirySeconds);
+    },
+    async exists(key) {
+      try {
+        await client.statObject(bucket, key);
+        return true;
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (code === 'NotFound' || code === 'NoSuchKey') return false;
+        throw e;
+      }
     },
   };
 }

@@ -14,6 +14,7 @@ export const SA = {
   OrderNumber: defineSearchAttributeKey('OrderNumber', SearchAttributeType.KEYWORD),
   InvoiceNumber: defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD),
   SalesRepNumber: defineSearchAttributeKey('SalesRepNumber', SearchAttributeType.KEYWORD),
+  ImportKind: defineSearchAttributeKey('ImportKind', SearchAttributeType.KEYWORD),
 };
 
 export async function connectTemporal(config: Config): Promise<Client> {
@@ -27,6 +28,7 @@ export interface BusinessKeys {
   orderNumber?: string | null;
   invoiceNumber?: string | null;
   salesRepNumber?: string | null;
+  importKind?: string | null;
 }
 
 export function searchAttributes(keys: BusinessKeys): SearchAttributePair[] {
@@ -36,6 +38,7 @@ export function searchAttributes(keys: BusinessKeys): SearchAttributePair[] {
   if (keys.orderNumber) out.push({ key: SA.OrderNumber, value: keys.orderNumber });
   if (keys.invoiceNumber) out.push({ key: SA.InvoiceNumber, value: keys.invoiceNumber });
   if (keys.salesRepNumber) out.push({ key: SA.SalesRepNumber, value: keys.salesRepNumber });
+  if (keys.importKind) out.push({ key: SA.ImportKind, value: keys.importKind });
   return out;
 }
 

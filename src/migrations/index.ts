@@ -10,8 +10,9 @@ import { Migration20261122075428_carts as M6 } from './Migration20261122075428_c
 import { Migration20261122080149_invoices as M7 } from './Migration20261122080149_invoices.js';
 import { Migration20261122081111_payments as M8 } from './Migration20261122081111_payments.js';
 import { Migration20261123130822_analytics as M9 } from './Migration20261123130822_analytics.js';
-import { Migration20261123130841_commissions as M10 } from './Migration20261123130841_commissions.js';
-import { Migration20261123131233_security as M11 } from './Migration20261123131233_security.js';
+import { Migration20261123130825_imports as M10 } from './Migration20261123130825_imports.js';
+import { Migration20261123130841_commissions as M11 } from './Migration20261123130841_commissions.js';
+import { Migration20261123131233_security as M12 } from './Migration20261123131233_security.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -24,6 +25,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122080149_invoices', class: M7 },
   { name: 'Migration20261122081111_payments', class: M8 },
   { name: 'Migration20261123130822_analytics', class: M9 },
-  { name: 'Migration20261123130841_commissions', class: M10 },
-  { name: 'Migration20261123131233_security', class: M11 },
+  { name: 'Migration20261123130825_imports', class: M10 },
+  { name: 'Migration20261123130841_commissions', class: M11 },
+  { name: 'Migration20261123131233_security', class: M12 },
 ];

@@ -1,0 +1,198 @@
+import '../src/compat/node20.js';
+/**
+ * Import benchmark (not a test). Imports PRODUCTS products with 3 tier prices each from one CSV
+ * through the API and the importJob workflow (multipart upload -> MinIO -> chunks of 1,000 ->
+ * set-based SQL), then the same file again (every record unchanged, no row written), and beside
+ * them a plain COPY of the same rows into the same tables (product, product_price) of another
+ * organization, all in the same run. Prints records/second of each.
+ *
+ * Run: npm run bench:import   (= npm run build && node dist/scripts/bench-import.js)
+ * It starts the whole stack (scripts/lib/stack.ts, mode 'test', free ports) unless both API_URL
+ * and DATABASE_URL are set. Knobs (env): PRODUCTS (100000).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { startStack, type Stack } from './lib/stack.js';
+
+const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
+// The test stack makes import workflows continue as new every 4 chunks (to exercise it); a production-like 100 here.
+process.env.IMPORT_CHUNKS_PER_RUN ??= '100';
+const TIERS = ['Tier1', 'Tier2', 'Tier3'];
+const say = (s: string) => console.log(`[bench] ${s}`);
+
+async function json(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { 'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function setupOrg(api: string, label: string): Promise<{ orgId: string; token: string }> {
+  const tag = `${label}-${Date.now().toString(36)}`;
+  const email = `bench-${tag}@example.com`;
+  const password = 'bench password 1';
+  const org = await json(api, 'POST', '/api/organizations', { Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' }, User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password } });
+  if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
+  const login = await json(api, 'POST', '/api/auth/token', { Email: email, Password: password });
+  const token = login.body.AccessToken as string;
+  for (const t of TIERS) {
+    const r = await json(api, 'POST', '/api/organizations/price-tiers', { Name: t, CurrencyCode: 'USD' }, token);
+    if (r.status !== 200) throw new Error(`tier: ${r.status}`);
+  }
+  return { orgId: org.body.OrganizationId, token };
+}
+
+interface Row {
+  sku: string;
+  name: string;
+  description: string;
+  qty: number;
+  weight: string;
+  prices: string[];
+}
+
+const rowOf = (i: number): Row => ({
+  sku: `IMP-${String(i).padStart(7, '0')}`,
+  name: `Imported product ${i}`,
+  description: `Description of imported item ${i}, "quoted"`,
+  qty: i % 500,
+  weight: ((i % 100) / 10).toFixed(1),
+  prices: TIERS.map((_, t) => (10 + (i % 1000) / 8 - t).toFixed(2)),
+});
+
+const csvCell = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+
+function productCsv(): string {
+  const lines = [`sku,name,description,quantityOnHand,weight,${TIERS.map((t) => `price:${t}`).join(',')}`];
+  for (let i = 1; i <= PRODUCTS; i++) {
+    const r = rowOf(i);
+    lines.push([r.sku, r.name, csvCell(r.description), String(r.qty), r.weight, ...r.prices].join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function importThroughApi(api: string, token: string, csv: string): Promise<{ seconds: number; job: Record<string, number | string> }> {
+  const t0 = performance.now();
+  const form = new FormData();
+  form.append('kind', 'products');
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'products.csv');
+  const res = await fetch(`${api}/api/imports`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const started = (await res.json()) as { jobId: string };
+  if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(started)}`);
+  for (;;) {
+    const j = await json(api, 'GET', `/api/imports/${started.jobId}`, undefined, token);
+    if (['Succeeded', 'SucceededWithErrors', 'Failed', 'Cancelled'].includes(j.body.status)) return { seconds: (performance.now() - t0) / 1000, job: j.body };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** COPY of the same rows (products, then their tier prices) into the same tables, one transaction. */
+async function plainCopy(databaseUrl: string, orgId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const t0 = performance.now();
+    await client.query('begin');
+    const ids: string[] = [];
+    const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
+    const now = new Date().toISOString();
+    function* productLines() {
+      for (let i = 1; i <= PRODUCTS; i++) {
+        const r = rowOf(i);
+        const id = randomUUID();
+        ids.push(id);
+        yield `${id}\t${orgId}\t${r.sku}\t${esc(r.name)}\t${esc(r.description)}\t${r.qty}\t1\t1\t${r.weight}\tt\t${now}\t${now}\n`;
+      }
+    }
+    await pipeline(
+      Readable.from(productLines()),
+      client.query(copyFrom('copy product (id, organization_id, sku, name, description, quantity_on_hand, minimum_order_quantity, quantity_increment, weight, active, created_at, updated_at) from stdin')),
+    );
+    function* priceLines() {
+      for (let i = 1; i <= PRODUCTS; i++) {
+        const r = rowOf(i);
+        for (let t = 0; t < TIERS.length; t++) yield `${randomUUID()}\t${orgId}\t${ids[i - 1]}\t${TIERS[t]}\t${r.prices[t]}\t1\n`;
+      }
+    }
+    await pipeline(Readable.from(priceLines()), client.query(copyFrom('copy product_price (id, organization_id, product_id, tier, price, at_quantity) from stdin')));
+    await client.query('commit');
+    return (performance.now() - t0) / 1000;
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  let stack: Stack | null = null;
+  let dataDir: string | null = null;
+  let api = process.env.API_URL;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!api || !databaseUrl) {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
+    say('starting the stack (mode test)...');
+    stack = await startStack({ mode: 'test', dataDir, say });
+    api = stack.urls.api;
+    databaseUrl = stack.env.production.DATABASE_URL;
+  }
+  try {
+    const viaApi = await setupOrg(api, 'api');
+    const viaCopy = await setupOrg(api, 'copy');
+    const csv = productCsv();
+    say(`CSV: ${PRODUCTS} products x ${TIERS.length} tier prices, ${(csv.length / 1e6).toFixed(1)} MB`);
+
+    say('plain COPY of the same rows...');
+    const copySeconds = await plainCopy(databaseUrl, viaCopy.orgId);
+
+    say('import through the API and the workflow...');
+    const first = await importThroughApi(api, viaApi.token, csv);
+    say(`first import: ${JSON.stringify(first.job)}`);
+
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const fingerprint = async () =>
+      (
+        await db.query(
+          `select (select count(*) from product where organization_id = $1) as products,
+                  (select count(*) from product_price where organization_id = $1) as prices,
+                  (select max(updated_at) from product where organization_id = $1) as last_update,
+                  (select sum(hashtext(id::text)) from product_price where organization_id = $1) as price_ids`,
+          [viaApi.orgId],
+        )
+      ).rows[0] as Record<string, unknown>;
+    const before = await fingerprint();
+    say('re-import of the same file...');
+    const second = await importThroughApi(api, viaApi.token, csv);
+    const after = await fingerprint();
+    await db.end();
+    say(`re-import: ${JSON.stringify(second.job)}`);
+
+    const rate = (s: number) => Math.round(PRODUCTS / s);
+    console.log('');
+    console.log(`bench:import  ${PRODUCTS} products x ${TIERS.length} tier prices (${PRODUCTS * (1 + TIERS.length)} rows) from CSV`);
+    console.log(`plain COPY (products + prices)          ${copySeconds.toFixed(2).padStart(8)} s  ${String(rate(copySeconds)).padStart(8)} records/s`);
+    console.log(`API + importJob workflow (first import) ${first.seconds.toFixed(2).padStart(8)} s  ${String(rate(first.seconds)).padStart(8)} records/s  (${(copySeconds / first.seconds).toFixed(2)} of COPY)  created ${first.job.created}`);
+    console.log(
+      `API + importJob workflow (re-import)     ${second.seconds.toFixed(2).padStart(8)} s  ${String(rate(second.seconds)).padStart(8)} records/s  unchanged ${second.job.unchanged}, created ${second.job.created}, updated ${second.job.updated}; rows written: ${JSON.stringify(before) === JSON.stringify(after) ? 'none' : 'SOME'}`,
+    );
+  } finally {
+    if (stack) await stack.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

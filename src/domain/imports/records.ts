@@ -1,0 +1,139 @@
+/**
+ * Pure import rules: turning a CSV row into the record of the single-record endpoint (dotted
+ * names, `price:<Tier>[@<atQuantity>]`, `attr:<name>`, empty cell = absent), record keys for
+ * the error report, chunking, and the error CSV. No ORM, no Koa, no Temporal.
+ */
+import type { FieldErrors } from '../../errors.js';
+
+export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links';
+
+/** Records per chunk: one activity and one transaction each. */
+export const CHUNK_SIZE = 1000;
+
+export type JsonRecord = Record<string, unknown>;
+
+const PRICE_COL = /^price:(.+?)(?:@(\d+))?$/i;
+const ATTR_COL = /^attr:(.+)$/i;
+
+function setDotted(target: JsonRecord, dotted: string, value: unknown): void {
+  const parts = dotted.split('.');
+  let cur: Record<string, unknown> | unknown[] = target;
+  parts.forEach((part, i) => {
+    const last = i === parts.length - 1;
+    const nextIsIndex = !last && /^\d+$/.test(parts[i + 1]);
+    const key: string | number = Array.isArray(cur) && /^\d+$/.test(part) ? Number(part) : part;
+    const holder = cur as Record<string | number, unknown>;
+    if (last) {
+      holder[key] = value;
+      return;
+    }
+    if (holder[key] === undefined || holder[key] === null || typeof holder[key] !== 'object') holder[key] = nextIsIndex ? [] : {};
+    cur = holder[key] as Record<string, unknown> | unknown[];
+  });
+}
+
+/** Removes holes left by sparse array indices (e.g. addresses.1 without addresses.0). */
+function compact(v: unknown): unknown {
+  if (Array.isArray(v)) return v.filter((x) => x !== undefined).map(compact);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v as JsonRecord).map(([k, x]) => [k, compact(x)]));
+  return v;
+}
+
+/**
+ * One CSV data row (header -> cell) to a record. Empty cells are absent. `price:<Tier>` and
+ * `price:<Tier>@<n>` columns become `prices` entries (atQuantity 1 or n); `attr:<name>` columns
+ * become `productAttributes` (products) or `customerAttributes` (customers). Values stay strings;
+ * the kind's yup schema coerces them ("12" -> 12, "true" -> true).
+ */
+export function csvRowToRecord(kind: ImportKindName, row: Record<string, string | undefined>): JsonRecord {
+  const out: JsonRecord = {};
+  const prices: { tier: string; price: string; atQuantity: string }[] = [];
+  const attrs: Record<string, string> = {};
+  for (const [rawHeader, rawValue] of Object.entries(row)) {
+    const header = rawHeader.trim();
+    if (!header || rawValue === undefined || rawValue === '') continue;
+    const price = PRICE_COL.exec(header);
+    if (price) {
+      prices.push({ tier: price[1].trim(), price: rawValue.trim(), atQuantity: price[2] ?? '1' });
+      continue;
+    }
+    const attr = ATTR_COL.exec(header);
+    if (attr) {
+      attrs[attr[1].trim()] = rawValue;
+      continue;
+    }
+    setDotted(out, header, rawValue);
+  }
+  if (prices.length) out.prices = [...(Array.isArray(out.prices) ? (out.prices as unknown[]) : []), ...prices];
+  if (Object.keys(attrs).length) {
+    const field = kind === 'customers' ? 'customerAttributes' : 'productAttributes';
+    out[field] = { ...(typeof out[field] === 'object' && out[field] ? (out[field] as JsonRecord) : {}), ...attrs };
+  }
+  return compact(out) as JsonRecord;
+}
+
+/** The record's key for the report: its externalId, else its natural key. */
+export function recordKey(kind: ImportKindName, record: unknown): string | null {
+  if (!record || typeof record !== 'object') return null;
+  const r = record as JsonRecord;
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : null);
+  const ext = str(r.externalId);
+  if (ext) return ext;
+  switch (kind) {
+    case 'products':
+    case 'prices':
+      return str(r.sku);
+    case 'customers':
+      return str(r.customerNumber);
+    case 'orders':
+      return str(r.orderNumber);
+    case 'invoices':
+      return str(r.invoiceNumber);
+    case 'user-customer-links':
+      return str(r.UserId) && str(r.CustomerNumber) ? `${str(r.UserId)}:${str(r.CustomerNumber)}` : null;
+  }
+}
+
+export interface RecordError {
+  field: string;
+  message: string;
+}
+
+/** Field errors (field -> messages) as report entries, one per field ('$' = the record itself). */
+export function toRecordErrors(errors: FieldErrors): RecordError[] {
+  return Object.entries(errors).map(([field, messages]) => ({ field, message: messages.join(' ') }));
+}
+
+/** Splits `total` records into chunk index ranges of `size`. */
+export function chunkCount(total: number, size = CHUNK_SIZE): number {
+  return Math.ceil(total / size);
+}
+
+/** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF. */
+export function csvField(v: unknown): string {
+  const s = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export interface FailedRecord {
+  record: number;
+  /** The record as submitted: CSV columns, or a JSON record. */
+  source: JsonRecord;
+  errors: RecordError[];
+}
+
+/**
+ * The error CSV: the failed records with their original columns plus `error_field` and
+ * `error_message` (several failing fields of one record are joined with "; "), ready to fix
+ * and resubmit. For JSON input the columns are the records' top-level fields.
+ */
+export function errorCsv(columns: string[] | null, failed: FailedRecord[]): string {
+  const cols = columns ?? [...new Set(failed.flatMap((f) => Object.keys(f.source)))];
+  const lines = [[...cols, 'error_field', 'error_message'].map(csvField).join(',')];
+  for (const f of failed) {
+    const fields = f.errors.map((e) => e.field).join('; ');
+    const messages = f.errors.map((e) => (f.errors.length > 1 ? `${e.field}: ${e.message}` : e.message)).join('; ');
+    lines.push([...cols.map((c) => f.source[c]), fields, messages].map(csvField).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}

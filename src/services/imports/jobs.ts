@@ -1,0 +1,229 @@
+/**
+ * The API side of import jobs: submitting (records, a file or an upload), reading status and the
+ * error report, listing, and pause/resume/cancel/retry. Status changes asked by a caller are
+ * written here with a conditional UPDATE (so a finished job answers 409) and then signalled to
+ * the job's workflow, which acts on them between chunks.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { errorCsv, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
+import { ImportJob, type ImportFormat, type ImportMode, type ImportOnError, type ImportStatus } from '../../entities/ImportJob.js';
+import { AppError } from '../../errors.js';
+import type { Deps } from '../../deps.js';
+import { taskQueue } from '../../config.js';
+import { searchAttributes } from '../../integrations/temporal.js';
+import { cancelImportSignal, pauseImportSignal, resumeImportSignal, type ImportJobInput } from '../../workflows/import-job-defs.js';
+import { detectFormat } from './input.js';
+import { APPLIERS } from './process.js';
+
+export const UPLOAD_TTL_SECONDS = 3600;
+export const workflowIdOf = (jobId: string) => `import-${jobId}`;
+const uploadKey = (orgId: string, uploadId: string) => `imports/${orgId}/uploads/${uploadId}`;
+
+export type ImportInput = { records: unknown[] } | { file: Buffer; fileName: string | null } | { uploadId: string; format: ImportFormat | null };
+
+export interface SubmitOptions {
+  orgId: string;
+  userId: string | null;
+  email: string | null;
+  kind: ImportKindName;
+  mode: ImportMode;
+  onError: ImportOnError;
+  input: ImportInput;
+}
+
+/** The job resource of DESIGN "Bulk import jobs". */
+export function jobView(j: ImportJob) {
+  return {
+    jobId: j.id,
+    kind: j.kind,
+    mode: j.mode,
+    onError: j.onError,
+    status: j.status,
+    totalRecords: j.totalRecords ?? null,
+    processed: j.processed,
+    created: j.created,
+    updated: j.updated,
+    unchanged: j.unchanged,
+    failed: j.failed,
+    createdAt: j.createdAt.toISOString(),
+    startedAt: j.startedAt ? j.startedAt.toISOString() : null,
+    finishedAt: j.finishedAt ? j.finishedAt.toISOString() : null,
+    workflowId: j.workflowId,
+    errorReportUrl: `/api/imports/${j.id}/errors`,
+  };
+}
+
+async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Promise<void> {
+  const input: ImportJobInput = {
+    jobId: j.id,
+    organizationId: typeof j.organization === 'string' ? j.organization : j.organization.id,
+    mode: j.mode,
+    onError: j.onError,
+    generation: j.generation,
+    retryOnly,
+    emailTaskQueue: taskQueue(deps.config, 'commerce'),
+    chunksPerRun: Number(process.env.IMPORT_CHUNKS_PER_RUN ?? 100),
+  };
+  await deps.temporal.workflow.start('importJob', {
+    workflowId: j.workflowId,
+    taskQueue: taskQueue(deps.config, 'imports'),
+    args: [input],
+    typedSearchAttributes: searchAttributes({ organizationId: input.organizationId, importKind: j.kind }),
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+}
+
+/** Stores the input, records the job and starts its workflow. */
+export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptions): Promise<ImportJob> {
+  if (!APPLIERS[o.kind]) throw AppError.field('kind', `Imports of ${o.kind} are not available yet; use customers, products, prices or user-customer-links.`);
+  const id = randomUUID();
+  let inputKey = `imports/${o.orgId}/${id}/input`;
+  let format: ImportFormat;
+  let fileName: string | null = null;
+  if ('records' in o.input) {
+    format = 'json';
+    await deps.storage.put(inputKey, Buffer.from(JSON.stringify(o.input.records)), 'application/json');
+  } else if ('file' in o.input) {
+    if (!o.input.file.length) throw AppError.field('file', 'file is empty.');
+    fileName = o.input.fileName;
+    format = detectFormat(fileName, o.input.file.subarray(0, 4096));
+    await deps.storage.put(inputKey, o.input.file, 'application/octet-stream');
+  } else {
+    inputKey = uploadKey(o.orgId, o.input.uploadId);
+    if (!(await deps.storage.exists(inputKey))) throw AppError.field('uploadId', 'No file was uploaded for this uploadId (or it belongs to another organization).');
+    const head = (await deps.storage.get(inputKey))?.subarray(0, 4096) ?? Buffer.alloc(0);
+    format = o.input.format ?? detectFormat(null, head);
+  }
+  const job = em.create(ImportJob, {
+    id,
+    organization: o.orgId,
+    kind: o.kind,
+    mode: o.mode,
+    onError: o.onError,
+    format,
+    inputKey,
+    fileName,
+    submittedBy: o.userId,
+    submitterEmail: o.email,
+    workflowId: workflowIdOf(id),
+  });
+  await em.flush();
+  try {
+    await startWorkflow(deps, job, false);
+  } catch (e) {
+    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+  }
+  return job;
+}
+
+/** A presigned PUT for a large input file; submit it afterwards with `{ kind, uploadId, format }`. */
+export async function createUpload(deps: Deps, orgId: string): Promise<{ uploadId: string; uploadUrl: string; expiresAt: string }> {
+  const uploadId = randomUUID();
+  const uploadUrl = await deps.storage.presignedPut(uploadKey(orgId, uploadId), UPLOAD_TTL_SECONDS);
+  return { uploadId, uploadUrl, expiresAt: new Date(Date.now() + UPLOAD_TTL_SECONDS * 1000).toISOString() };
+}
+
+export async function findJob(em: EntityManager, orgId: string, jobId: string): Promise<ImportJob> {
+  const j = /^[0-9a-f-]{36}$/i.test(jobId) ? await em.findOne(ImportJob, { id: jobId, organization: orgId }, { refresh: true }) : null;
+  if (!j) throw AppError.notFound('Import job');
+  return j;
+}
+
+export async function listJobs(em: EntityManager, orgId: string, q: { kind?: string; status?: string; offset: number; limit: number }) {
+  const where = { organization: orgId, ...(q.kind ? { kind: q.kind as ImportKindName } : {}), ...(q.status ? { status: q.status as ImportStatus } : {}) };
+  return em.findAndCount(ImportJob, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], offset: q.offset, limit: q.limit });
+}
+
+interface ErrorRow {
+  record: number;
+  key: string | null;
+  field: string;
+  message: string;
+  source: JsonRecord | null;
+}
+
+/** One page of the error report, ordered by record number and field. */
+export async function errorPage(em: EntityManager, orgId: string, jobId: string, offset: number, limit: number) {
+  const conn = em.getConnection();
+  const rows = await conn.execute<ErrorRow[]>(
+    'select record, key, field, message from import_record_error where organization_id = ? and job_id = ? order by record, field limit ? offset ?',
+    [orgId, jobId, limit, offset],
+  );
+  const [{ n }] = await conn.execute<{ n: number }[]>('select count(*)::int as n from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
+  return { errors: rows.map((r) => ({ record: r.record, key: r.key, field: r.field, message: r.message })), totalRecords: n };
+}
+
+/** The failed records with their original columns plus error_field and error_message. */
+export async function errorReportCsv(em: EntityManager, job: ImportJob): Promise<string> {
+  const orgId = typeof job.organization === 'string' ? job.organization : job.organization.id;
+  const rows = await em
+    .getConnection()
+    .execute<ErrorRow[]>('select record, key, field, message, source from import_record_error where organization_id = ? and job_id = ? order by record, field', [orgId, job.id]);
+  const byRecord = new Map<number, { record: number; source: JsonRecord; errors: { field: string; message: string }[] }>();
+  for (const r of rows) {
+    const entry = byRecord.get(r.record) ?? { record: r.record, source: r.source ?? {}, errors: [] };
+    entry.errors.push({ field: r.field, message: r.message });
+    byRecord.set(r.record, entry);
+  }
+  return errorCsv(job.columns ?? null, [...byRecord.values()]);
+}
+
+async function signal(deps: Deps, job: ImportJob, which: 'pause' | 'resume' | 'cancel'): Promise<void> {
+  const def = which === 'pause' ? pauseImportSignal : which === 'resume' ? resumeImportSignal : cancelImportSignal;
+  try {
+    await deps.temporal.workflow.getHandle(job.workflowId).signal(def);
+  } catch (e) {
+    if (!(e instanceof WorkflowNotFoundError)) throw e;
+  }
+}
+
+const TRANSITIONS = {
+  pause: { from: ['Queued', 'Running'], set: "'Paused'" },
+  resume: { from: ['Paused'], set: "case when started_at is null then 'Queued' else 'Running' end" },
+  cancel: { from: ['Queued', 'Running', 'Paused'], set: "'Cancelled'" },
+} as const;
+
+/** Pause, resume or cancel; 409 when the job's status cannot take it. */
+export async function controlJob(em: EntityManager, deps: Deps, orgId: string, jobId: string, action: 'pause' | 'resume' | 'cancel'): Promise<ImportJob> {
+  const job = await findJob(em, orgId, jobId);
+  const t = TRANSITIONS[action];
+  const rows = await em
+    .getConnection()
+    .execute<{ id: string }[]>(
+      `update import_job set status = ${t.set}${action === 'cancel' ? ', finished_at = now()' : ''} where organization_id = ? and id = ? and status in (${t.from.map(() => '?').join(', ')}) returning id`,
+      [orgId, jobId, ...t.from],
+    );
+  if (!rows.length) throw AppError.conflict(`The import job is ${job.status}; it cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'cancelled'}.`);
+  await signal(deps, job, action);
+  return findJob(em, orgId, jobId);
+}
+
+/** Reprocesses the failed records of a finished job (an onError abort job runs again whole). */
+export async function retryJob(em: EntityManager, deps: Deps, orgId: string, jobId: string): Promise<ImportJob> {
+  const job = await findJob(em, orgId, jobId);
+  const finished = ['Succeeded', 'SucceededWithErrors', 'Failed', 'Cancelled'].includes(job.status);
+  if (!finished || job.failed === 0 || job.failureReason) throw AppError.conflict(`The import job is ${job.status} with ${job.failed} failed records; there is nothing to retry.`);
+  const whole = job.onError === 'abort' && job.mode === 'apply';
+  const conn = em.getConnection();
+  const rows = await conn.execute<{ id: string }[]>(
+    `update import_job set status = 'Queued', started_at = null, finished_at = null, generation = generation + 1
+       ${whole ? ', processed = 0, failed = 0, created = 0, updated = 0, unchanged = 0' : ''}
+     where organization_id = ? and id = ? and status = ? and generation = ? returning id`,
+    [orgId, jobId, job.status, job.generation],
+  );
+  if (!rows.length) throw AppError.conflict('The import job changed meanwhile; read it and try again.');
+  if (whole) await conn.execute('delete from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
+  const fresh = await findJob(em, orgId, jobId);
+  try {
+    await startWorkflow(deps, fresh, !whole);
+  } catch (e) {
+    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    // The previous run wrote its final status and is only handing off its e-mail: let it close.
+    const previous = deps.temporal.workflow.getHandle(fresh.workflowId).result();
+    await Promise.race([previous.catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
+    await startWorkflow(deps, fresh, !whole);
+  }
+  return fresh;
+}

@@ -1,0 +1,211 @@
+/**
+ * The worker side of an import job: claiming one of the organization's running slots,
+ * splitting the input into chunk objects, applying one chunk exactly once, and finishing.
+ * Each step is idempotent, so the activities calling them can be retried at any point.
+ */
+import type pg from 'pg';
+import { recordKey, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
+import type { ImportFormat, ImportStatus } from '../../entities/ImportJob.js';
+import type { Storage } from '../../integrations/storage.js';
+import { applyCustomers } from './customers.js';
+import { InputError, readRecords } from './input.js';
+import { applyLinks } from './links.js';
+import { applyPrices, applyProducts } from './products.js';
+import { inTransaction } from './sql.js';
+import type { ChunkApplier, ChunkRecord } from './types.js';
+
+/** At most this many jobs of one organization hold a running slot (Running or Paused after start). */
+export const MAX_RUNNING_PER_ORG = 5;
+
+export const APPLIERS: Partial<Record<ImportKindName, ChunkApplier>> = {
+  products: applyProducts,
+  prices: applyPrices,
+  customers: applyCustomers,
+  'user-customer-links': applyLinks,
+};
+
+export const chunkKey = (orgId: string, jobId: string, i: number) => `imports/${orgId}/${jobId}/chunks/${i}.json`;
+
+interface JobRow {
+  id: string;
+  organization_id: string;
+  kind: ImportKindName;
+  mode: 'apply' | 'validate';
+  on_error: 'skip' | 'abort';
+  status: ImportStatus;
+  format: ImportFormat;
+  input_key: string;
+  started_at: Date | null;
+  chunk_count: number | null;
+  total_records: number | null;
+}
+
+async function job(pool: pg.Pool, jobId: string): Promise<JobRow> {
+  const rows = (await pool.query<JobRow>('select * from import_job where id = $1', [jobId])).rows;
+  if (!rows[0]) throw new Error(`import job ${jobId} not found`);
+  return rows[0];
+}
+
+/** Takes a running slot when fewer than MAX_RUNNING_PER_ORG jobs of the organization hold one. */
+export async function claimSlot(pool: pg.Pool, jobId: string): Promise<{ claimed: boolean; status: ImportStatus }> {
+  return inTransaction(pool, async (sql) => {
+    const [j] = await sql<JobRow>('select * from import_job where id = $1 for update', [jobId]);
+    await sql('select pg_advisory_xact_lock(hashtext($1))', [`import-slots:${j.organization_id}`]);
+    if (j.status === 'Running' || (j.status === 'Paused' && j.started_at)) return { claimed: true, status: j.status };
+    if (j.status !== 'Queued') return { claimed: false, status: j.status };
+    const [{ n }] = await sql<{ n: number }>(
+      "select count(*)::int as n from import_job where organization_id = $1 and started_at is not null and status in ('Running', 'Paused') and id <> $2",
+      [j.organization_id, jobId],
+    );
+    if (n >= MAX_RUNNING_PER_ORG) return { claimed: false, status: j.status };
+    await sql("update import_job set status = 'Running', started_at = now() where id = $1", [jobId]);
+    return { claimed: true, status: 'Running' };
+  });
+}
+
+/** Splits the stored input into chunk objects once; later calls answer the stored split. */
+export async function prepare(pool: pg.Pool, storage: Storage, jobId: string, heartbeat: () => void): Promise<{ chunkCount: number; failed: boolean }> {
+  const j = await job(pool, jobId);
+  if (j.chunk_count !== null) return { chunkCount: j.chunk_count, failed: false };
+  const data = await storage.get(j.input_key);
+  if (!data) {
+    await pool.query('update import_job set failure_reason = $2, total_records = 0, chunk_count = 0 where id = $1', [jobId, 'The uploaded input was not found.']);
+    return { chunkCount: 0, failed: true };
+  }
+  let columns: string[] | null = null;
+  let chunks = 0;
+  let total = 0;
+  try {
+    for await (const batch of readRecords(j.kind, j.format, data, (c) => (columns = c))) {
+      await storage.put(chunkKey(j.organization_id, jobId, chunks), Buffer.from(JSON.stringify(batch)), 'application/json');
+      chunks += 1;
+      total += batch.length;
+      heartbeat();
+    }
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    await pool.query('update import_job set failure_reason = $2, total_records = 0, chunk_count = 0 where id = $1', [jobId, e.message]);
+    return { chunkCount: 0, failed: true };
+  }
+  await pool.query('update import_job set total_records = $2, chunk_count = $3, columns = $4 where id = $1', [jobId, total, chunks, JSON.stringify(columns)]);
+  return { chunkCount: chunks, failed: false };
+}
+
+export interface ChunkTask {
+  jobId: string;
+  generation: number;
+  phase: 'check' | 'apply';
+  chunkIndex: number;
+  /** Only the chunk's records that failed before (a retry). */
+  retryOnly: boolean;
+  /** 'failedOnly': the check pass of onError abort counts processed and failed only. */
+  counts: 'full' | 'failedOnly';
+}
+
+/**
+ * Applies one chunk exactly once: the chunk-run row is inserted first in the same transaction
+ * as the records and the counters, so a retried activity (e.g. after a SIGKILLed worker)
+ * either finds the chunk done or redoes all of it.
+ */
+export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask): Promise<{ status: ImportStatus }> {
+  const j = await job(pool, t.jobId);
+  const applier = APPLIERS[j.kind];
+  if (!applier) throw new Error(`no applier for ${j.kind}`);
+  const raw = await storage.get(chunkKey(j.organization_id, t.jobId, t.chunkIndex));
+  if (!raw) throw new Error(`chunk ${t.chunkIndex} of import ${t.jobId} is missing`);
+  let records = JSON.parse(raw.toString('utf8')) as ChunkRecord[];
+  const orgId = j.organization_id;
+  return inTransaction(pool, async (sql) => {
+    const fresh = await sql<{ id: string }>(
+      `insert into import_chunk_run (id, organization_id, job_id, generation, phase, chunk_index, finished_at)
+       values (gen_random_uuid(), $1, $2, $3, $4, $5, now()) on conflict (organization_id, job_id, generation, phase, chunk_index) do nothing returning id`,
+      [orgId, t.jobId, t.generation, t.phase, t.chunkIndex],
+    );
+    const statusNow = async () => (await sql<{ status: ImportStatus }>('select status from import_job where id = $1', [t.jobId]))[0].status;
+    if (!fresh.length) return { status: await statusNow() };
+    let retried = 0;
+    if (t.retryOnly) {
+      const failed = await sql<{ record: number }>('select distinct record from import_record_error where organization_id = $1 and job_id = $2 and chunk_index = $3', [
+        orgId,
+        t.jobId,
+        t.chunkIndex,
+      ]);
+      const wanted = new Set(failed.map((f) => f.record));
+      records = records.filter((r) => wanted.has(r.n));
+      retried = records.length;
+      if (retried) await sql('delete from import_record_error where organization_id = $1 and job_id = $2 and record = any($3::int[])', [orgId, t.jobId, [...wanted]]);
+    }
+    const out = records.length ? await applier({ sql, orgId, write: t.phase === 'apply' }, records) : { created: 0, updated: 0, unchanged: 0, failures: [] };
+    const byN = new Map(records.map((r) => [r.n, r]));
+    const errorRows = out.failures.flatMap((f) => {
+      const rec = byN.get(f.n);
+      const source: JsonRecord | null = rec?.source ?? (rec?.data && typeof rec.data === 'object' && !Array.isArray(rec.data) ? (rec.data as JsonRecord) : null);
+      return Object.entries(f.errors).map(([field, messages]) => ({
+        record: f.n,
+        chunk_index: t.chunkIndex,
+        key: recordKey(j.kind, rec?.data)?.slice(0, 300) ?? null,
+        field: field.slice(0, 300),
+        message: messages.join(' '),
+        source,
+      }));
+    });
+    if (errorRows.length)
+      await sql(
+        `insert into import_record_error (id, organization_id, job_id, record, chunk_index, key, field, message, source)
+         select gen_random_uuid(), $1, $2, r.record, r.chunk_index, r.key, r.field, r.message, r.source
+           from jsonb_to_recordset($3::jsonb) as r(record int, chunk_index int, key text, field text, message text, source jsonb)
+         on conflict (organization_id, job_id, record, field) do update set message = excluded.message`,
+        [orgId, t.jobId, JSON.stringify(errorRows)],
+      );
+    const failed = out.failures.length;
+    const full = t.counts === 'full';
+    await sql(
+      `update import_chunk_run set created = $2, updated = $3, unchanged = $4, failed = $5 where id = $1`,
+      [fresh[0].id, out.created, out.updated, out.unchanged, failed],
+    );
+    await sql(
+      `update import_job set processed = processed + $2, created = created + $3, updated = updated + $4, unchanged = unchanged + $5, failed = failed + $6
+        where id = $1`,
+      [t.jobId, t.retryOnly ? 0 : records.length, full ? out.created : 0, full ? out.updated : 0, full ? out.unchanged : 0, failed - retried],
+    );
+    return { status: await statusNow() };
+  });
+}
+
+/** Before the apply pass of onError abort: the check pass found nothing, so progress restarts. */
+export async function resetProgress(pool: pg.Pool, jobId: string): Promise<void> {
+  await pool.query('update import_job set processed = 0 where id = $1', [jobId]);
+}
+
+export interface Finished {
+  status: ImportStatus;
+  kind: ImportKindName;
+  mode: string;
+  totalRecords: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  submitterEmail: string | null;
+  organizationId: string;
+}
+
+/** Final status from the counts (a cancelled job stays Cancelled). */
+export async function finish(pool: pg.Pool, jobId: string): Promise<Finished> {
+  const rows = (
+    await pool.query<Finished & { submitter_email: string | null; organization_id: string; total_records: number | null }>(
+      `update import_job set
+          status = case when status = 'Cancelled' then status
+                        when failure_reason is not null then 'Failed'
+                        when on_error = 'abort' and failed > 0 then 'Failed'
+                        when failed > 0 then 'SucceededWithErrors'
+                        else 'Succeeded' end,
+          finished_at = case when status = 'Cancelled' then coalesce(finished_at, now()) else now() end
+        where id = $1
+        returning status, kind, mode, total_records, created, updated, unchanged, failed, submitter_email, organization_id`,
+      [jobId],
+    )
+  ).rows;
+  const r = rows[0];
+  return { ...r, totalRecords: r.total_records ?? 0, submitterEmail: r.submitter_email, organizationId: r.organization_id };
+}

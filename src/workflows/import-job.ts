@@ -1,0 +1,112 @@
+/**
+ * importJob (id `import-<jobId>`, task queue `imports`): waits for one of the organization's
+ * running slots, splits the stored input into chunks of 1,000 records, runs one activity per
+ * chunk (a check pass first for validate mode and onError abort), and finishes with the final
+ * status and an e-mail to the submitter. Continues as new every `chunksPerRun` chunks so the
+ * history of a job of millions of records stays small. Pause, resume and cancel arrive as signals
+ * (the API has already written the status); the workflow acts on them between chunks.
+ */
+import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, startChild, ParentClosePolicy } from '@temporalio/workflow';
+import type { createImportActivities } from '../activities/imports.js';
+
+import { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput, type ImportStage } from './import-job-defs.js';
+
+export { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput };
+
+const { claimImportSlot, prepareImport, resetImportProgress, finishImport, failImport } = proxyActivities<ReturnType<typeof createImportActivities>>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+const { runImportChunk } = proxyActivities<ReturnType<typeof createImportActivities>>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+/** Runs one import job; see the module comment. */
+export async function importJob(input: ImportJobInput): Promise<{ status: string }> {
+  const st = input.state ?? { stage: 'queue' as ImportStage, next: 0, chunkCount: null, paused: false };
+  let cancelled = false;
+  let paused = st.paused;
+  setHandler(pauseImportSignal, () => void (paused = true));
+  setHandler(resumeImportSignal, () => void (paused = false));
+  setHandler(cancelImportSignal, () => void (cancelled = true));
+  setHandler(importProgressQuery, () => ({ stage: st.stage, nextChunk: st.next, chunkCount: st.chunkCount, paused, cancelled }));
+  const perRun = input.chunksPerRun ?? 100;
+  let ranThisRun = 0;
+
+  const observe = (status: string) => {
+    if (status === 'Cancelled') cancelled = true;
+    if (status === 'Paused') paused = true;
+    if (status === 'Running') paused = false;
+  };
+
+  if (st.stage === 'queue') {
+    for (;;) {
+      if (cancelled) break;
+      const slot = await claimImportSlot(input.jobId);
+      observe(slot.status);
+      if (slot.claimed || cancelled || !['Queued', 'Paused'].includes(slot.status)) break;
+      await condition(() => cancelled, '2 seconds');
+    }
+    st.stage = 'prepare';
+  }
+  if (st.stage === 'prepare') {
+    if (!cancelled) {
+      const prepared = await prepareImport(input.jobId);
+      st.chunkCount = prepared.chunkCount;
+      st.stage = prepared.failed ? 'finish' : input.mode === 'validate' || input.onError === 'abort' ? (input.retryOnly && input.mode !== 'validate' ? 'apply' : 'check') : 'apply';
+    } else st.stage = 'finish';
+    st.next = 0;
+  }
+
+  const runPass = async (phase: 'check' | 'apply'): Promise<'done' | 'cancelled' | 'continued'> => {
+    const counts = phase === 'check' && input.mode === 'apply' ? 'failedOnly' : 'full';
+    while (st.next < (st.chunkCount ?? 0)) {
+      if (paused && !cancelled) await condition(() => !paused || cancelled);
+      if (cancelled) return 'cancelled';
+      if (ranThisRun >= perRun) {
+        await continueAsNew<typeof importJob>({ ...input, state: { ...st, paused } });
+        return 'continued';
+      }
+      const res = await runImportChunk({ jobId: input.jobId, generation: input.generation, phase, chunkIndex: st.next, retryOnly: input.retryOnly, counts });
+      observe(res.status);
+      st.next += 1;
+      ranThisRun += 1;
+    }
+    return 'done';
+  };
+
+  try {
+    if (st.stage === 'check') {
+      const r = await runPass('check');
+      if (r === 'continued') return { status: 'Running' };
+      if (r === 'done' && input.mode === 'apply') {
+        const failed = await resetImportProgress(input.jobId);
+        st.stage = failed > 0 ? 'finish' : 'apply';
+        st.next = 0;
+      } else st.stage = 'finish';
+    }
+    if (st.stage === 'apply') {
+      const r = await runPass('apply');
+      if (r === 'continued') return { status: 'Running' };
+      st.stage = 'finish';
+    }
+  } catch (e) {
+    // A chunk that fails on every attempt ends the job Failed (chunks before it stay written).
+    if (!(e instanceof ActivityFailure)) throw e;
+    await failImport(input.jobId, `Chunk ${st.next + 1} could not be processed: ${e.cause?.message ?? e.message}`);
+    st.stage = 'finish';
+  }
+  const done = await finishImport(input.jobId);
+  if (done.email) {
+    await startChild('sendEmail', {
+      workflowId: `email-import-completed-${input.jobId}-${input.generation}`,
+      taskQueue: input.emailTaskQueue,
+      args: [done.email],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  }
+  return { status: done.status };
+}
