@@ -80,6 +80,20 @@ export function isEffective(start: Date | string, end: Date | string | null | un
   return time(start) <= t && (end === null || end === undefined || t <= time(end));
 }
 
+const decimals = new Map<string, Decimal>();
+/** Decimal of a stored rate or amount; plan values repeat on every line, so they are parsed once. */
+const dec = (v: Amount): Decimal => {
+  if (v instanceof Decimal) return v;
+  const k = String(v);
+  let d = decimals.get(k);
+  if (!d) {
+    d = new Decimal(v);
+    if (decimals.size > 10_000) decimals.clear();
+    decimals.set(k, d);
+  }
+  return d;
+};
+
 const nonEmpty = <T>(a: readonly T[] | null | undefined): a is readonly T[] => Array.isArray(a) && a.length > 0;
 
 /** A rule matches when every condition it gives holds; an empty Match always matches. */
@@ -90,8 +104,8 @@ export function ruleMatches(rule: Rule, line: LineFacts): boolean {
   if (nonEmpty(m.ProductNamePatterns) && !matchesAny(m.ProductNamePatterns, line.productName ?? '')) return false;
   if (nonEmpty(m.CustomerNumbers) && !m.CustomerNumbers.some((c) => c.toLowerCase() === line.customerNumber.toLowerCase())) return false;
   const amount = line.lineAmount instanceof Decimal ? line.lineAmount : new Decimal(line.lineAmount);
-  if (m.MinLineAmount !== undefined && m.MinLineAmount !== null && amount.lt(m.MinLineAmount)) return false;
-  if (m.MaxLineAmount !== undefined && m.MaxLineAmount !== null && amount.gt(m.MaxLineAmount)) return false;
+  if (m.MinLineAmount !== undefined && m.MinLineAmount !== null && amount.lt(dec(m.MinLineAmount))) return false;
+  if (m.MaxLineAmount !== undefined && m.MaxLineAmount !== null && amount.gt(dec(m.MaxLineAmount))) return false;
   return true;
 }
 
@@ -130,11 +144,11 @@ export function rateFor(plan: PlanRules, line: LineFacts, invoiceDate: Date | st
   const override = overrideFor(plan, line.customerNumber, invoiceDate);
   if (override) {
     const r = firstMatch(override.Rules, line);
-    if (r) return { rule: r.Name, rate: new Decimal(r.Rate), source: 'CustomerOverride' };
+    if (r) return { rule: r.Name, rate: dec(r.Rate), source: 'CustomerOverride' };
   }
   const r = firstMatch(plan.Rules, line);
-  if (r) return { rule: r.Name, rate: new Decimal(r.Rate), source: 'Rule' };
-  return { rule: 'Default', rate: new Decimal(plan.DefaultRate), source: 'Default' };
+  if (r) return { rule: r.Name, rate: dec(r.Rate), source: 'Rule' };
+  return { rule: 'Default', rate: dec(plan.DefaultRate), source: 'Default' };
 }
 
 /** The rep's active plan whose effective dates contain `at` (the latest-starting one if several). */
@@ -143,6 +157,8 @@ export function choosePlan<P extends PlanRules>(plans: readonly P[], at: Date | 
   hits.sort((a, b) => time(b.EffectiveStartDate) - time(a.EffectiveStartDate));
   return hits[0] ?? null;
 }
+
+const ZERO = new Decimal(0);
 
 /**
  * Spreads `discount` over lines in proportion to their amounts: each line's share is rounded
@@ -153,7 +169,7 @@ export function spreadDiscount(lineAmounts: readonly Amount[], discount: Amount,
   const amounts = lineAmounts.map((a) => new Decimal(a));
   const subtotal = amounts.reduce((s, a) => s.plus(a), new Decimal(0));
   const total = Decimal.min(new Decimal(discount), subtotal);
-  if (total.lte(0) || subtotal.lte(0)) return amounts.map(() => new Decimal(0));
+  if (total.lte(0) || subtotal.lte(0)) return amounts.map(() => ZERO);
   const shares = amounts.map((a) => roundMoney(total.times(a).dividedBy(subtotal), currency));
   let last = -1;
   amounts.forEach((a, i) => {
