@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiCredential, Organization, OrganizationMember, User } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { signAccessToken, type Role } from '../http/auth.js';
-import { defineRoute, ok, noContent } from '../http/route.js';
+import { defineRoute, ok } from '../http/route.js';
 import { email, password, uuid, UUID_RE } from './schemas.js';
 import { commerceContext } from '../services/auth/claims.js';
 

@@ -39,6 +39,7 @@ export interface Replay {
 export async function claimKey(em: EntityManager, scope: KeyScope, key: string, hash: string): Promise<Replay | null> {
   const { organizationId, caller, route } = scope;
   if (key.length > 200) throw AppError.field('Idempotency-Key', 'Idempotency-Key must be at most 200 characters.');
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u001f]/.test(key)) throw AppError.field('Idempotency-Key', 'Idempotency-Key must not contain control characters.');
   const conn = em.getConnection();
   try {

@@ -23,6 +23,7 @@ export const hasNul = (s: string): boolean => s.includes('\u0000');
 
 /** Renders a field path for an error without echoing a huge or binary key. */
 function keyLabel(k: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
   const clean = k.replace(/[\u0000-\u001f\u007f]/g, '?');
   return clean.length > 60 ? `${clean.slice(0, 60)}...` : clean;
 }
