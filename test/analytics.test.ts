@@ -38,7 +38,7 @@ async function place(org: OrgFixture, orders: O[]): Promise<{ id: string; orderN
 }
 
 const get = (org: OrgFixture, path: string, q: Record<string, string | number>) =>
-  call('GET', `${path}?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString()}`, { base: org.base, token: org.adminToken });
+  call('GET', `${path}?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString()}`, { base: org.base, token: org.adminToken });
 
 async function ok(org: OrgFixture, path: string, q: Record<string, string | number>) {
   const res = await get(org, path, q);
