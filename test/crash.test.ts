@@ -25,7 +25,8 @@ const card = () => ({
   billingAddress: { line1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' },
   creditCard: { cardNumber: '4111111111111111', cardholderName: 'Ada Buyer', expiryMonth: '12', expiryYear: String(new Date().getFullYear() + 2), cvv: '123' },
 });
-const ledger = async (query: string) => ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string }[] }).entries;
+const ledger = async (query: string) =>
+  ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string }[] }).entries;
 
 const spawned: ChildProcess[] = [];
 let sb: OrgFixture;
@@ -33,10 +34,13 @@ let connection: Connection;
 let client: Client;
 
 function startWorker(extraEnv: Record<string, string>, name: string) {
-  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
+    env: { ...process.env, ...stack.env.sandbox, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (out += String(d)));
   spawned.push(child);
   const ready = new Promise<void>((resolve, reject) => {
     const t = setInterval(() => {
@@ -96,7 +100,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox }, stdio: 'ignore', detached: true });
+  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
+    env: { ...process.env, ...stack.env.sandbox },
+    stdio: 'ignore',
+    detached: true,
+  });
   keep.unref();
   appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
   await connection?.close();
@@ -126,14 +134,22 @@ test('when the worker is SIGKILLed inside the checkout charge after the provider
 });
 
 test('when the worker is SIGKILLed inside an invoice card charge after the provider accepted it, then a new worker finishes with exactly one charge and one payment', async () => {
-  const created = await call('POST', '/api/invoices', { ...S(), body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }) });
+  const created = await call('POST', '/api/invoices', {
+    ...S(),
+    body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }),
+  });
   expect(created.status).toBe(201);
   const inv = created.body as { id: string };
   expect((await call('POST', `/api/invoices/${inv.id}/issue`, S())).status).toBe(200);
   const prof = await fetch(`${PROVIDER}/direct/customer-profiles`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.sandbox.PAYMENT_PROVIDER_API_KEY}` },
-    body: JSON.stringify({ customerNumber: uniq('C'), email: 'ap@example.com', card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' }, billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' } }),
+    body: JSON.stringify({
+      customerNumber: uniq('C'),
+      email: 'ap@example.com',
+      card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' },
+      billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' },
+    }),
   });
   const profile = ((await prof.json()) as { paymentProfileId: string }).paymentProfileId;
   const key = uniq('crash-');
