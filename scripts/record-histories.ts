@@ -32,7 +32,8 @@ const PER_TYPE = 2;
  * test/replay.test.ts reads it back with History.fromObject. (historyToJSON of
  * @temporalio/common fails in this install: two protobufjs copies disagree on `Type`.)
  */
-const toJson = (h: proto.temporal.api.history.v1.IHistory) => temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String });
+const toJson = (h: proto.temporal.api.history.v1.IHistory) =>
+  temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create(h), { longs: String, enums: String, bytes: String });
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-histories-'));
@@ -42,7 +43,11 @@ async function main(): Promise<number> {
   writeFileSync(stackFile, JSON.stringify(stack, null, 2));
   try {
     const code = await new Promise<number>((resolve) => {
-      const jest = spawn(process.execPath, [path.join(ROOT, 'node_modules/jest/bin/jest.js'), ...FILES], { stdio: 'inherit', cwd: ROOT, env: { ...process.env, STACK_FILE: stackFile } });
+      const jest = spawn(process.execPath, [path.join(ROOT, 'node_modules/jest/bin/jest.js'), ...FILES], {
+        stdio: 'inherit',
+        cwd: ROOT,
+        env: { ...process.env, STACK_FILE: stackFile },
+      });
       jest.on('exit', (c) => resolve(c ?? 1));
     });
     if (code !== 0) say('some tests failed; recording what ran anyway');
@@ -54,7 +59,11 @@ async function main(): Promise<number> {
     for (const namespace of ['default', 'sandbox']) {
       const client = new Client({ connection, namespace });
       if (namespace === 'default') {
-        const h = await client.workflow.start('benchNoop', { workflowId: `bench-noop-history-${Date.now()}`, taskQueue: `${stack.env.production.TEMPORAL_TASK_QUEUE_PREFIX ?? ''}commerce`, args: [] });
+        const h = await client.workflow.start('benchNoop', {
+          workflowId: `bench-noop-history-${Date.now()}`,
+          taskQueue: `${stack.env.production.TEMPORAL_TASK_QUEUE_PREFIX ?? ''}commerce`,
+          args: [],
+        });
         await h.result();
       }
       const seen: Record<string, Set<string>> = {};

@@ -42,7 +42,10 @@ export async function runWorkflow<T>(
   }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('unavailable', `${opts.what} is still in progress; repeat the request (same Idempotency-Key) to get its result.`)), opts.waitMs);
+    timer = setTimeout(
+      () => reject(new AppError('unavailable', `${opts.what} is still in progress; repeat the request (same Idempotency-Key) to get its result.`)),
+      opts.waitMs,
+    );
   });
   try {
     return (await Promise.race([client.workflow.getHandle(opts.workflowId).result(), timeout])) as T;

@@ -25,7 +25,8 @@ const card = () => ({
   billingAddress: { line1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' },
   creditCard: { cardNumber: '4111111111111111', cardholderName: 'Ada Buyer', expiryMonth: '12', expiryYear: String(new Date().getFullYear() + 2), cvv: '123' },
 });
-const ledger = async (query: string) => ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string }[] }).entries;
+const ledger = async (query: string) =>
+  ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string }[] }).entries;
 
 const spawned: ChildProcess[] = [];
 let sb: OrgFixture;
@@ -33,10 +34,13 @@ let connection: Connection;
 let client: Client;
 
 function startWorker(extraEnv: Record<string, string>, name: string) {
-  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
+    env: { ...process.env, ...stack.env.sandbox, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (out += String(d)));
   spawned.push(child);
   const ready = new Promise<void>((resolve, reject) => {
     const t = setInterval(() => {
@@ -53,16 +57,22 @@ function startWorker(extraEnv: Record<string, string>, name: string) {
   return { child, ready };
 }
 
-/** Replaces whatever sandbox worker runs with one that hangs inside the charge activity, runs `start`, and kills it once the provider holds the charge. */
-async function crashInsideCharge<T>(start: () => Promise<T>, chargeQuery: string): Promise<T> {
+/** Stops every sandbox worker (the stack's and ours) and starts one with `env`. */
+async function replaceWorker(env: Record<string, string>, name: string) {
   for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   try {
     process.kill(st.pids!['worker-sandbox'], 'SIGKILL');
   } catch {
     /* already gone */
   }
-  const hanging = startWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:120000' }, 'hanging worker');
-  await hanging.ready;
+  const w = startWorker(env, name);
+  await w.ready;
+  return w;
+}
+
+/** Replaces whatever sandbox worker runs with one that hangs inside the charge activity, runs `start`, and kills it once the provider holds the charge. */
+async function crashInsideCharge<T>(start: () => Promise<T>, chargeQuery: string): Promise<T> {
+  const hanging = await replaceWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:120000' }, 'hanging worker');
   const pending = start();
   const deadline = Date.now() + 30_000;
   while ((await ledger(chargeQuery)).filter((e) => e.kind === 'charge').length === 0) {
@@ -96,7 +106,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox }, stdio: 'ignore', detached: true });
+  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
+    env: { ...process.env, ...stack.env.sandbox },
+    stdio: 'ignore',
+    detached: true,
+  });
   keep.unref();
   appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
   await connection?.close();
@@ -125,15 +139,69 @@ test('when the worker is SIGKILLed inside the checkout charge after the provider
   expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
 });
 
+async function issuedInvoice(): Promise<{ id: string }> {
+  const created = await call('POST', '/api/invoices', {
+    ...S(),
+    body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }),
+  });
+  expect(created.status).toBe(201);
+  expect((await call('POST', `/api/invoices/${created.body.id}/issue`, S())).status).toBe(200);
+  return created.body as { id: string };
+}
+
+async function providerProfile(): Promise<string> {
+  const prof = await fetch(`${PROVIDER}/direct/customer-profiles`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.sandbox.PAYMENT_PROVIDER_API_KEY}` },
+    body: JSON.stringify({
+      customerNumber: uniq('C'),
+      email: 'ap@example.com',
+      card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' },
+      billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' },
+    }),
+  });
+  return ((await prof.json()) as { paymentProfileId: string }).paymentProfileId;
+}
+
+test('when the provider refuses the service (401), then the payment fails at once without retrying and nothing is charged or recorded', async () => {
+  const inv = await issuedInvoice();
+  const profile = await providerProfile();
+  // A worker whose provider credentials are missing: the provider sandbox answers 401.
+  await replaceWorker({ PAYMENT_PROVIDER_API_KEY: '' }, 'misconfigured worker');
+  const key = uniq('rejected-');
+  const res = await call('POST', `/api/invoices/${inv.id}/payments`, {
+    ...S(),
+    headers: { 'Idempotency-Key': key },
+    body: { amount: 99.99, currencyCode: 'USD', method: 'Card', paymentDate: '2026-02-01T00:00:00.000Z', paymentProfileId: profile },
+  });
+  expect(res.status).toBe(500);
+  expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+  const workflowId = `invoice-payment-invoice-payment:${inv.id}:${key}`;
+  const desc = await client.workflow.getHandle(workflowId).describe();
+  expect(desc.status.name).toBe('FAILED');
+  expect(await chargeAttempts(workflowId)).toEqual([1]);
+  expect((await ledger(`paymentProfileId=${encodeURIComponent(profile)}`)).filter((e) => e.kind === 'charge')).toEqual([]);
+  const after = await call('GET', `/api/invoices/${inv.id}`, S());
+  expect(after.body).toMatchObject({ status: 'Issued', payments: [] });
+});
+
 test('when the worker is SIGKILLed inside an invoice card charge after the provider accepted it, then a new worker finishes with exactly one charge and one payment', async () => {
-  const created = await call('POST', '/api/invoices', { ...S(), body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }) });
+  const created = await call('POST', '/api/invoices', {
+    ...S(),
+    body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }),
+  });
   expect(created.status).toBe(201);
   const inv = created.body as { id: string };
   expect((await call('POST', `/api/invoices/${inv.id}/issue`, S())).status).toBe(200);
   const prof = await fetch(`${PROVIDER}/direct/customer-profiles`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.sandbox.PAYMENT_PROVIDER_API_KEY}` },
-    body: JSON.stringify({ customerNumber: uniq('C'), email: 'ap@example.com', card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' }, billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' } }),
+    body: JSON.stringify({
+      customerNumber: uniq('C'),
+      email: 'ap@example.com',
+      card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' },
+      billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' },
+    }),
   });
   const profile = ((await prof.json()) as { paymentProfileId: string }).paymentProfileId;
   const key = uniq('crash-');

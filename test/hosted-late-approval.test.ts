@@ -25,7 +25,11 @@ beforeAll(async () => {
 });
 
 async function provider<T>(path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${PROVIDER}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+  const res = await fetch(`${PROVIDER}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -40,7 +44,8 @@ async function postCallback(fields: Record<string, string>) {
   return { status: res.status, location: res.headers.get('location') };
 }
 
-const ledger = async (query: string) => ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; chargeId: string; amount: string }[] }).entries;
+const ledger = async (query: string) =>
+  ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; chargeId: string; amount: string }[] }).entries;
 
 test('when a provider approval arrives after the setup expired, then the charge is voided at the provider, recorded as Voided, and the browser told so', async () => {
   const customerNumber = await pathParamFixtures.customerNumber(org);
@@ -58,7 +63,13 @@ test('when a provider approval arrives after the setup expired, then the charge 
     card: { number: '4111111111111111', expMonth: '12', expYear: nextYear, cvv: '123' },
     billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' },
   });
-  const charge = await provider<{ chargeId: string }>('/direct/charges', { paymentProfileId: profile.paymentProfileId, amount: '15.00', currency: 'USD', idempotencyKey: uniq('late-'), reference: null });
+  const charge = await provider<{ chargeId: string }>('/direct/charges', {
+    paymentProfileId: profile.paymentProfileId,
+    amount: '15.00',
+    currency: 'USD',
+    idempotencyKey: uniq('late-'),
+    reference: null,
+  });
 
   // The test stack's setups expire after 8 s; wait until the workflow's timer has fired and it recorded the expiry.
   const deadline = Date.now() + 30_000;
@@ -86,7 +97,9 @@ test('when a provider approval arrives after the setup expired, then the charge 
   const cb = await postCallback(late);
   expect(cb.status).toBe(302);
   expect(Object.fromEntries(new URL(cb.location!).searchParams)).toEqual({ result: 'Voided', transactionSetupId, amount: '15.00', last4: '1111' });
-  const [row] = await dbQuery('select status, result, provider_transaction_id, invoice_payment_id from hosted_payment_setup where transaction_setup_id = $1', [transactionSetupId]);
+  const [row] = await dbQuery('select status, result, provider_transaction_id, invoice_payment_id from hosted_payment_setup where transaction_setup_id = $1', [
+    transactionSetupId,
+  ]);
   expect(row).toEqual({ status: 'expired', result: 'Voided', provider_transaction_id: charge.chargeId, invoice_payment_id: null });
   expect((await ledger(`chargeId=${charge.chargeId}`)).map((e) => e.kind)).toEqual(['charge', 'void']);
 
@@ -112,7 +125,12 @@ test('when an approval arrives in time, then the callback answers with the workf
     redirect: 'manual',
   });
   expect(paid.status).toBe(302);
-  expect(Object.fromEntries(new URL(paid.headers.get('location')!).searchParams)).toEqual({ result: 'Approved', transactionSetupId, amount: '7.25', last4: '1111' });
+  expect(Object.fromEntries(new URL(paid.headers.get('location')!).searchParams)).toEqual({
+    result: 'Approved',
+    transactionSetupId,
+    amount: '7.25',
+    last4: '1111',
+  });
   // Answered from the workflow: the row is already reconciled when the redirect comes back.
   const [row] = await dbQuery('select status, result from hosted_payment_setup where transaction_setup_id = $1', [transactionSetupId]);
   expect(row).toEqual({ status: 'approved', result: 'Approved' });

@@ -9,13 +9,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import * as workflows from '../src/workflows/index';
 
 jest.setTimeout(120_000);
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // Already installed by another file in this jest worker: keep its logger.
+}
 const DIR = path.join(__dirname, 'histories');
 const ROOT = path.join(__dirname, '..');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+/** Histories of the current code at the top; those of earlier versions (still replayable) in subfolders. */
+const files = (readdirSync(DIR, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort();
 
 interface JsonHistory {
   events: { eventType: string; workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[];
@@ -31,7 +37,14 @@ test('when the histories are listed, then every workflow the workers register ha
 test('when every recorded history is replayed against the current workflow code, then none fails', async () => {
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: path.join(ROOT, 'dist', 'src', 'workflows', 'index.js'),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => console.error(m) },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (m) => console.error(m),
+    },
   });
   const failures: string[] = [];
   const histories = files.map((f) => ({ workflowId: f, history: temporal.api.history.v1.History.fromObject(load(f)) }));

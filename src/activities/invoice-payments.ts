@@ -29,9 +29,7 @@ export interface InvoiceCardPaymentInput {
   idempotencyKey: string;
 }
 
-export type PreparedCardPayment =
-  | { recorded: RecordPaymentResult }
-  | { recorded: null; invoiceNumber: string; chargeAmount: string; currency: string };
+export type PreparedCardPayment = { recorded: RecordPaymentResult } | { recorded: null; invoiceNumber: string; chargeAmount: string; currency: string };
 
 export function createInvoicePaymentActivities(deps: { orm: MikroORM }) {
   return {
@@ -44,13 +42,20 @@ export function createInvoicePaymentActivities(deps: { orm: MikroORM }) {
         const already = await em.findOne(InvoicePayment, { organizationId: input.organizationId, idempotencyKey: input.idempotencyKey });
         if (already) return { recorded: await recordInvoicePayment(em, { ...input, method: 'Card', paymentDate: new Date(input.paymentDate) }) };
         checkPayment(inv, { amount: input.amount, currencyCode: input.currencyCode });
-        return { recorded: null, invoiceNumber: inv.invoiceNumber, chargeAmount: roundMoney(input.amount, inv.currencyCode).toFixed(), currency: inv.currencyCode };
+        return {
+          recorded: null,
+          invoiceNumber: inv.invoiceNumber,
+          chargeAmount: roundMoney(input.amount, inv.currencyCode).toFixed(),
+          currency: inv.currencyCode,
+        };
       });
     },
 
     /** Records the charged payment (idempotent per key) and moves the invoice to PartiallyPaid or Paid. */
     async recordInvoiceCardPayment(input: InvoiceCardPaymentInput & { providerChargeId: string }): Promise<RecordPaymentResult> {
-      return mapped(() => recordInvoicePayment(deps.orm.em.fork(), { ...input, method: 'Card', paymentDate: new Date(input.paymentDate), status: 'Completed' }));
+      return mapped(() =>
+        recordInvoicePayment(deps.orm.em.fork(), { ...input, method: 'Card', paymentDate: new Date(input.paymentDate), status: 'Completed' }),
+      );
     },
 
     /** Records a refund on the invoice (idempotent per refund key). */

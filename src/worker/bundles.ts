@@ -15,7 +15,14 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const bundlePath = (queue: string) => path.join(DIST, 'workflow-bundles', `${queue}.js`);
 export const workflowsPath = (queue: string) => path.join(DIST, 'src', 'workflows', `${queue}.js`);
 
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => log.warn(m), error: (m: string) => log.error(m) };
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (m: string) => log.warn(m),
+  error: (m: string) => log.error(m),
+};
 
 export async function buildBundle(queue: string): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath: workflowsPath(queue), logger: quiet });

@@ -58,6 +58,10 @@ export async function hostedPayment(input: HostedPaymentInput): Promise<HostedOu
 }
 
 /** A callback for a setup whose workflow has closed (id `hosted-late-<transactionSetupId>`): voids a late approval, once. */
-export async function settleLateHostedCallback(input: { organizationId: string; transactionSetupId: string; callback: HostedCallback }): Promise<HostedOutcome> {
+export async function settleLateHostedCallback(input: {
+  organizationId: string;
+  transactionSetupId: string;
+  callback: HostedCallback;
+}): Promise<HostedOutcome> {
   return voidLateHostedPayment(input);
 }

@@ -17,7 +17,12 @@ import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
 export const MUST_SUCCEED: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 export const PROVIDER_CALL: RetryPolicy = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' };
-export const bounded = (maximumAttempts: number, maximumInterval: Duration = '1 minute'): RetryPolicy => ({ initialInterval: '1 second', backoffCoefficient: 2, maximumInterval, maximumAttempts });
+export const bounded = (maximumAttempts: number, maximumInterval: Duration = '1 minute'): RetryPolicy => ({
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval,
+  maximumAttempts,
+});
 
 /** Options of provider calls: the HTTP client gives up after 15 s, so 30 s bounds one attempt. */
 export const providerCall: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: PROVIDER_CALL };

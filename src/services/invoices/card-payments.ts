@@ -37,7 +37,12 @@ export function checkRefund(inv: Invoice, payment: InvoicePayment | null, amount
 }
 
 /** The payment a refund applies to: the named one (404 unknown, 400 not Completed), else the latest completed payment that covers it. */
-export async function refundTarget(em: EntityManager, inv: Invoice, paymentId: string | null | undefined, amount: Decimal.Value): Promise<InvoicePayment | null> {
+export async function refundTarget(
+  em: EntityManager,
+  inv: Invoice,
+  paymentId: string | null | undefined,
+  amount: Decimal.Value,
+): Promise<InvoicePayment | null> {
   if (paymentId) {
     const payment = await em.findOne(InvoicePayment, { id: paymentId, invoice: inv.id, organizationId: inv.organization.id });
     if (!payment) throw AppError.notFound('Payment');
@@ -45,7 +50,11 @@ export async function refundTarget(em: EntityManager, inv: Invoice, paymentId: s
     return payment;
   }
   // Money taken by card goes back to the card through its provider.
-  const candidates = await em.find(InvoicePayment, { invoice: inv.id, organizationId: inv.organization.id, status: 'Completed' }, { orderBy: { createdAt: 'desc' } });
+  const candidates = await em.find(
+    InvoicePayment,
+    { invoice: inv.id, organizationId: inv.organization.id, status: 'Completed' },
+    { orderBy: { createdAt: 'desc' } },
+  );
   return candidates.find((p) => new Decimal(p.amount).minus(p.refundedAmount).gte(amount)) ?? null;
 }
 
@@ -68,7 +77,14 @@ export async function applyInvoiceRefund(em: EntityManager, input: RefundInput):
     if (p) p.refundedAmount = new Decimal(p.refundedAmount).plus(amount).toFixed();
     i.refunds = [
       ...(i.refunds ?? []),
-      { refundId: input.refundKey, paymentId: p?.id ?? null, amount: amount.toFixed(), reason: input.reason, providerRefunded: input.providerRefunded, createdAt: new Date().toISOString() },
+      {
+        refundId: input.refundKey,
+        paymentId: p?.id ?? null,
+        amount: amount.toFixed(),
+        reason: input.reason,
+        providerRefunded: input.providerRefunded,
+        createdAt: new Date().toISOString(),
+      },
     ];
     await tx.flush();
     return { status: i.status };
