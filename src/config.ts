@@ -56,6 +56,16 @@ export interface Config {
   /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
   invoiceReminderDelayOverrideSeconds: number | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Outbound calls (webhooks, integration tests) may reach private, loopback and link-local addresses and plain http (dev, tests). */
+  outboundAllowPrivateNetworks: boolean;
+  webhooks: {
+    /** Multiplies the retry schedule (1 in production; tests shrink it). */
+    retryScale: number;
+    /** How long the dispatcher sleeps when the outbox is empty. */
+    dispatchIntervalMs: number;
+  };
+  /** Company-document storage quota per organization, bytes (default 5 GiB). */
+  documentQuotaBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,6 +86,16 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     const n = Number(raw);
     if (!Number.isInteger(n) || n < 0) {
       missing.push(`${name} (not a whole number: ${raw})`);
+      return dflt;
+    }
+    return n;
+  };
+  const positiveNumber = (name: string, dflt: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) {
+      missing.push(`${name} (not a positive number: ${raw})`);
       return dflt;
     }
     return n;
@@ -126,6 +146,9 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     checkoutPauseAfterChargeMs: int('CHECKOUT_PAUSE_AFTER_CHARGE_MS', 0),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
     invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
+    outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true',
+    webhooks: { retryScale: positiveNumber('WEBHOOK_RETRY_SCALE', 1), dispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 1000) },
+    documentQuotaBytes: int('DOCUMENT_QUOTA_BYTES', 5 * 1024 * 1024 * 1024),
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');

@@ -171,3 +171,18 @@ matrixBodies['POST /api/invoices/{invoiceId}/refunds'] = () => ({ amount: 1, rea
 matrixBodies['POST /api/invoices/{invoiceId}/discount'] = () => ({ type: 'Percentage', value: 5 });
 matrixBodies['POST /api/invoices'] = () => invoiceBody();
 matrixBodies['POST /api/invoices/bulk'] = () => ({ invoices: [invoiceBody()] });
+
+/** `/api/webhooks/{webhookId}`: a subscription (the URL is never called unless events occur). */
+pathParamFixtures.webhookId = async (org) => {
+  const res = await call('POST', '/api/webhooks', { base: org.base, token: org.adminToken, body: { url: 'https://example.com/matrix-hook', events: ['order.created'] } });
+  if (res.status !== 201) throw new Error(`create webhook failed: ${res.status} ${res.text}`);
+  return res.body.webhookId;
+};
+/** `/api/webhooks/{webhookId}/deliveries/{deliveryId}`: the delivery of a test event. */
+pathParamFixtures.deliveryId = async (org) => {
+  const webhookId = await pathParamFixtures.webhookId(org);
+  const res = await call('POST', `/api/webhooks/${webhookId}/test`, { base: org.base, token: org.adminToken });
+  if (res.status !== 202) throw new Error(`webhook test event failed: ${res.status} ${res.text}`);
+  return res.body.deliveryId;
+};
+matrixBodies['POST /api/webhooks/{webhookId}/replay'] = () => ({ since: '2026-01-01T00:00:00.000Z' });

@@ -215,7 +215,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
         TRUST_PROXY: mode === 'test' ? 'true' : 'false',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5' } : {}),
+        // Webhook receivers and integration endpoints of dev and tests live on this machine.
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576' } : {}),
       };
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);

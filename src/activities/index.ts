@@ -7,6 +7,7 @@ import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
+import { createWebhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createImageActivities(deps),
     ...createInvoiceActivities(deps),
     ...createPaymentActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

@@ -16,6 +16,7 @@ import { paymentRoutes } from './payments.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
+import { webhookRoutes } from './webhooks.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -33,5 +34,6 @@ export const allRoutes: RouteDef[] = [
   ...orderRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
+  ...webhookRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

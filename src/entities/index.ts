@@ -24,6 +24,7 @@ import { OrganizationSalesRep } from './OrganizationSalesRep.js';
 import { SalesRep } from './SalesRep.js';
 import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
+import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js';
 
 export {
   Cart,
@@ -57,6 +58,9 @@ export {
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  WebhookSubscription,
+  WebhookEvent,
+  WebhookDelivery,
 };
 
 export const entities = [
@@ -91,4 +95,7 @@ export const entities = [
   InvoiceCounter,
   PaymentMethod,
   HostedPaymentSetup,
+  WebhookSubscription,
+  WebhookEvent,
+  WebhookDelivery,
 ];

@@ -9,6 +9,7 @@ import { Migration20261122074428_idempotency as M5 } from './Migration2026112207
 import { Migration20261122075428_carts as M6 } from './Migration20261122075428_carts.js';
 import { Migration20261122080149_invoices as M7 } from './Migration20261122080149_invoices.js';
 import { Migration20261122081111_payments as M8 } from './Migration20261122081111_payments.js';
+import { Migration20261123131300_webhooks as M9 } from './Migration20261123131300_webhooks.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -20,4 +21,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122075428_carts', class: M6 },
   { name: 'Migration20261122080149_invoices', class: M7 },
   { name: 'Migration20261122081111_payments', class: M8 },
+  { name: 'Migration20261123131300_webhooks', class: M9 },
 ];

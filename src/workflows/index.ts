@@ -5,3 +5,5 @@ export { checkoutCart } from './checkout-cart.js';
 export { issueInvoice } from './issue-invoice.js';
 export { hostedPayment } from './hosted-payment.js';
 export { benchNoop } from './bench-noop.js';
+export { deliverWebhook } from './deliver-webhook.js';
+export { dispatchWebhookEvents } from './dispatch-webhook-events.js';
