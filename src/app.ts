@@ -25,8 +25,9 @@ const MULTIPART_MAX_BYTES = 50 * 1024 * 1024;
 
 function mapError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { status?: number; statusCode?: number; message?: string; name?: string; type?: string };
-  const status = e?.status ?? e?.statusCode;
+  const e = err as { status?: number; statusCode?: number; httpCode?: number; message?: string; name?: string; type?: string };
+  // formidable reports its limits with httpCode (e.g. 413 for maxTotalFileSize).
+  const status = e?.status ?? e?.statusCode ?? e?.httpCode;
   if (status === 413 || e?.type === 'entity.too.large' || /maxFileSize|too large/i.test(e?.message ?? ''))
     return new AppError('payload_too_large', 'The request body is larger than allowed.');
   if (status === 415) return new AppError('unsupported_media_type', 'Unsupported content type.');

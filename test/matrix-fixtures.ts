@@ -186,3 +186,20 @@ pathParamFixtures.deliveryId = async (org) => {
   return res.body.deliveryId;
 };
 matrixBodies['POST /api/webhooks/{webhookId}/replay'] = () => ({ since: '2026-01-01T00:00:00.000Z' });
+
+/** `/api/companydocs/folders/{folderId}` */
+pathParamFixtures.folderId = async (org) => {
+  const res = await call('POST', '/api/companydocs/folders', { base: org.base, token: org.adminToken, body: { name: uniq('Folder') } });
+  if (res.status !== 201) throw new Error(`create folder failed: ${res.status} ${res.text}`);
+  return res.body.folder.folderId;
+};
+/** `/api/companydocs/documents/{documentId}`: a small PDF. */
+pathParamFixtures.documentId = async (org) => {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')], { type: 'application/pdf' }), `${uniq('doc')}.pdf`);
+  const res = await fetch(`${org.base}/api/companydocs/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${org.adminToken}` }, body: form });
+  const body = (await res.json()) as { document?: { documentId: string } };
+  if (res.status !== 201 || !body.document) throw new Error(`upload document failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.document.documentId;
+};
+matrixBodies['PUT /api/companydocs/documents/{documentId}/move'] = () => ({ targetFolderId: null });

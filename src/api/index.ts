@@ -17,6 +17,7 @@ import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
+import { documentRoutes } from './documents.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -35,5 +36,6 @@ export const allRoutes: RouteDef[] = [
   ...invoiceRoutes,
   ...paymentRoutes,
   ...webhookRoutes,
+  ...documentRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -37,7 +37,10 @@ const updateBody = yup.object({
   isEnabled: yup.boolean(),
 });
 const replayBody = yup.object({
-  since: yup.date().typeError('since must be an ISO 8601 date-time.').required('since is required.'),
+  since: yup
+    .string()
+    .required('since is required.')
+    .test('iso', 'since must be an ISO 8601 date-time.', (v) => v === undefined || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))),
 });
 
 const TAG = 'Webhooks';
@@ -174,7 +177,7 @@ export const webhookRoutes = [
     idempotent: true,
     responses: { 202: '{ replayed, deliveryIds }', 400: 'since missing or not a date', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params, body }) {
-      return accepted(await replayFailed(em, orgId, params.webhookId, body.since));
+      return accepted(await replayFailed(em, orgId, params.webhookId, new Date(body.since)));
     },
   }),
 ];

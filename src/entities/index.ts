@@ -25,6 +25,7 @@ import { SalesRep } from './SalesRep.js';
 import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
 import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js';
+import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 
 export {
   Cart,
@@ -61,6 +62,8 @@ export {
   WebhookSubscription,
   WebhookEvent,
   WebhookDelivery,
+  DocumentFolder,
+  CompanyDocument,
 };
 
 export const entities = [
@@ -98,4 +101,6 @@ export const entities = [
   WebhookSubscription,
   WebhookEvent,
   WebhookDelivery,
+  DocumentFolder,
+  CompanyDocument,
 ];

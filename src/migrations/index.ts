@@ -10,6 +10,7 @@ import { Migration20261122075428_carts as M6 } from './Migration20261122075428_c
 import { Migration20261122080149_invoices as M7 } from './Migration20261122080149_invoices.js';
 import { Migration20261122081111_payments as M8 } from './Migration20261122081111_payments.js';
 import { Migration20261123131300_webhooks as M9 } from './Migration20261123131300_webhooks.js';
+import { Migration20261123132732_documents as M10 } from './Migration20261123132732_documents.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -22,4 +23,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122080149_invoices', class: M7 },
   { name: 'Migration20261122081111_payments', class: M8 },
   { name: 'Migration20261123131300_webhooks', class: M9 },
+  { name: 'Migration20261123132732_documents', class: M10 },
 ];
