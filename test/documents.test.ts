@@ -174,7 +174,9 @@ describe('documents', () => {
     expectProblem(bad, 400);
     expect(JSON.stringify(bad.body.errors)).toContain(unknown);
     expect((await call('GET', `/api/companydocs/documents?folderId=${f.folderId}`, A(o))).body.documents).toEqual([]);
-    expect((await call('POST', '/api/companydocs/documents/bulk-move', { ...A(o), body: { documentIds: ids.slice(0, 2), targetFolderId: f.folderId } })).status).toBe(204);
+    expect(
+      (await call('POST', '/api/companydocs/documents/bulk-move', { ...A(o), body: { documentIds: ids.slice(0, 2), targetFolderId: f.folderId } })).status,
+    ).toBe(204);
     const moved = await call('GET', `/api/companydocs/documents?folderId=${f.folderId}`, A(o));
     expect(moved.body.documents.map((d: any) => d.path)).toEqual(['/Archive/a.pdf', '/Archive/b.pdf']);
     expect((await call('PUT', `/api/companydocs/documents/${ids[0]}/move`, { ...A(o), body: { targetFolderId: null } })).status).toBe(204);

@@ -203,3 +203,15 @@ pathParamFixtures.documentId = async (org) => {
   return body.document.documentId;
 };
 matrixBodies['PUT /api/companydocs/documents/{documentId}/move'] = () => ({ targetFolderId: null });
+
+/** `/api/organizations/{organizationId}/integrations/{integrationId}`: a disabled Http integration. */
+pathParamFixtures.integrationId = async (org) => {
+  const res = await call('POST', `/api/organizations/${org.organizationId}/integrations`, {
+    base: org.base,
+    token: org.adminToken,
+    body: { integrationType: 7, provider: 'Http', displayName: 'Matrix CRM', isEnabled: false, configuration: { Endpoint: 'https://example.com/' } },
+  });
+  if (res.status !== 201) throw new Error(`create integration failed: ${res.status} ${res.text}`);
+  return res.body.integrationId;
+};
+matrixBodies['POST /api/organizations/{organizationId}/integrations/{integrationId}/rotate-secrets'] = () => ({ secrets: { ApiKey: 'matrix-key' } });

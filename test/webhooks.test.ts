@@ -111,12 +111,21 @@ describe('delivery', () => {
     expect(r.json).toEqual({
       type: 'order.created',
       timestamp: expect.any(String),
-      data: expect.objectContaining({ orderId: created.body.data.id, orderNumber: created.body.data.orderNumber, customerNumber: body.customer.customerNumber, orderStatus: 'Pending', currencyCode: 'USD', total: 10 }),
+      data: expect.objectContaining({
+        orderId: created.body.data.id,
+        orderNumber: created.body.data.orderNumber,
+        customerNumber: body.customer.customerNumber,
+        orderStatus: 'Pending',
+        currencyCode: 'USD',
+        total: 10,
+      }),
     });
     const upd = await call('PUT', `/api/orders/${created.body.data.id}`, { base: o.base, token: o.adminToken, body: { orderStatus: 'Processing' } });
     expect(upd.status).toBe(200);
     const changed = (await rx.waitFor('/orders', ofType('order.status_changed'))).find((x) => x.json.type === 'order.status_changed')!;
-    expect(changed.json.data).toEqual(expect.objectContaining({ orderNumber: created.body.data.orderNumber, previousStatus: 'Pending', orderStatus: 'Processing' }));
+    expect(changed.json.data).toEqual(
+      expect.objectContaining({ orderNumber: created.body.data.orderNumber, previousStatus: 'Pending', orderStatus: 'Processing' }),
+    );
     const log = await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, { base: o.base, token: o.adminToken });
     expect(log.status).toBe(200);
     expect(log.body).toMatchObject({ totalRecords: 2, currentPage: 1, totalPages: 1 });
@@ -130,7 +139,10 @@ describe('delivery', () => {
     const inv = await call('POST', '/api/invoices', { ...O, body: invoiceBody() });
     expect(inv.status).toBe(201);
     expect((await call('POST', `/api/invoices/${inv.body.id}/issue`, O)).status).toBe(200);
-    const pay = await call('POST', `/api/invoices/${inv.body.id}/payments`, { ...O, body: { amount: inv.body.total, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z' } });
+    const pay = await call('POST', `/api/invoices/${inv.body.id}/payments`, {
+      ...O,
+      body: { amount: inv.body.total, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z' },
+    });
     expect(pay.status).toBeLessThan(300);
     const inv2 = await call('POST', '/api/invoices', { ...O, body: invoiceBody() });
     expect((await call('POST', `/api/invoices/${inv2.body.id}/issue`, O)).status).toBe(200);
@@ -138,7 +150,13 @@ describe('delivery', () => {
     const got = await rx.waitFor('/invoices', (l) => l.length >= 5);
     const types = got.map((r) => `${r.json.type}:${r.json.data.invoiceNumber}`).sort();
     expect(types).toEqual(
-      [`invoice.issued:${inv.body.invoiceNumber}`, `payment.succeeded:${inv.body.invoiceNumber}`, `invoice.paid:${inv.body.invoiceNumber}`, `invoice.issued:${inv2.body.invoiceNumber}`, `invoice.voided:${inv2.body.invoiceNumber}`].sort(),
+      [
+        `invoice.issued:${inv.body.invoiceNumber}`,
+        `payment.succeeded:${inv.body.invoiceNumber}`,
+        `invoice.paid:${inv.body.invoiceNumber}`,
+        `invoice.issued:${inv2.body.invoiceNumber}`,
+        `invoice.voided:${inv2.body.invoiceNumber}`,
+      ].sort(),
     );
   });
 
@@ -158,7 +176,15 @@ describe('delivery', () => {
       if (d?.status === 'Succeeded') break;
       await new Promise((r) => setTimeout(r, 200));
     } while (Date.now() < deadline);
-    expect(d).toMatchObject({ status: 'Succeeded', attempts: 2, lastStatusCode: 200, lastError: null, eventId: got[0].headers['webhook-id'], eventType: 'order.created', nextAttemptAt: null });
+    expect(d).toMatchObject({
+      status: 'Succeeded',
+      attempts: 2,
+      lastStatusCode: 200,
+      lastError: null,
+      eventId: got[0].headers['webhook-id'],
+      eventType: 'order.created',
+      nextAttemptAt: null,
+    });
     const detail = await call('GET', `/api/webhooks/${hook.webhookId}/deliveries/${d.deliveryId}`, O);
     expect(detail.body.attemptLog).toEqual([
       { at: expect.any(String), statusCode: 500, error: 'HTTP 500', durationMs: expect.any(Number) },

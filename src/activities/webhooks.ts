@@ -1,6 +1,13 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { attemptDelivery, deliverySchedule, fanOutAndListUnstarted, markStarted, type AttemptResult, type DeliveryToStart } from '../services/webhooks/deliveries.js';
+import {
+  attemptDelivery,
+  deliverySchedule,
+  fanOutAndListUnstarted,
+  markStarted,
+  type AttemptResult,
+  type DeliveryToStart,
+} from '../services/webhooks/deliveries.js';
 
 /** Webhook activities: the dispatcher's outbox step and one delivery attempt. */
 export function createWebhookActivities(deps: { orm: MikroORM; config: Config }) {

@@ -70,10 +70,7 @@ const ids = () =>
     .required('documentIds is required.')
     .min(1, 'documentIds must name 1 to 100 documents.')
     .max(100, 'documentIds must name 1 to 100 documents.');
-const targetFolder = () =>
-  uuid()
-    .nullable()
-    .defined('targetFolderId is required (null moves to the root).');
+const targetFolder = () => uuid().nullable().defined('targetFolderId is required (null moves to the root).');
 const moveBody = yup.object({ targetFolderId: targetFolder() });
 const bulkMoveBody = yup.object({ documentIds: ids(), targetFolderId: targetFolder() });
 const bulkDeleteBody = yup.object({ documentIds: ids() });
@@ -144,7 +141,12 @@ export const documentRoutes = [
       ...common,
     },
     async handler(r) {
-      const doc = await uploadDocument(docDeps(r), r.orgId, { filepath: r.body.file.filepath, originalFilename: r.body.file.originalFilename, folderId: r.body.folderId, externalId: r.body.externalId });
+      const doc = await uploadDocument(docDeps(r), r.orgId, {
+        filepath: r.body.file.filepath,
+        originalFilename: r.body.file.originalFilename,
+        folderId: r.body.folderId,
+        externalId: r.body.externalId,
+      });
       const [view] = await documentViews(docDeps(r), r.orgId, [doc]);
       return created({ document: view });
     },
@@ -267,4 +269,3 @@ export const documentRoutes = [
     },
   }),
 ];
-

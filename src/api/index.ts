@@ -18,6 +18,7 @@ import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 import { documentRoutes } from './documents.js';
+import { integrationRoutes } from './integrations.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -37,5 +38,6 @@ export const allRoutes: RouteDef[] = [
   ...paymentRoutes,
   ...webhookRoutes,
   ...documentRoutes,
+  ...integrationRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -14,7 +14,12 @@ import { WebhookSubscription } from '../entities/Webhook.js';
 const SUBSCRIBABLE = [...WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test'), '*'];
 const eventsSchema = () =>
   yup
-    .array(yup.string().oneOf(SUBSCRIBABLE, `each event must be one of: ${SUBSCRIBABLE.join(', ')}.`).required())
+    .array(
+      yup
+        .string()
+        .oneOf(SUBSCRIBABLE, `each event must be one of: ${SUBSCRIBABLE.join(', ')}.`)
+        .required(),
+    )
     .min(1, 'events must name at least one event type, or ["*"] for all.')
     .max(50);
 const urlSchema = () =>
@@ -56,7 +61,11 @@ export const webhookRoutes = [
     auth: ADMIN,
     body: createBody,
     idempotent: true,
-    responses: { 201: '{ webhookId, url, events, description, isEnabled, secret, createdAt, ... }', 400: 'Bad url (https only; no private addresses) or events', ...common },
+    responses: {
+      201: '{ webhookId, url, events, description, isEnabled, secret, createdAt, ... }',
+      400: 'Bad url (https only; no private addresses) or events',
+      ...common,
+    },
     async handler({ em, deps, orgId, body }) {
       return created(await createSubscription(em, deps.config, orgId, body));
     },

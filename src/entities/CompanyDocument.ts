@@ -5,7 +5,10 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 export const DocumentFolder = defineEntity({
   name: 'DocumentFolder',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organizationId: p.uuid(),
     name: p.string().length(255),
     parentId: p.uuid().nullable(),
@@ -13,7 +16,10 @@ export const DocumentFolder = defineEntity({
     depth: p.integer(),
     externalId: p.string().length(200).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   uniques: [
     {
@@ -29,7 +35,10 @@ export type DocumentFolder = InferEntity<typeof DocumentFolder>;
 export const CompanyDocument = defineEntity({
   name: 'CompanyDocument',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organizationId: p.uuid(),
     name: p.string().length(255),
     fileExtension: p.string().length(10),
@@ -39,7 +48,10 @@ export const CompanyDocument = defineEntity({
     externalId: p.string().length(200).nullable(),
     storageKey: p.string().length(300),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [{ name: 'company_document_org_folder_index', properties: ['organizationId', 'folderId'] }],
   uniques: [

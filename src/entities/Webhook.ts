@@ -10,7 +10,10 @@ import type { DeliveryStatus } from '../domain/webhooks/rules.js';
 export const WebhookSubscription = defineEntity({
   name: 'WebhookSubscription',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organizationId: p.uuid(),
     url: p.string().length(2048),
     events: p.json<string[]>(),
@@ -22,7 +25,10 @@ export const WebhookSubscription = defineEntity({
     previousSecretCiphertext: p.text().nullable(),
     previousSecretExpiresAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [{ name: 'webhook_subscription_org_index', properties: ['organizationId'] }],
 });
@@ -36,7 +42,10 @@ export type WebhookSubscription = InferEntity<typeof WebhookSubscription>;
 export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organizationId: p.uuid(),
     type: p.string().length(100),
     data: p.json<Record<string, unknown>>(),
@@ -45,7 +54,10 @@ export const WebhookEvent = defineEntity({
   },
   indexes: [
     { name: 'webhook_event_org_index', properties: ['organizationId', 'occurredAt'] },
-    { name: 'webhook_event_pending_index', expression: 'create index "webhook_event_pending_index" on "webhook_event" ("occurred_at") where "dispatched_at" is null' },
+    {
+      name: 'webhook_event_pending_index',
+      expression: 'create index "webhook_event_pending_index" on "webhook_event" ("occurred_at") where "dispatched_at" is null',
+    },
   ],
 });
 export type WebhookEvent = InferEntity<typeof WebhookEvent>;
@@ -61,7 +73,10 @@ export interface WebhookAttempt {
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     organizationId: p.uuid(),
     webhookId: p.uuid(),
     eventId: p.uuid(),
@@ -75,11 +90,17 @@ export const WebhookDelivery = defineEntity({
     /** Set once the dispatcher started its workflow; rows without it are picked up by the dispatcher. */
     startedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [
     { name: 'webhook_delivery_org_hook_index', properties: ['organizationId', 'webhookId', 'createdAt'] },
-    { name: 'webhook_delivery_unstarted_index', expression: 'create index "webhook_delivery_unstarted_index" on "webhook_delivery" ("created_at") where "started_at" is null' },
+    {
+      name: 'webhook_delivery_unstarted_index',
+      expression: 'create index "webhook_delivery_unstarted_index" on "webhook_delivery" ("created_at") where "started_at" is null',
+    },
   ],
   checks: [{ name: 'webhook_delivery_status_check', expression: "status in ('Pending','Retrying','Succeeded','Failed')" }],
 });

@@ -26,6 +26,7 @@ import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
 import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js';
 import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
+import { Integration } from './Integration.js';
 
 export {
   Cart,
@@ -64,6 +65,7 @@ export {
   WebhookDelivery,
   DocumentFolder,
   CompanyDocument,
+  Integration,
 };
 
 export const entities = [
@@ -103,4 +105,5 @@ export const entities = [
   WebhookDelivery,
   DocumentFolder,
   CompanyDocument,
+  Integration,
 ];

@@ -11,6 +11,7 @@ import { Migration20261122080149_invoices as M7 } from './Migration2026112208014
 import { Migration20261122081111_payments as M8 } from './Migration20261122081111_payments.js';
 import { Migration20261123131300_webhooks as M9 } from './Migration20261123131300_webhooks.js';
 import { Migration20261123132732_documents as M10 } from './Migration20261123132732_documents.js';
+import { Migration20261123133906_integrations as M11 } from './Migration20261123133906_integrations.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -24,4 +25,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122081111_payments', class: M8 },
   { name: 'Migration20261123131300_webhooks', class: M9 },
   { name: 'Migration20261123132732_documents', class: M10 },
+  { name: 'Migration20261123133906_integrations', class: M11 },
 ];

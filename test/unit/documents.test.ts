@@ -1,4 +1,12 @@
-import { bytesMatchKind, cleanFileName, contentDisposition, folderNameProblem, kindOfExtension, storageStats, uniqueName } from '../../src/domain/documents/rules';
+import {
+  bytesMatchKind,
+  cleanFileName,
+  contentDisposition,
+  folderNameProblem,
+  kindOfExtension,
+  storageStats,
+  uniqueName,
+} from '../../src/domain/documents/rules';
 
 const zipWith = (...names: string[]) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(names.join('\0'))]);
 

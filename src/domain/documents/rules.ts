@@ -84,6 +84,7 @@ export function folderNameProblem(name: string): string | null {
   if (!name.trim()) return 'name is required.';
   if (name.length > 255) return 'name must be at most 255 characters.';
   if (/[/\\]/.test(name)) return 'name must not contain a slash or backslash.';
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\u0000-\u001f]/.test(name)) return 'name must not contain control characters.';
   return null;
 }
@@ -91,6 +92,7 @@ export function folderNameProblem(name: string): string | null {
 /** A stored file name from an uploaded one: no folders, no control characters, at most 255 characters. */
 export function cleanFileName(original: string | null | undefined): string {
   const base = (original ?? '').split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   if (clean.length <= 255) return clean;
   const ext = extensionOf(clean);

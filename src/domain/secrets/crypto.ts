@@ -20,7 +20,8 @@ export function parseEncryptionKeys(spec: string): EncryptionKey[] {
     .map((entry, i) => {
       const sep = entry.indexOf(':');
       const id = sep > 0 ? entry.slice(0, sep) : '';
-      if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) throw new Error(`ENCRYPTION_KEYS entry ${i + 1} needs the form id:base64key (id of letters, digits, - or _).`);
+      if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id))
+        throw new Error(`ENCRYPTION_KEYS entry ${i + 1} needs the form id:base64key (id of letters, digits, - or _).`);
       const key = Buffer.from(entry.slice(sep + 1), 'base64');
       if (key.length !== 32) throw new Error(`ENCRYPTION_KEYS key "${id}" must be 32 bytes, base64 encoded.`);
       return { id, key };
@@ -51,7 +52,8 @@ export function envelopeKeyId(envelope: string): string {
 export function decryptSecret(envelope: string, keys: EncryptionKey[]): string {
   const [id, iv, tag, ct] = envelope.split(':');
   const k = keys.find((x) => x.id === id);
-  if (!k || iv === undefined || tag === undefined || ct === undefined) throw new Error(`A stored secret is encrypted with key "${id}", which ENCRYPTION_KEYS does not list.`);
+  if (!k || iv === undefined || tag === undefined || ct === undefined)
+    throw new Error(`A stored secret is encrypted with key "${id}", which ENCRYPTION_KEYS does not list.`);
   const decipher = createDecipheriv('aes-256-gcm', k.key, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(id));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));

@@ -79,7 +79,8 @@ export async function createFolder(em: EntityManager, orgId: string, input: { na
   try {
     await em.flush();
   } catch (e) {
-    if (isUniqueViolation(e, 'document_folder_sibling_name_unique')) throw AppError.conflict(`A folder named "${name}" already exists ${parent ? `in ${parent.path}` : 'at the root'}.`);
+    if (isUniqueViolation(e, 'document_folder_sibling_name_unique'))
+      throw AppError.conflict(`A folder named "${name}" already exists ${parent ? `in ${parent.path}` : 'at the root'}.`);
     throw e;
   }
   return f;
@@ -87,7 +88,10 @@ export async function createFolder(em: EntityManager, orgId: string, input: { na
 
 export async function deleteFolder(em: EntityManager, orgId: string, id: string): Promise<void> {
   const f = await getFolder(em, orgId, id);
-  const [subfolders, documents] = await Promise.all([em.count(DocumentFolder, { organizationId: orgId, parentId: f.id }), em.count(CompanyDocument, { organizationId: orgId, folderId: f.id })]);
+  const [subfolders, documents] = await Promise.all([
+    em.count(DocumentFolder, { organizationId: orgId, parentId: f.id }),
+    em.count(CompanyDocument, { organizationId: orgId, folderId: f.id }),
+  ]);
   if (subfolders || documents) throw AppError.badRequest(`The folder ${f.path} is not empty (${subfolders} folders, ${documents} documents).`);
   await em.remove(f).flush();
 }
@@ -127,14 +131,17 @@ export async function getDocument(em: EntityManager, orgId: string, id: string):
 
 export async function listDocuments(em: EntityManager, orgId: string, folderId: string | undefined): Promise<CompanyDocument[]> {
   if (folderId !== undefined && folderId !== '' && folderId !== 'root') await getFolder(em, orgId, folderId);
-  const where = folderId === undefined || folderId === '' ? { organizationId: orgId } : { organizationId: orgId, folderId: folderId === 'root' ? null : folderId };
+  const where =
+    folderId === undefined || folderId === '' ? { organizationId: orgId } : { organizationId: orgId, folderId: folderId === 'root' ? null : folderId };
   return em.find(CompanyDocument, where, { orderBy: { name: 'asc', id: 'asc' } });
 }
 
 async function usedBytes(em: EntityManager, orgId: string): Promise<{ files: number; bytes: number }> {
   const rows = await em
     .getConnection()
-    .execute<{ files: string; bytes: string | null }[]>('select count(*) as files, sum(size) as bytes from company_document where organization_id = ?', [orgId], 'all', em.getTransactionContext());
+    .execute<
+      { files: string; bytes: string | null }[]
+    >('select count(*) as files, sum(size) as bytes from company_document where organization_id = ?', [orgId], 'all', em.getTransactionContext());
   return { files: Number(rows[0].files), bytes: Number(rows[0].bytes ?? 0) };
 }
 
@@ -145,7 +152,9 @@ export async function storageStatsOf(em: EntityManager, config: Config, orgId: s
 
 function quotaError(config: Config, used: number, size: number): AppError {
   const free = Math.max(0, config.documentQuotaBytes - used);
-  return AppError.conflict(`The document storage quota would be exceeded: ${free} bytes (${formatBytes(free)}) free, the file has ${size} bytes (${formatBytes(size)}).`);
+  return AppError.conflict(
+    `The document storage quota would be exceeded: ${free} bytes (${formatBytes(free)}) free, the file has ${size} bytes (${formatBytes(size)}).`,
+  );
 }
 
 async function readEnds(filepath: string, size: number): Promise<{ head: Buffer; tail: Buffer }> {
@@ -168,7 +177,11 @@ async function lockOrganization(em: EntityManager, orgId: string): Promise<void>
 }
 
 async function takenNames(em: EntityManager, orgId: string, folderId: string | null, exceptIds: string[] = []): Promise<string[]> {
-  const rows = await em.find(CompanyDocument, { organizationId: orgId, folderId, ...(exceptIds.length ? { id: { $nin: exceptIds } } : {}) }, { fields: ['name'] });
+  const rows = await em.find(
+    CompanyDocument,
+    { organizationId: orgId, folderId, ...(exceptIds.length ? { id: { $nin: exceptIds } } : {}) },
+    { fields: ['name'] },
+  );
   return rows.map((r) => r.name);
 }
 
@@ -182,11 +195,16 @@ export async function uploadDocument(
   if (!name) throw AppError.field('file', 'The file needs a name with an extension.');
   const ext = extensionOf(name);
   const kind = kindOfExtension(ext);
-  if (!kind) throw new AppError('unsupported_media_type', `Files of type "${ext || 'none'}" are not accepted; accepted: pdf, png, jpg, gif, webp, txt, csv, docx, xlsx, pptx, zip.`);
+  if (!kind)
+    throw new AppError(
+      'unsupported_media_type',
+      `Files of type "${ext || 'none'}" are not accepted; accepted: pdf, png, jpg, gif, webp, txt, csv, docx, xlsx, pptx, zip.`,
+    );
   const { size } = await stat(input.filepath);
   if (size > MAX_DOCUMENT_BYTES) throw new AppError('payload_too_large', 'A document may be at most 50 MB.');
   const { head, tail } = await readEnds(input.filepath, size);
-  if (!bytesMatchKind(kind, head, tail, size)) throw new AppError('unsupported_media_type', `The file's content is not a ${kind} file, as its extension ".${ext}" claims.`);
+  if (!bytesMatchKind(kind, head, tail, size))
+    throw new AppError('unsupported_media_type', `The file's content is not a ${kind} file, as its extension ".${ext}" claims.`);
   const folder = input.folderId ? await findFolder(em, orgId, input.folderId) : null;
   if (input.folderId && !folder) throw AppError.field('folderId', `No folder ${input.folderId}.`);
   const before = await usedBytes(em, orgId);
@@ -223,7 +241,8 @@ async function findAll(em: EntityManager, orgId: string, ids: string[], field: s
   const docs = await em.find(CompanyDocument, { organizationId: orgId, id: { $in: unique } });
   const found = new Set(docs.map((d) => d.id));
   const missing = unique.filter((id) => !found.has(id));
-  if (missing.length) throw AppError.validation({ [field]: missing.map((id) => `No document ${id}.`) }, `Unknown document ids: ${missing.join(', ')}. Nothing was changed.`);
+  if (missing.length)
+    throw AppError.validation({ [field]: missing.map((id) => `No document ${id}.`) }, `Unknown document ids: ${missing.join(', ')}. Nothing was changed.`);
   return docs;
 }
 
@@ -235,7 +254,12 @@ export async function moveDocuments(em: EntityManager, orgId: string, ids: strin
     if (targetFolderId && !target) throw AppError.field('targetFolderId', `No folder ${targetFolderId}.`);
     const docs = await findAll(tx, orgId, ids, field);
     const moving = docs.filter((d) => (d.folderId ?? null) !== (target?.id ?? null));
-    const taken = await takenNames(tx, orgId, target?.id ?? null, moving.map((d) => d.id));
+    const taken = await takenNames(
+      tx,
+      orgId,
+      target?.id ?? null,
+      moving.map((d) => d.id),
+    );
     for (const d of moving) {
       d.name = uniqueName(d.name, taken);
       taken.push(d.name);

@@ -43,7 +43,11 @@ export async function listDeliveries(em: EntityManager, orgId: string, webhookId
   const q = parseList(query, deliveryListSpec);
   // Newest first unless the caller sorts.
   const orderBy = query.sortOn || query.sortDirection ? q.orderBy : { createdAt: 'desc' };
-  const [rows, total] = await em.findAndCount(WebhookDelivery, { ...q.where, organizationId: orgId, webhookId }, { orderBy, limit: q.pageSize, offset: q.offset });
+  const [rows, total] = await em.findAndCount(
+    WebhookDelivery,
+    { ...q.where, organizationId: orgId, webhookId },
+    { orderBy, limit: q.pageSize, offset: q.offset },
+  );
   return dataEnvelope(rows.map(deliveryView), total, q);
 }
 
@@ -125,7 +129,8 @@ export async function fanOutAndListUnstarted(em: EntityManager, limit = 200): Pr
     const subs = await tx.find(WebhookSubscription, { organizationId: { $in: orgIds }, isEnabled: true });
     const now = new Date();
     for (const e of events) {
-      for (const s of subs) if (s.organizationId === e.organizationId && subscriptionMatches(s.events, e.type)) newDelivery(tx, e.organizationId, s.id, e.id, e.type);
+      for (const s of subs)
+        if (s.organizationId === e.organizationId && subscriptionMatches(s.events, e.type)) newDelivery(tx, e.organizationId, s.id, e.id, e.type);
       e.dispatchedAt = now;
     }
   });
@@ -172,12 +177,20 @@ export async function attemptDelivery(
   }
   const body = JSON.stringify({ type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data });
   const ts = Math.floor(now.getTime() / 1000);
-  const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(signingSecrets(sub, config, now), event.id, ts, body) };
+  const headers = {
+    'webhook-id': event.id,
+    'webhook-timestamp': String(ts),
+    'webhook-signature': signatureHeader(signingSecrets(sub, config, now), event.id, ts, body),
+  };
   const res = await postJson(sub.url, body, headers, { timeoutMs: DELIVERY_TIMEOUT_MS, allowPrivate: config.outboundAllowPrivateNetworks });
-  const outcome = res.statusCode === null ? { kind: 'retry' as const, retryAfterMs: null, error: res.error ?? 'No answer.' } : classifyResponse(res.statusCode, res.retryAfter, Date.now());
+  const outcome =
+    res.statusCode === null
+      ? { kind: 'retry' as const, retryAfterMs: null, error: res.error ?? 'No answer.' }
+      : classifyResponse(res.statusCode, res.retryAfter, Date.now());
   d.attempts += 1;
   d.lastStatusCode = res.statusCode;
-  d.lastError = outcome.kind === 'retry' ? outcome.error.slice(0, 1000) : outcome.kind === 'gone' ? 'HTTP 410: the receiver asked to stop; webhook disabled.' : null;
+  d.lastError =
+    outcome.kind === 'retry' ? outcome.error.slice(0, 1000) : outcome.kind === 'gone' ? 'HTTP 410: the receiver asked to stop; webhook disabled.' : null;
   d.attemptLog = [...d.attemptLog, { at: now.toISOString(), statusCode: res.statusCode, error: d.lastError ?? null, durationMs: res.durationMs }];
   let retryAfterMs: number | null = null;
   if (outcome.kind === 'succeeded') {

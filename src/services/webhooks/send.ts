@@ -31,9 +31,19 @@ export function targetProblem(raw: string, allowPrivate: boolean): string | null
   return null;
 }
 
-export function postJson(rawUrl: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+export function postJson(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: { timeoutMs: number; allowPrivate: boolean },
+): Promise<PostResult> {
   const started = Date.now();
-  const done = (statusCode: number | null, error: string | null, retryAfter: string | null = null): PostResult => ({ statusCode, error, retryAfter, durationMs: Date.now() - started });
+  const done = (statusCode: number | null, error: string | null, retryAfter: string | null = null): PostResult => ({
+    statusCode,
+    error,
+    retryAfter,
+    durationMs: Date.now() - started,
+  });
   const problem = targetProblem(rawUrl, opts.allowPrivate);
   if (problem) return Promise.resolve(done(null, problem));
   const url = new URL(rawUrl);
