@@ -7,6 +7,7 @@ import { CredentialVersions } from './src/http/auth.js';
 import { configureLogger, log } from './src/logger.js';
 import { createStorage } from './src/integrations/storage.js';
 import { connectTemporal } from './src/integrations/temporal.js';
+import { ensureWebhookDispatcher } from './src/services/webhooks/dispatcher.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-api' : 'api');
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const temporal = await connectTemporal(config);
   const storage = createStorage(config);
   await storage.ensureBucket();
+  await ensureWebhookDispatcher(temporal, config);
   const app = createApp({ config, orm, temporal, storage, credentialVersions: new CredentialVersions(config.credentialCacheSeconds * 1000) });
   const server = app.listen(config.port, () => log.info('api listening', { port: config.port, url: config.publicBaseUrl }));
   const shutdown = () => {

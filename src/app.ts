@@ -56,7 +56,8 @@ function mapError(err: unknown): AppError {
     return AppError.badRequest('A value is out of range, too long or malformed.');
   }
   if (err instanceof RangeError && /call stack/i.test(err.message)) return AppError.badRequest('The request is nested too deeply.');
-  const status = e?.status ?? e?.statusCode;
+  // formidable reports its limits with httpCode (e.g. 413 for maxTotalFileSize).
+  const status = e?.status ?? e?.statusCode ?? (typeof e?.httpCode === 'number' ? e.httpCode : undefined);
   if (status === 413 || e?.type === 'entity.too.large' || /maxFileSize|too large/i.test(e?.message ?? ''))
     return new AppError('payload_too_large', 'The request body is larger than allowed.');
   if (status === 415) return new AppError('unsupported_media_type', 'Unsupported content type.');

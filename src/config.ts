@@ -67,6 +67,16 @@ export interface Config {
   /** Test-only: a pause inside statement generation before its write (0 = none), to kill a worker mid-generation. */
   commissionGenerationPauseMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Outbound calls (webhooks, integration tests) may reach private, loopback and link-local addresses and plain http (dev, tests). */
+  outboundAllowPrivateNetworks: boolean;
+  webhooks: {
+    /** Multiplies the retry schedule (1 in production; tests shrink it). */
+    retryScale: number;
+    /** How long the dispatcher sleeps when the outbox is empty. */
+    dispatchIntervalMs: number;
+  };
+  /** Company-document storage quota per organization, bytes (default 5 GiB). */
+  documentQuotaBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -87,6 +97,16 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     const n = Number(raw);
     if (!Number.isInteger(n) || n < 0) {
       missing.push(`${name} (not a whole number: ${raw})`);
+      return dflt;
+    }
+    return n;
+  };
+  const positiveNumber = (name: string, dflt: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) {
+      missing.push(`${name} (not a positive number: ${raw})`);
       return dflt;
     }
     return n;
@@ -144,6 +164,9 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     commissionApprovalReminderDays: int('COMMISSION_APPROVAL_REMINDER_DAYS', 3),
     commissionApprovalReminderSeconds: env.COMMISSION_APPROVAL_REMINDER_SECONDS ? int('COMMISSION_APPROVAL_REMINDER_SECONDS', 0) : null,
     commissionGenerationPauseMs: int('COMMISSION_GENERATION_PAUSE_MS', 0),
+    outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true',
+    webhooks: { retryScale: positiveNumber('WEBHOOK_RETRY_SCALE', 1), dispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 1000) },
+    documentQuotaBytes: int('DOCUMENT_QUOTA_BYTES', 5 * 1024 * 1024 * 1024),
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
   for (const raw of (env.ALLOWED_RETURN_ORIGINS ?? '').split(',').filter((x) => x.trim())) {

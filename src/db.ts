@@ -11,8 +11,8 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
     extensions: [Migrator],
     migrations: { migrationsList, path: 'src/migrations', pathTs: 'src/migrations', snapshot: false, emit: 'ts', silent: true },
     pool: { min: 0, max: poolMax },
-    // Triggers are hand-written in migrations (analytics rollups, docs/analytics.md): never diffed or dropped.
-    schemaGenerator: { ignoreTriggers: true },
+    // Triggers and functions are hand-written in migrations (analytics rollups, the webhook outbox): never diffed or dropped.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     debug: false,
     allowGlobalContext: false,
   });

@@ -212,3 +212,46 @@ pathParamFixtures.importJobId = async (org) => {
   return res.body.jobId;
 };
 matrixBodies['POST /api/imports'] = () => ({ kind: 'products', records: [{ sku: 'MATRIX-1', name: 'Matrix' }] });
+/** `/api/webhooks/{webhookId}`: a subscription (the URL is never called unless events occur). */
+pathParamFixtures.webhookId = async (org) => {
+  const res = await call('POST', '/api/webhooks', { base: org.base, token: org.adminToken, body: { url: 'https://example.com/matrix-hook', events: ['order.created'] } });
+  if (res.status !== 201) throw new Error(`create webhook failed: ${res.status} ${res.text}`);
+  return res.body.webhookId;
+};
+/** `/api/webhooks/{webhookId}/deliveries/{deliveryId}`: the delivery of a test event. */
+pathParamFixtures.deliveryId = async (org) => {
+  const webhookId = await pathParamFixtures.webhookId(org);
+  const res = await call('POST', `/api/webhooks/${webhookId}/test`, { base: org.base, token: org.adminToken });
+  if (res.status !== 202) throw new Error(`webhook test event failed: ${res.status} ${res.text}`);
+  return res.body.deliveryId;
+};
+matrixBodies['POST /api/webhooks/{webhookId}/replay'] = () => ({ since: '2026-01-01T00:00:00.000Z' });
+
+/** `/api/companydocs/folders/{folderId}` */
+pathParamFixtures.folderId = async (org) => {
+  const res = await call('POST', '/api/companydocs/folders', { base: org.base, token: org.adminToken, body: { name: uniq('Folder') } });
+  if (res.status !== 201) throw new Error(`create folder failed: ${res.status} ${res.text}`);
+  return res.body.folder.folderId;
+};
+/** `/api/companydocs/documents/{documentId}`: a small PDF. */
+pathParamFixtures.documentId = async (org) => {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')], { type: 'application/pdf' }), `${uniq('doc')}.pdf`);
+  const res = await fetch(`${org.base}/api/companydocs/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${org.adminToken}` }, body: form });
+  const body = (await res.json()) as { document?: { documentId: string } };
+  if (res.status !== 201 || !body.document) throw new Error(`upload document failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.document.documentId;
+};
+matrixBodies['PUT /api/companydocs/documents/{documentId}/move'] = () => ({ targetFolderId: null });
+
+/** `/api/organizations/{organizationId}/integrations/{integrationId}`: a disabled Http integration. */
+pathParamFixtures.integrationId = async (org) => {
+  const res = await call('POST', `/api/organizations/${org.organizationId}/integrations`, {
+    base: org.base,
+    token: org.adminToken,
+    body: { integrationType: 7, provider: 'Http', displayName: 'Matrix CRM', isEnabled: false, configuration: { Endpoint: 'https://example.com/' } },
+  });
+  if (res.status !== 201) throw new Error(`create integration failed: ${res.status} ${res.text}`);
+  return res.body.integrationId;
+};
+matrixBodies['POST /api/organizations/{organizationId}/integrations/{integrationId}/rotate-secrets'] = () => ({ secrets: { ApiKey: 'matrix-key' } });

@@ -6,12 +6,15 @@ import { renderEmail } from '../domain/email/templates.js';
 import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
 import type { SendEmailInput } from '../workflows/send-email.js';
+import { resolveMailSettings } from '../services/integrations/provider-settings.js';
 
 const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** E-mail activities. deliverEmail is idempotent: an EmailMessage marked sent is not sent again. */
 export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
   const transport = nodemailer.createTransport(deps.config.smtpUrl);
+  // Transports of organizations with their own SMTP integration, by settings fingerprint.
+  const orgTransports = new Map<string, ReturnType<typeof nodemailer.createTransport>>();
   return {
     async deliverEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {
       const em = deps.orm.em.fork();
@@ -46,8 +49,14 @@ export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
       const rendered = renderEmail(input.template, data);
       msg.subject = rendered.subject;
       await em.flush();
-      await transport.sendMail({
-        from: deps.config.mailFrom,
+      const own = input.organizationId ? await resolveMailSettings(em, deps.config, input.organizationId) : null;
+      let sender = transport;
+      if (own) {
+        sender = orgTransports.get(own.cacheKey) ?? nodemailer.createTransport(own.transport);
+        orgTransports.set(own.cacheKey, sender);
+      }
+      await sender.sendMail({
+        from: own?.from ?? deps.config.mailFrom,
         to: input.to,
         subject: rendered.subject,
         text: rendered.text,

@@ -10,6 +10,7 @@ import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
+import { createWebhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
@@ -34,6 +35,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createPaymentActivities(deps),
       ...createInvoicePaymentActivities(deps),
       ...createCommissionActivities(deps),
+      ...createWebhookActivities(deps),
     },
     media: { ...createImageActivities(deps) },
     imports: { ...createImportActivities(deps) },

@@ -19,6 +19,9 @@ import { paymentRoutes } from './payments.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
+import { webhookRoutes } from './webhooks.js';
+import { documentRoutes } from './documents.js';
+import { integrationRoutes } from './integrations.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -39,5 +42,8 @@ export const allRoutes: RouteDef[] = [
   ...commissionRoutes,
   ...analyticsRoutes,
   ...importRoutes,
+  ...webhookRoutes,
+  ...documentRoutes,
+  ...integrationRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -27,6 +27,9 @@ import { OrganizationSalesRep } from './OrganizationSalesRep.js';
 import { SalesRep } from './SalesRep.js';
 import { User } from './User.js';
 import { UserCustomer } from './UserCustomer.js';
+import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js';
+import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
+import { Integration } from './Integration.js';
 
 export {
   Cart,
@@ -72,6 +75,12 @@ export {
   ImportJob,
   ImportChunkRun,
   ImportRecordError,
+  WebhookSubscription,
+  WebhookEvent,
+  WebhookDelivery,
+  DocumentFolder,
+  CompanyDocument,
+  Integration,
 };
 
 export const entities = [
@@ -118,4 +127,10 @@ export const entities = [
   ImportJob,
   ImportChunkRun,
   ImportRecordError,
+  WebhookSubscription,
+  WebhookEvent,
+  WebhookDelivery,
+  DocumentFolder,
+  CompanyDocument,
+  Integration,
 ];

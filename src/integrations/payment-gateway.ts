@@ -19,6 +19,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { classifyProviderResponse } from '../domain/payments/provider-errors.js';
 import { AppError } from '../errors.js';
+import { resolvePaymentSettings } from '../services/integrations/provider-settings.js';
 
 export interface CardCharge {
   chargeId: string;
@@ -106,7 +107,7 @@ export function defaultPaymentSettings(config: Config): PaymentProviderSettings 
 }
 
 export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
-  const fromIntegration = resolver ? await resolver(em, config, organizationId) : null;
+  const fromIntegration = (await resolvePaymentSettings(em, config, organizationId)) ?? (resolver ? await resolver(em, config, organizationId) : null);
   return fromIntegration ?? defaultPaymentSettings(config);
 }
 

@@ -13,6 +13,9 @@ import { Migration20261123130822_analytics as M9 } from './Migration202611231308
 import { Migration20261123130825_imports as M10 } from './Migration20261123130825_imports.js';
 import { Migration20261123130841_commissions as M11 } from './Migration20261123130841_commissions.js';
 import { Migration20261123131233_security as M12 } from './Migration20261123131233_security.js';
+import { Migration20261123131300_webhooks as M13 } from './Migration20261123131300_webhooks.js';
+import { Migration20261123132732_documents as M14 } from './Migration20261123132732_documents.js';
+import { Migration20261123133906_integrations as M15 } from './Migration20261123133906_integrations.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -28,4 +31,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123130825_imports', class: M10 },
   { name: 'Migration20261123130841_commissions', class: M11 },
   { name: 'Migration20261123131233_security', class: M12 },
+  { name: 'Migration20261123131300_webhooks', class: M13 },
+  { name: 'Migration20261123132732_documents', class: M14 },
+  { name: 'Migration20261123133906_integrations', class: M15 },
 ];

@@ -40,7 +40,8 @@ const mb = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
 
 type LookupCb = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function guardedLookup(allowPrivate: boolean) {
+/** A dns.lookup for http(s) agents that refuses non-public addresses (unless allowed) at connect time. */
+export function guardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: { family?: number; all?: boolean } | number, cb: LookupCb): void => {
     const opts = typeof options === 'number' ? { family: options } : (options ?? {});
     dnsLookup(hostname, { all: true, family: opts.family ?? 0 }, (err, addrs) => {

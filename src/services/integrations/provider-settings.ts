@@ -1,0 +1,67 @@
+/**
+ * What an organization's enabled integrations mean for the code that talks to the outside:
+ * the payment provider to charge through, the SMTP server to send through. Null means "no
+ * enabled integration of that type": the deployment's defaults apply (DESIGN).
+ *
+ * Call sites: src/payments/gateway.ts `paymentSettingsFor` (every charge, refund, card
+ * tokenization and hosted setup goes through `gatewayFor`), src/activities/email.ts
+ * `deliverEmail` (every e-mail of an organization).
+ */
+import { createHash } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { Config } from '../../config.js';
+import { addressProblem } from '../../domain/images/rules.js';
+import { enabledIntegrationSettings } from './integrations.js';
+
+export interface OrganizationPaymentSettings {
+  provider: 'ProviderDirect' | 'ProviderHosted';
+  baseUrl: string;
+  apiKey: string;
+  /** Secret the organization's provider signs hosted-payment callbacks with, when set. */
+  callbackSecret: string | null;
+}
+
+/** The enabled Payment integration's provider, endpoint and API key for `organizationId`, or null. */
+export async function resolvePaymentSettings(em: EntityManager, config: Config, organizationId: string): Promise<OrganizationPaymentSettings | null> {
+  const s = await enabledIntegrationSettings(em, config, organizationId, 1);
+  if (!s || (s.provider !== 'ProviderDirect' && s.provider !== 'ProviderHosted')) return null;
+  return {
+    provider: s.provider,
+    baseUrl: s.configuration.Endpoint.replace(/\/+$/, ''),
+    apiKey: s.secrets.ApiKey ?? '',
+    callbackSecret: s.secrets.CallbackSecret ?? null,
+  };
+}
+
+export interface OrganizationMailSettings {
+  /** A stable key for caching a transport (changes whenever the integration changes). */
+  cacheKey: string;
+  transport: SMTPTransport.Options;
+  from: string;
+}
+
+/**
+ * The enabled Email (Smtp) integration's transport options and sender for `organizationId`, or
+ * null. The host must resolve to public addresses unless OUTBOUND_ALLOW_PRIVATE_NETWORKS.
+ */
+export async function resolveMailSettings(em: EntityManager, config: Config, organizationId: string): Promise<OrganizationMailSettings | null> {
+  const s = await enabledIntegrationSettings(em, config, organizationId, 4);
+  if (!s || s.provider !== 'Smtp') return null;
+  const host = s.configuration.Host;
+  const addresses = (await lookup(host, { all: true })).map((a) => a.address);
+  const problem = addressProblem(host, addresses, config.outboundAllowPrivateNetworks);
+  if (problem) throw new Error(`The organization's SMTP integration cannot be used: ${problem}`);
+  const transport: SMTPTransport.Options = {
+    host: addresses[0],
+    port: Number(s.configuration.Port),
+    secure: s.configuration.Secure === 'true',
+    auth: s.secrets.Username ? { user: s.secrets.Username, pass: s.secrets.Password ?? '' } : undefined,
+    tls: { servername: host },
+  };
+  const cacheKey = createHash('sha256')
+    .update(JSON.stringify([organizationId, s.configuration, s.secrets, addresses[0]]))
+    .digest('hex');
+  return { cacheKey, transport, from: s.configuration.From };
+}

@@ -1,0 +1,45 @@
+import { continueAsNew, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { createWebhookActivities } from '../activities/webhooks.js';
+import { deliverWebhook } from './deliver-webhook.js';
+
+const OrganizationId = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+const ITERATIONS_PER_RUN = 300;
+
+const { claimWebhookDeliveries, markWebhookDeliveriesStarted } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/**
+ * Long-running outbox dispatcher: fans committed events out to deliveries and starts one
+ * `deliverWebhook` child per delivery (abandoned, so it outlives this run), then marks them
+ * started; sleeps when idle and continues as new to keep its history short.
+ */
+export async function dispatchWebhookEvents(): Promise<void> {
+  for (let i = 0; i < ITERATIONS_PER_RUN; i++) {
+    const { deliveries, delaysMs, pollMs } = await claimWebhookDeliveries();
+    if (deliveries.length) {
+      await Promise.all(
+        deliveries.map(async (d) => {
+          try {
+            await startChild(deliverWebhook, {
+              workflowId: `webhook-delivery-${d.deliveryId}`,
+              args: [{ organizationId: d.organizationId, deliveryId: d.deliveryId, delaysMs }],
+              parentClosePolicy: ParentClosePolicy.ABANDON,
+              workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+              typedSearchAttributes: [{ key: OrganizationId, value: d.organizationId }],
+            });
+          } catch (e) {
+            // Started by an earlier run whose "mark started" step did not happen.
+            if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+          }
+        }),
+      );
+      await markWebhookDeliveriesStarted(deliveries.map((d) => d.deliveryId));
+    } else {
+      await sleep(pollMs);
+    }
+  }
+  await continueAsNew<typeof dispatchWebhookEvents>();
+}
