@@ -26,7 +26,6 @@ import { dataEnvelope, parseList, type ListQuery, type ListSpec, escapeLike } fr
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { ensureCategory } from './categories.js';
-import { priceTierHooks } from './price-tier-hooks.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -263,19 +262,6 @@ async function upsertProduct(em: EntityManager, orgId: string, body: ProductInpu
   });
   return { product: product!, created: creating };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Price-tier hooks: a rename follows into product prices; a tier used by prices cannot go.
-
-priceTierHooks.onRename.push(async (em, orgId, oldName, newName) => {
-  await em.nativeUpdate(ProductPrice, { organization: orgId, tier: oldName }, { tier: newName });
-});
-priceTierHooks.inUse.push(async (em, orgId, name) => {
-  const n = await em.count(ProductPrice, { organization: orgId, tier: name });
-  return n ? `The price tier is used by ${n} product price${n === 1 ? '' : 's'}; remove those prices first.` : null;
-});
-
-// ---------------------------------------------------------------------------------------------
 
 const readRoles = ['Admin', 'Customer', 'SalesRep'] as const;
 
