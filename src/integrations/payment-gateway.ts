@@ -1,8 +1,8 @@
 /**
  * Card payment gateway: the one interface the service uses to talk to a payment provider
  * (ProviderDirect card-on-file charges, refunds, voids; ProviderHosted transaction setups).
- * `gatewayFor` picks the provider from the organization's Payment integration (through a
- * resolver the integrations module registers), else the deployment's default settings
+ * `gatewayFor` picks the provider from the organization's settings (`paymentSettingsFor`), today
+ * the deployment's default settings
  * (PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY, ProviderDirect active: the provider
  * sandbox in dev and tests).
  *
@@ -93,21 +93,16 @@ export interface PaymentProviderSettings {
   apiKey: string;
 }
 
-type SettingsResolver = (em: EntityManager, config: Config, organizationId: string) => Promise<PaymentProviderSettings | null>;
-let resolver: SettingsResolver | null = null;
-
-/** The integrations module registers how an organization's Payment integration maps to settings. */
-export function registerPaymentSettingsResolver(fn: SettingsResolver): void {
-  resolver = fn;
-}
-
 export function defaultPaymentSettings(config: Config): PaymentProviderSettings {
   return { provider: 'ProviderDirect', baseUrl: config.paymentProviderUrl, apiKey: config.paymentProviderApiKey };
 }
 
-export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
-  const fromIntegration = resolver ? await resolver(em, config, organizationId) : null;
-  return fromIntegration ?? defaultPaymentSettings(config);
+/**
+ * The provider settings of an organization. Today every organization uses the deployment's
+ * settings; an organization-level Payment integration is read here, explicitly (no registry).
+ */
+export async function paymentSettingsFor(_em: EntityManager, config: Config, _organizationId: string): Promise<PaymentProviderSettings> {
+  return defaultPaymentSettings(config);
 }
 
 /** Network failure, timeout or provider 5xx: safe to retry with the same idempotency key. */
