@@ -1,6 +1,14 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Nothing imports src/api except src/app.ts (and the route modules themselves). */
+const NO_API = { regex: '(^|/)api(/|$)', message: 'Only src/app.ts wires src/api; put shared logic in src/services.' };
+/** src/domain holds pure rules: no ORM, no Koa, no Temporal. */
+const PURE_DOMAIN = {
+  group: ['@mikro-orm/*', 'koa', 'koa-*', '@koa/*', '@temporalio/*'],
+  message: 'src/domain is pure: no ORM, no Koa, no Temporal (use src/services).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/*.mjs'] },
   js.configs.recommended,
@@ -22,10 +30,34 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
     },
   },
+  // Dependency direction (docs/architecture.md): src/api is reached only through src/app.ts;
+  // src/domain is pure; workflows are deterministic and see activities and services as types only.
+  {
+    files: ['**/*.ts'],
+    ignores: ['src/app.ts', 'src/api/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API] }] },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN] }] },
+  },
   {
     files: ['src/workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NO_API,
+            { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' },
+            {
+              regex: '(^|/)(activities|services|integrations|entities)(/|$)',
+              allowTypeImports: true,
+              message: 'Workflows import activities, services, integrations and entities as types only (import type).',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -15,7 +15,6 @@ import { AppError, isUniqueViolation } from '../errors.js';
 import type { Principal } from '../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec, escapeLike } from '../http/paging.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
-import { priceTierHooks } from './price-tier-hooks.js';
 import { customerPatchSchema, customerUpsertSchema } from '../domain/customers/schemas.js';
 
 /** Drops keys whose value is undefined, so "omitted" and "included" stay distinguishable. */
@@ -305,14 +304,3 @@ export const customerRoutes = [
     },
   }),
 ];
-
-priceTierHooks.onRename.push(async (em, orgId, oldName, newName) => {
-  await em.nativeUpdate(Customer, { organization: orgId, pricing: { $ilike: escapeLike(oldName) } }, { pricing: newName });
-});
-
-priceTierHooks.inUse.push(async (em, orgId, name) => {
-  const n = await em.count(Customer, { organization: orgId, pricing: { $ilike: escapeLike(name) } });
-  return n ? `The price tier is used by ${n} customer(s); move them to another tier before deleting it.` : null;
-});
-
-

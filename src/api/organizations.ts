@@ -1,5 +1,5 @@
 /** Organization endpoints: sign-up, record, admins, price tiers, API access credentials. */
-import { findPriceTier } from '../services/catalog/pricing.js';
+import { findPriceTier, priceTierInUse, renamePriceTierReferences } from '../services/catalog/pricing.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { escapeLike } from '../http/paging.js';
 import * as yup from 'yup';
@@ -10,7 +10,6 @@ import { defineRoute, created, ok } from '../http/route.js';
 import { queueEmail } from '../integrations/temporal.js';
 import type { Deps } from '../deps.js';
 import { countryCode, currencyCode, email, name, password, uuid } from './schemas.js';
-import { priceTierHooks } from './price-tier-hooks.js';
 import { initialMembershipStatus } from '../domain/organizations/membership.js';
 import { normalizeOrigin } from '../domain/organizations/return-url.js';
 import { addMember, sendAcceptLink } from '../services/memberships/index.js';
@@ -256,7 +255,7 @@ export const organizationRoutes = [
           tier.name = body.NewName;
           tier.currencyCode = body.CurrencyCode;
           await tx.flush();
-          for (const hook of priceTierHooks.onRename) await hook(tx, orgId, oldName, body.NewName);
+          await renamePriceTierReferences(tx, orgId, oldName, body.NewName);
         });
       } catch (e) {
         if (isUniqueViolation(e, 'price_tier_org_name_unique')) throw AppError.conflict(`A price tier named "${body.NewName}" already exists.`);
@@ -277,10 +276,8 @@ export const organizationRoutes = [
     async handler({ em, body, orgId }) {
       const tier = await findPriceTier(em, orgId, body.Name);
       if (!tier) throw AppError.notFound('Price tier');
-      for (const inUse of priceTierHooks.inUse) {
-        const reason = await inUse(em, orgId, tier.name);
-        if (reason) throw AppError.field('Name', reason);
-      }
+      const reason = await priceTierInUse(em, orgId, tier.name);
+      if (reason) throw AppError.field('Name', reason);
       em.remove(tier);
       await em.flush();
       return ok();

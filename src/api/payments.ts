@@ -30,7 +30,7 @@ import { log } from '../logger.js';
 import { gatewayFor, paymentSettingsFor } from '../integrations/payment-gateway.js';
 import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
 import { findVisibleCustomer } from '../services/customers/visibility.js';
-import { customerCurrency, paymentMethodView, savePaymentMethod } from '../services/payments/methods.js';
+import { customerCurrency, paymentMethodView, saveProfileAsPaymentMethod } from '../services/payments/methods.js';
 import { runWorkflow } from '../workflow-runs.js';
 /** Name of the hostedPayment workflow's callback update (hostedCallbackUpdate in src/workflows/hosted-payment.ts). */
 const HOSTED_CALLBACK_UPDATE = 'hostedCallbackUpdate';
@@ -212,19 +212,12 @@ export const paymentRoutes = [
         card: { number: body.cardNumber, expMonth: body.expirationMonth, expYear: body.expirationYear, cvv: body.cardCode },
         billingAddress: body.billingAddress as Record<string, unknown>,
       });
-      const { method } = await savePaymentMethod(em, orgId, {
+      const { method } = await saveProfileAsPaymentMethod(em, orgId, {
         customerNumber: customer.customerNumber,
-        paymentProfileId: profile.paymentProfileId,
-        customerProfileId: profile.customerProfileId,
-        maskedCardNumber: profile.maskedCardNumber,
-        cardType: profile.cardType,
-        expirationDate: profile.expirationDate,
-        expMonth: profile.expMonth,
-        expYear: profile.expYear,
+        profile,
         billingAddress: body.billingAddress as Record<string, unknown>,
         isDefault: body.isDefault ?? false,
         paymentProvider: 'ProviderDirect',
-        networkTransactionId: profile.networkTransactionId ?? null,
       });
       return created({ requiresRedirect: false, redirectUrl: null, provider: 'ProviderDirect', paymentMethod: paymentMethodView(method) });
     },

@@ -28,7 +28,6 @@ import { ensureCategory } from './categories.js';
 import { checkPrices } from '../domain/products/prices.js';
 import { replacePricesInBulk } from '../services/imports/sync.js';
 import { productInput } from '../domain/products/schemas.js';
-import { priceTierHooks } from './price-tier-hooks.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -220,19 +219,6 @@ async function upsertProduct(em: EntityManager, orgId: string, body: ProductInpu
   });
   return { product: product!, created: creating };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Price-tier hooks: a rename follows into product prices; a tier used by prices cannot go.
-
-priceTierHooks.onRename.push(async (em, orgId, oldName, newName) => {
-  await em.nativeUpdate(ProductPrice, { organization: orgId, tier: oldName }, { tier: newName });
-});
-priceTierHooks.inUse.push(async (em, orgId, name) => {
-  const n = await em.count(ProductPrice, { organization: orgId, tier: name });
-  return n ? `The price tier is used by ${n} product price${n === 1 ? '' : 's'}; remove those prices first.` : null;
-});
-
-// ---------------------------------------------------------------------------------------------
 
 const readRoles = ['Admin', 'Customer', 'SalesRep'] as const;
 

@@ -1,8 +1,8 @@
 /**
  * Card payment gateway: the one interface the service uses to talk to a payment provider
  * (ProviderDirect card-on-file charges, refunds, voids; ProviderHosted transaction setups).
- * `gatewayFor` picks the provider from the organization's Payment integration (through a
- * resolver the integrations module registers), else the deployment's default settings
+ * `gatewayFor` picks the provider from the organization's settings (`paymentSettingsFor`), today
+ * the deployment's default settings
  * (PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY, ProviderDirect active: the provider
  * sandbox in dev and tests).
  *
@@ -94,21 +94,16 @@ export interface PaymentProviderSettings {
   apiKey: string;
 }
 
-type SettingsResolver = (em: EntityManager, config: Config, organizationId: string) => Promise<PaymentProviderSettings | null>;
-let resolver: SettingsResolver | null = null;
-
-/** The integrations module registers how an organization's Payment integration maps to settings. */
-export function registerPaymentSettingsResolver(fn: SettingsResolver): void {
-  resolver = fn;
-}
-
 export function defaultPaymentSettings(config: Config): PaymentProviderSettings {
   return { provider: 'ProviderDirect', baseUrl: config.paymentProviderUrl, apiKey: config.paymentProviderApiKey };
 }
 
+/**
+ * The provider settings of an organization: its enabled Payment integration, else the deployment's
+ * settings. An explicit lookup (no registry).
+ */
 export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
-  const fromIntegration = (await resolvePaymentSettings(em, config, organizationId)) ?? (resolver ? await resolver(em, config, organizationId) : null);
-  return fromIntegration ?? defaultPaymentSettings(config);
+  return (await resolvePaymentSettings(em, config, organizationId)) ?? defaultPaymentSettings(config);
 }
 
 /** The provider refused the service itself (401/403, unknown answer): a configuration problem that no retry fixes. */

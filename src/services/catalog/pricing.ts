@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Decimal } from 'decimal.js';
 import { checkOrderQuantity, resolveUnitPrice } from '../../domain/pricing/index.js';
-import { PriceTier, Product, ProductPrice } from '../../entities/index.js';
+import { Customer, PriceTier, Product, ProductPrice } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import { escapeLike } from '../../http/paging.js';
 
@@ -25,4 +25,18 @@ export async function priceLine(em: EntityManager, orgId: string, tier: string, 
 /** The organization's price tier with this name (case-insensitive). */
 export async function findPriceTier(em: EntityManager, orgId: string, name: string): Promise<PriceTier | null> {
   return em.findOne(PriceTier, { organization: orgId, name: { $ilike: escapeLike(name) } });
+}
+
+/** After a tier is renamed (inside the rename transaction): customers and product prices follow. */
+export async function renamePriceTierReferences(em: EntityManager, orgId: string, oldName: string, newName: string): Promise<void> {
+  await em.nativeUpdate(Customer, { organization: orgId, pricing: { $ilike: escapeLike(oldName) } }, { pricing: newName });
+  await em.nativeUpdate(ProductPrice, { organization: orgId, tier: oldName }, { tier: newName });
+}
+
+/** Why the tier cannot be deleted (customers or product prices use it), or null. */
+export async function priceTierInUse(em: EntityManager, orgId: string, name: string): Promise<string | null> {
+  const customers = await em.count(Customer, { organization: orgId, pricing: { $ilike: escapeLike(name) } });
+  if (customers) return `The price tier is used by ${customers} customer(s); move them to another tier before deleting it.`;
+  const prices = await em.count(ProductPrice, { organization: orgId, tier: name });
+  return prices ? `The price tier is used by ${prices} product price${prices === 1 ? '' : 's'}; remove those prices first.` : null;
 }

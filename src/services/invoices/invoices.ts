@@ -9,7 +9,7 @@ import { Decimal } from 'decimal.js';
 import { computeTotals } from '../../domain/invoices/money.js';
 import { CLOSED_STATUSES, INVOICE_STATUSES, isInvoiceStatus, transition, type InvoiceEvent, type InvoiceStatus } from '../../domain/invoices/state.js';
 import { Invoice, InvoicePayment } from '../../entities/index.js';
-import type { InvoiceAddress, InvoiceDiscount, InvoiceSalesRep } from '../../entities/Invoice.js';
+import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../entities/Invoice.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
@@ -33,14 +33,7 @@ export interface InvoiceFields {
   orderNumber?: string | null;
   invoiceNumber?: string | null;
   externalId?: string | null;
-  customer?: {
-    customerNumber: string;
-    companyName?: string | null;
-    companyEmail?: string | null;
-    companyPhone?: string | null;
-    billingAddress?: InvoiceAddress | null;
-    shippingAddress?: InvoiceAddress | null;
-  } | null;
+  customer?: InvoiceCustomer | null;
   primarySalesRep?: InvoiceSalesRep | null;
   invoiceDate?: string | null;
   dueDate?: string | null;

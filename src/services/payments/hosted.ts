@@ -26,7 +26,7 @@ import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { log } from '../../logger.js';
 import { startOnce } from '../../integrations/temporal.js';
 import { gatewayFor } from '../../integrations/payment-gateway.js';
-import { savePaymentMethod } from './methods.js';
+import { saveProfileAsPaymentMethod } from './methods.js';
 
 export const hostedWorkflowId = (transactionSetupId: string) => `hosted-payment-${transactionSetupId}`;
 
@@ -215,19 +215,12 @@ export async function reconcileHosted(
   if (approved && setup.saveCard && cb.PaymentProfileId) {
     const gateway = await gatewayFor(em, config, input.organizationId);
     const profile = await gateway.getPaymentProfile(cb.PaymentProfileId);
-    const { method } = await savePaymentMethod(em, input.organizationId, {
+    const { method } = await saveProfileAsPaymentMethod(em, input.organizationId, {
       customerNumber: setup.customerNumber,
-      paymentProfileId: profile.paymentProfileId,
-      customerProfileId: profile.customerProfileId,
-      maskedCardNumber: profile.maskedCardNumber,
-      cardType: profile.cardType,
-      expirationDate: profile.expirationDate,
-      expMonth: profile.expMonth,
-      expYear: profile.expYear,
+      profile,
       billingAddress: setup.billingAddress ?? null,
       isDefault: setup.isDefault,
       paymentProvider: 'ProviderHosted',
-      networkTransactionId: profile.networkTransactionId ?? null,
     });
     paymentMethodId = method.id;
   }

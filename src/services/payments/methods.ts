@@ -6,6 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer, PaymentMethod } from '../../entities/index.js';
+import type { CardProfile } from '../../integrations/payment-gateway.js';
 import { findPriceTier } from '../catalog/pricing.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 
@@ -41,6 +42,29 @@ export interface NewPaymentMethod {
   isDefault: boolean;
   paymentProvider: 'ProviderDirect' | 'ProviderHosted';
   networkTransactionId: string | null;
+}
+
+/** Saves the provider's tokenized card `profile` as a payment method of the customer (once per paymentProfileId). */
+export function saveProfileAsPaymentMethod(
+  em: EntityManager,
+  orgId: string,
+  input: { customerNumber: string; profile: CardProfile; billingAddress: Record<string, unknown> | null; isDefault: boolean; paymentProvider: NewPaymentMethod['paymentProvider'] },
+): Promise<{ method: PaymentMethod; created: boolean }> {
+  const { profile } = input;
+  return savePaymentMethod(em, orgId, {
+    customerNumber: input.customerNumber,
+    paymentProfileId: profile.paymentProfileId,
+    customerProfileId: profile.customerProfileId,
+    maskedCardNumber: profile.maskedCardNumber,
+    cardType: profile.cardType,
+    expirationDate: profile.expirationDate,
+    expMonth: profile.expMonth,
+    expYear: profile.expYear,
+    billingAddress: input.billingAddress,
+    isDefault: input.isDefault,
+    paymentProvider: input.paymentProvider,
+    networkTransactionId: profile.networkTransactionId ?? null,
+  });
 }
 
 /** Saves a card once per paymentProfileId; returns the row (the existing one on a repeat) and whether it was created. */
