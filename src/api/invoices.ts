@@ -9,8 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
-import { roundMoney } from '../domain/pricing/index.js';
-import { Invoice, InvoicePayment } from '../entities/index.js';
+import { InvoicePayment } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
 import { startOnce } from '../integrations/temporal.js';
