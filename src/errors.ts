@@ -103,11 +103,18 @@ const MAX_MESSAGE = 300;
 const MAX_FIELDS = 50;
 const bound = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}...` : s);
 
-/** Bounded field errors: a message that quotes input never makes a large response. */
+const depth = (field: string) => (field.match(/[.[]/g) ?? []).length;
+
+/**
+ * Bounded field errors: a message that quotes input never makes a large response. When there are
+ * more than MAX_FIELDS, the shallowest fields are kept first (e.g. "invoices has more than 1000 items"
+ * before the items' own errors), in their original order otherwise.
+ */
 function boundErrors(errors: FieldErrors): FieldErrors {
+  const entries = Object.entries(errors);
+  const kept = entries.length <= MAX_FIELDS ? entries : [...entries].sort(([a], [b]) => depth(a) - depth(b)).slice(0, MAX_FIELDS);
   return Object.fromEntries(
-    Object.entries(errors)
-      .slice(0, MAX_FIELDS)
+    kept
       .map(([k, list]) => [bound(k, 120), list.slice(0, 10).map((m) => bound(m, MAX_MESSAGE))]),
   );
 }

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { call, createOrg, SANDBOX_API, stack, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, ensureCustomer, saveCard, SANDBOX_API, stack, uniq, type OrgFixture } from './helpers';
 import { customerWithProduct, invoiceBody } from './matrix-fixtures';
 
 jest.setTimeout(150_000);
@@ -139,33 +139,25 @@ test('when the worker is SIGKILLed inside the checkout charge after the provider
   expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
 });
 
-async function issuedInvoice(): Promise<{ id: string }> {
+async function issuedInvoice(): Promise<{ id: string; customer: { customerNumber: string } }> {
   const created = await call('POST', '/api/invoices', {
     ...S(),
     body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }),
   });
   expect(created.status).toBe(201);
   expect((await call('POST', `/api/invoices/${created.body.id}/issue`, S())).status).toBe(200);
-  return created.body as { id: string };
+  return created.body as { id: string; customer: { customerNumber: string } };
 }
 
-async function providerProfile(): Promise<string> {
-  const prof = await fetch(`${PROVIDER}/direct/customer-profiles`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.sandbox.PAYMENT_PROVIDER_API_KEY}` },
-    body: JSON.stringify({
-      customerNumber: uniq('C'),
-      email: 'ap@example.com',
-      card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' },
-      billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' },
-    }),
-  });
-  return ((await prof.json()) as { paymentProfileId: string }).paymentProfileId;
+/** A card saved through the API for the invoice's customer (only saved cards of that customer are charged). */
+async function savedCard(inv: { customer: { customerNumber: string } }): Promise<string> {
+  await ensureCustomer(sb, inv.customer.customerNumber);
+  return saveCard(sb, inv.customer.customerNumber);
 }
 
 test('when the provider refuses the service (401), then the payment fails at once without retrying and nothing is charged or recorded', async () => {
   const inv = await issuedInvoice();
-  const profile = await providerProfile();
+  const profile = await savedCard(inv);
   // A worker whose provider credentials are missing: the provider sandbox answers 401.
   await replaceWorker({ PAYMENT_PROVIDER_API_KEY: '' }, 'misconfigured worker');
   const key = uniq('rejected-');
@@ -186,24 +178,8 @@ test('when the provider refuses the service (401), then the payment fails at onc
 });
 
 test('when the worker is SIGKILLed inside an invoice card charge after the provider accepted it, then a new worker finishes with exactly one charge and one payment', async () => {
-  const created = await call('POST', '/api/invoices', {
-    ...S(),
-    body: invoiceBody({ items: [{ sku: 'SKU-1', productName: 'Widget', quantity: 3, price: 33.33 }] }),
-  });
-  expect(created.status).toBe(201);
-  const inv = created.body as { id: string };
-  expect((await call('POST', `/api/invoices/${inv.id}/issue`, S())).status).toBe(200);
-  const prof = await fetch(`${PROVIDER}/direct/customer-profiles`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.env.sandbox.PAYMENT_PROVIDER_API_KEY}` },
-    body: JSON.stringify({
-      customerNumber: uniq('C'),
-      email: 'ap@example.com',
-      card: { number: '4111111111111111', expMonth: '12', expYear: '2031', cvv: '123' },
-      billingAddress: { address1: '1 Main St', zipCode: '62701', country: 'US' },
-    }),
-  });
-  const profile = ((await prof.json()) as { paymentProfileId: string }).paymentProfileId;
+  const inv = await issuedInvoice();
+  const profile = await savedCard(inv);
   const key = uniq('crash-');
   const res = await crashInsideCharge(
     () =>
