@@ -70,7 +70,10 @@ function traceAndLog(): Koa.Middleware {
 
 function bodyParser(def: RouteDef): Koa.Middleware {
   const kind = def.bodyKind ?? (def.body ? 'json' : undefined);
-  if (!kind) return async (_ctx, next) => next();
+  if (!kind)
+    return async (_ctx, next) => {
+      await next();
+    };
   return koaBody({
     json: kind === 'json',
     urlencoded: kind === 'form',
@@ -97,7 +100,7 @@ function uploadedFiles(ctx: Koa.Context): Record<string, unknown> {
 /** Deletes the temporary files formidable wrote for a multipart request. */
 async function removeUploads(ctx: Koa.Context): Promise<void> {
   const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
-  const all = Object.values(files).flatMap((v) => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
+  const all = Object.values(files).flatMap((v): unknown[] => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
   await Promise.all(all.filter((f) => f?.filepath).map((f) => unlink(f.filepath!).catch(() => undefined)));
 }
 
