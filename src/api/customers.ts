@@ -256,7 +256,7 @@ export const customerRoutes = [
     auth: ['Admin', 'SalesRep', 'Customer'],
     responses: { 200: 'data, totalRecords, currentPage, totalPages', 400: 'Bad paging, sorting, filter, search or active', 401: 'Unauthenticated' },
     async handler({ em, orgId, auth, query }) {
-      const raw = query as unknown as Record<string, unknown>;
+      const raw = query;
       const q = parseList(raw, customerListSpec);
       const and: FilterQuery<Customer>[] = [{ organization: orgId }, customerScope(auth), q.where as FilterQuery<Customer>];
       const param = (n: string) => raw[Object.keys(raw).find((k) => k.toLowerCase() === n.toLowerCase()) ?? ''];
@@ -274,7 +274,7 @@ export const customerRoutes = [
       const [rows, total] = await em.findAndCount(
         Customer,
         { $and: and },
-        { populate: ['addresses', 'contacts'], orderBy: [q.orderBy, { customerNumber: 'asc' }] as never, limit: q.pageSize, offset: q.offset },
+        { populate: ['addresses', 'contacts'], orderBy: [q.orderBy, { customerNumber: 'asc' }], limit: q.pageSize, offset: q.offset },
       );
       return ok(dataEnvelope(rows.map(customerView), total, q));
     },

@@ -219,7 +219,7 @@ export const paymentRoutes = [
       const rows = await em.find(
         PaymentMethod,
         { organization: orgId, customerNumber: customer.customerNumber, active: true },
-        { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] as never },
+        { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] },
       );
       return ok(rows.map(paymentMethodView));
     },
