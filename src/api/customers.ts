@@ -84,7 +84,7 @@ function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-const addressView = (a: CustomerAddress): AddressInput & Record<string, unknown> => ({
+const addressView = (a: Partial<CustomerAddress>): AddressInput & Record<string, unknown> => ({
   externalId: a.externalId ?? null,
   line1: a.line1 ?? null,
   line2: a.line2 ?? null,
@@ -97,7 +97,7 @@ const addressView = (a: CustomerAddress): AddressInput & Record<string, unknown>
   isPrimary: a.isPrimary,
 });
 
-const contactView = (c: CustomerContact): ContactInput & Record<string, unknown> => ({
+const contactView = (c: Partial<CustomerContact>): ContactInput & Record<string, unknown> => ({
   externalId: c.externalId ?? null,
   title: c.title ?? null,
   firstName: c.firstName ?? null,
@@ -150,8 +150,8 @@ export function customerView(c: Customer) {
   };
 }
 
-const normalizeAddress = (a: AddressInput) => ({ ...addressView({} as unknown as CustomerAddress), ...defined(a), isPrimary: a.isPrimary ?? false });
-const normalizeContact = (c: ContactInput) => ({ ...contactView({} as unknown as CustomerContact), ...defined(c), isPrimary: c.isPrimary ?? false });
+const normalizeAddress = (a: AddressInput) => ({ ...addressView({}), ...defined(a), isPrimary: a.isPrimary ?? false });
+const normalizeContact = (c: ContactInput) => ({ ...contactView({}), ...defined(c), isPrimary: c.isPrimary ?? false });
 
 /** The ORM side of the customer upsert logic, for one organization. */
 export function customerStore(em: EntityManager, orgId: string): CustomerStore<Customer> {
