@@ -156,7 +156,7 @@ function uploadedFiles(ctx: Koa.Context): Record<string, unknown> {
 /** Deletes the temporary files formidable wrote for a multipart request. */
 async function removeUploads(ctx: Koa.Context): Promise<void> {
   const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
-  const all = Object.values(files).flatMap((v) => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
+  const all = Object.values(files).flatMap((v): unknown[] => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
   await Promise.all(all.filter((f) => f?.filepath).map((f) => unlink(f.filepath!).catch(() => undefined)));
 }
 

@@ -72,11 +72,11 @@ export const associationRoutes = [
     auth: ['Admin'],
     responses: { 200: 'Data, TotalCount, PageNumber, PageSize', 400: 'Bad paging, sorting or filters', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, query }) {
-      const q = parseList(query as unknown as Record<string, unknown>, associationListSpec);
+      const q = parseList(query, associationListSpec);
       const [rows, total] = await em.findAndCount(
         UserCustomer,
-        { $and: [{ organization: orgId }, q.where] } as never,
-        { populate: ['customer'], orderBy: [q.orderBy, { id: 'asc' }] as never, limit: q.pageSize, offset: q.offset },
+        { $and: [{ organization: orgId }, q.where] },
+        { populate: ['customer'], orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
       );
       return ok(genericEnvelope(rows.map(associationView), total, q));
     },

@@ -145,11 +145,11 @@ export const cartRoutes = [
     auth: ['Admin'],
     responses: { 200: 'data, totalRecords, currentPage, totalPages', 400: 'Bad paging, sorting or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, query }) {
-      const q = parseList(query as unknown as Record<string, unknown>, cartListSpec);
+      const q = parseList(query, cartListSpec);
       const [rows, total] = await em.findAndCount(
         Cart,
         { $and: [{ organization: orgId }, q.where as FilterQuery<Cart>] },
-        { populate: ['items'], orderBy: [q.orderBy, { createdAt: 'asc' }, { id: 'asc' }] as never, limit: q.pageSize, offset: q.offset },
+        { populate: ['items'], orderBy: [q.orderBy, { createdAt: 'asc' }, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
       );
       return ok(dataEnvelope(rows.map(cartView), total, q));
     },

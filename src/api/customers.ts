@@ -22,7 +22,7 @@ function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-const addressView = (a: CustomerAddress): AddressInput & Record<string, unknown> => ({
+const addressView = (a: Partial<CustomerAddress>): AddressInput & Record<string, unknown> => ({
   externalId: a.externalId ?? null,
   line1: a.line1 ?? null,
   line2: a.line2 ?? null,
@@ -35,7 +35,7 @@ const addressView = (a: CustomerAddress): AddressInput & Record<string, unknown>
   isPrimary: a.isPrimary,
 });
 
-const contactView = (c: CustomerContact): ContactInput & Record<string, unknown> => ({
+const contactView = (c: Partial<CustomerContact>): ContactInput & Record<string, unknown> => ({
   externalId: c.externalId ?? null,
   title: c.title ?? null,
   firstName: c.firstName ?? null,
@@ -88,8 +88,8 @@ export function customerView(c: Customer) {
   };
 }
 
-const normalizeAddress = (a: AddressInput) => ({ ...addressView({} as unknown as CustomerAddress), ...defined(a), isPrimary: a.isPrimary ?? false });
-const normalizeContact = (c: ContactInput) => ({ ...contactView({} as unknown as CustomerContact), ...defined(c), isPrimary: c.isPrimary ?? false });
+const normalizeAddress = (a: AddressInput) => ({ ...addressView({}), ...defined(a), isPrimary: a.isPrimary ?? false });
+const normalizeContact = (c: ContactInput) => ({ ...contactView({}), ...defined(c), isPrimary: c.isPrimary ?? false });
 
 /** The ORM side of the customer upsert logic, for one organization. */
 export function customerStore(em: EntityManager, orgId: string): CustomerStore<Customer> {
@@ -194,7 +194,7 @@ export const customerRoutes = [
     auth: ['Admin', 'SalesRep', 'Customer'],
     responses: { 200: 'data, totalRecords, currentPage, totalPages', 400: 'Bad paging, sorting, filter, search or active', 401: 'Unauthenticated' },
     async handler({ em, orgId, auth, query }) {
-      const raw = query as unknown as Record<string, unknown>;
+      const raw = query;
       const q = parseList(raw, customerListSpec);
       const and: FilterQuery<Customer>[] = [{ organization: orgId }, customerScope(auth), q.where as FilterQuery<Customer>];
       const param = (n: string) => raw[Object.keys(raw).find((k) => k.toLowerCase() === n.toLowerCase()) ?? ''];
@@ -212,7 +212,7 @@ export const customerRoutes = [
       const [rows, total] = await em.findAndCount(
         Customer,
         { $and: and },
-        { populate: ['addresses', 'contacts'], orderBy: [q.orderBy, { customerNumber: 'asc' }] as never, limit: q.pageSize, offset: q.offset },
+        { populate: ['addresses', 'contacts'], orderBy: [q.orderBy, { customerNumber: 'asc' }], limit: q.pageSize, offset: q.offset },
       );
       return ok(dataEnvelope(rows.map(customerView), total, q));
     },

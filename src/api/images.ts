@@ -243,11 +243,11 @@ export const imageRoutes = [
     auth: ['Admin'],
     responses: { 200: '{ data: [ { entity: image, links: [ { action, href, rel } ] } ], totalRecords, currentPage, totalPages, pageSize }', 400: 'Bad paging, sort or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, deps, orgId, query }) {
-      const q = parseList(query as unknown as Record<string, unknown>, listSpec);
+      const q = parseList(query, listSpec);
       const [rows, total] = await em.findAndCount(
         Image,
         { organization: orgId, ...q.where },
-        { orderBy: [q.orderBy, { id: 'asc' }] as never, limit: q.pageSize, offset: q.offset },
+        { orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
       );
       const data = rows.map((img) => {
         const entity = imageView(deps.storage, img);

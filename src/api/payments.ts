@@ -105,7 +105,7 @@ const paymentMethodSchema = yup.object({
     s
       .matches(/^\d{4}$/, { message: '${path} must be four digits.' })
       .test('not-expired', 'The card has expired: expirationMonth/expirationYear is in the past.', function (v) {
-        const m = this.parent.expirationMonth;
+        const m = (this.parent as { expirationMonth?: unknown }).expirationMonth; // yup types `parent` as any
         if (typeof v !== 'string' || !/^\d{4}$/.test(v) || typeof m !== 'string' || !/^(0[1-9]|1[0-2])$/.test(m)) return true;
         return !isExpired(Number(m), Number(v), new Date());
       }),
@@ -235,7 +235,7 @@ export const paymentRoutes = [
       const rows = await em.find(
         PaymentMethod,
         { organization: orgId, customerNumber: customer.customerNumber, active: true },
-        { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] as never },
+        { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] },
       );
       return ok(rows.map(paymentMethodView));
     },

@@ -15,7 +15,7 @@
 import { raw } from '@mikro-orm/core';
 import type { Storage } from '../integrations/storage.js';
 import { imageView } from '../services/media/images.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
 import { formatMoney, moneyNumber, resolveUnitPrice } from '../domain/pricing/index.js';
 import { Category, Image, PriceTier, Product, ProductPrice } from '../entities/index.js';
@@ -70,7 +70,7 @@ export function productView(p: Product, prices: PriceRow[], v: View, images: unk
     sku: p.sku,
     name: p.name,
     description: p.description ?? null,
-    category: p.category ? ((p.category as unknown as { name?: string }).name ?? null) : null,
+    category: p.category ? (p.category.name ?? null) : null,
     price: unit && cur ? moneyNumber(unit, cur) : null,
     priceFormatted: unit && cur ? formatMoney(unit, cur) : null,
     currencyCode: cur,
@@ -148,10 +148,10 @@ const listSpec = (defaultPageSize: number): ListSpec => ({
   defaultPageSize,
 });
 
-async function listProducts(em: EntityManager, orgId: string, v: View, q: ListQuery, extra: Record<string, unknown>[] = []) {
-  const and: Record<string, unknown>[] = [{ organization: orgId }, ...extra];
+async function listProducts(em: EntityManager, orgId: string, v: View, q: ListQuery, extra: FilterQuery<Product>[] = []) {
+  const and: FilterQuery<Product>[] = [{ organization: orgId }, ...extra];
   if (v.activeOnly) and.push({ active: true });
-  if (q.where.$and) and.push(...(q.where.$and as Record<string, unknown>[]));
+  if (q.where.$and) and.push(...(q.where.$and as FilterQuery<Product>[]));
   let orderBy: Record<string, unknown>[] = [q.orderBy, { sku: 'asc' }];
   if ('__price' in q.orderBy) {
     const dir = String(q.orderBy.__price);
@@ -161,9 +161,9 @@ async function listProducts(em: EntityManager, orgId: string, v: View, q: ListQu
     );
     orderBy = [{ [priceSql]: `${dir} nulls last` }, { sku: 'asc' }];
   }
-  const [rows, total] = await em.findAndCount(Product, { $and: and } as never, {
+  const [rows, total] = await em.findAndCount(Product, { $and: and }, {
     populate: ['category'],
-    orderBy: orderBy as never,
+    orderBy,
     limit: q.pageSize,
     offset: q.offset,
   });
@@ -198,6 +198,7 @@ async function upsertProduct(em: EntityManager, orgId: string, body: ProductInpu
     p.sku = body.sku;
     if (body.name !== undefined) p.name = body.name;
     if (body.description !== undefined) p.description = body.description;
+    // Category's self-referencing `parent` is typed `any` (see Category.ts), which breaks getReference's inference.
     if (categoryId !== undefined) p.category = categoryId === null ? null : (tx.getReference(Category, categoryId as never) as never);
     if (body.quantityOnHand !== undefined) p.quantityOnHand = body.quantityOnHand;
     if (body.minimumOrderQuantity !== undefined) p.minimumOrderQuantity = body.minimumOrderQuantity;
@@ -241,7 +242,7 @@ export const productRoutes = [
     auth: readRoles,
     responses: { 200: '{ data, totalRecords, currentPage, totalPages }', 400: 'Bad paging, sorting or filters', 401: 'Unauthenticated' },
     async handler({ em, orgId, auth, query, deps }) {
-      const q = parseList(query as unknown as Record<string, unknown>, listSpec(25));
+      const q = parseList(query, listSpec(25));
       const v = await callerView(em, orgId, auth, deps.storage);
       return ok(await listProducts(em, orgId, v, q));
     },
@@ -255,9 +256,9 @@ export const productRoutes = [
     auth: readRoles,
     responses: { 200: '{ data, totalRecords, currentPage, totalPages }', 400: 'searchTerm missing, or bad paging', 401: 'Unauthenticated' },
     async handler({ em, orgId, auth, query, deps }) {
-      const raw0 = query as unknown as Record<string, unknown>;
+      const raw0 = query;
       const key = Object.keys(raw0).find((k) => k.toLowerCase() === 'searchterm');
-      const term = key && typeof raw0[key] === 'string' ? (raw0[key]).trim() : '';
+      const term = key && typeof raw0[key] === 'string' ? raw0[key].trim() : '';
       const errors: FieldErrors = {};
       if (!term) errors.searchTerm = ['searchTerm is required.'];
       else if (term.length > 200) errors.searchTerm = ['searchTerm must be at most 200 characters.'];

@@ -177,7 +177,7 @@ export const salesRepRoutes = [
     auth: ['Admin'],
     responses: { 200: 'Array of { organizationId, organizationSalesRepId, salesRepId, firstName, lastName, email, phoneNumber, repNumber, active }', 400: 'Bad paging, sort or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, query }) {
-      const q = parseList(query as unknown as Record<string, unknown>, listSpec);
+      const q = parseList(query, listSpec);
       const rows = await em.find(
         OrganizationSalesRep,
         { organization: orgId, ...q.where },

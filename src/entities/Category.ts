@@ -9,6 +9,8 @@ export const Category = defineEntity({
     id: p.uuid().primary().onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     name: p.string(),
+    // A self-reference: TypeScript cannot infer Category while defining it, so defineEntity needs `any` here.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     parent: (): any => p.manyToOne(Category).nullable().deleteRule('set null'),
     active: p.boolean().default(true),
     imageUrl: p.string().length(1000).nullable(),

@@ -159,6 +159,7 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, config: 
   try {
     const key = new TextEncoder().encode(config.jwtSecret);
     const { payload } = await jwtVerify(presented, key, { issuer: ISSUER, algorithms: ['HS256'] });
+    // jose types the payload as JWTPayload; the fields are checked right below before use.
     claims = payload as unknown as TokenClaims & { sub?: string };
   } catch (e) {
     if (e instanceof joseErrors.JWTExpired) throw AppError.unauthorized('The token has expired.');

@@ -61,19 +61,19 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
   const paths: Record<string, Json> = {};
   for (const r of routes) {
     const path = toOpenApiPath(r.path);
-    const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params: { name: string; in: string; required: boolean; schema: Json; description?: string }[] = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     if (r.query) {
       const q = describeToJson(r.query.describe()) as { properties?: Record<string, Json>; required?: string[] };
-      for (const [name, schema] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema: schema as never });
+      for (const [name, schema] of Object.entries(q.properties ?? {})) params.push({ name, in: 'query', required: (q.required ?? []).includes(name), schema });
     }
     if (r.idempotent)
       params.push({
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        schema: { type: 'string', maxLength: 200 } as never,
+        schema: { type: 'string', maxLength: 200 },
         description: 'Replays the first response for the same key and body; another body with the same key is a 409.',
-      } as never);
+      });
     const responses: Record<string, Json> = {};
     for (const [status, description] of Object.entries(r.responses)) responses[status] = { description };
     const op: Json = {

@@ -61,10 +61,10 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
 
 function readFilters(raw: unknown, errors: FieldErrors): RawFilter[] {
   if (raw === undefined || raw === '') return [];
-  let value = raw;
+  let value: unknown = raw;
   if (typeof value === 'string') {
     try {
-      value = JSON.parse(value);
+      value = JSON.parse(value) as unknown;
     } catch {
       errors.filters = ['filters must be a JSON array of {field, operator, value} or qs bracket form.'];
       return [];

@@ -67,6 +67,7 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
 
 /** Identity helper that keeps handler types inferred from the yup schemas. */
 export function defineRoute<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(def: RouteDef<BS, QS>): RouteDef {
+  // Handlers are contravariant in their inferred Req; the registry stores them type-erased (validation happens before the call).
   return def as unknown as RouteDef;
 }
 

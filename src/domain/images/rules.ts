@@ -122,7 +122,7 @@ function expandIpv6(ip: string): number[] | null {
   const h = head ? head.split(':') : [];
   const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
   const fill = s.includes('::') ? 8 - h.length - t.length : 0;
-  const parts = [...h, ...Array(fill).fill('0'), ...t].map((x) => parseInt(x, 16));
+  const parts = [...h, ...Array<string>(fill).fill('0'), ...t].map((x) => parseInt(x, 16));
   return parts.length === 8 && parts.every((x) => Number.isInteger(x) && x >= 0 && x <= 0xffff) ? parts : null;
 }
 

@@ -66,7 +66,8 @@ export function formatMoney(value: Amount, currency: string): string {
   const key = currency.toUpperCase();
   let f = formatters.get(key);
   if (!f) formatters.set(key, (f = new Intl.NumberFormat('en-US', { style: 'currency', currency: key })));
-  // Format the already rounded string so Intl's own rounding never applies to binary floats.
+  // Format the already rounded string so Intl's own rounding never applies to binary floats (Intl accepts
+  // numeric strings at runtime; TypeScript's lib types only number | bigint).
   return f.format(roundMoney(value, key).toFixed(minorUnitDigits(key)) as unknown as number);
 }
 

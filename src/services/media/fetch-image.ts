@@ -64,6 +64,7 @@ function getOnce(url: URL, opts: FetchOptions, deadline: number): Promise<{ stat
     const remaining = deadline - Date.now();
     if (remaining <= 0) return reject(new FetchFailure(`The download timed out after ${opts.timeoutMs} ms.`, true, 'timeout'));
     const mod = url.protocol === 'https:' ? https : http;
+    // Node's `lookup` option type is the overloaded dns.lookup signature, which a guarded resolver cannot satisfy.
     const req = mod.get(url, { lookup: guardedLookup(opts.allowPrivate) as never, headers: { accept: 'image/*', 'user-agent': 'b2b-commerce-image-fetcher/1' } }, (res) => {
       const status = res.statusCode ?? 0;
       const contentType = String(res.headers['content-type'] ?? '');

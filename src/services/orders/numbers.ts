@@ -11,7 +11,7 @@ export const formatOrderNumber = (n: number | bigint | string) => `SO-${String(n
 export async function nextOrderNumber(em: EntityManager, organizationId: string): Promise<string> {
   const rows = (await em
     .getConnection()
-    .execute(
+    .execute<{ last_value: string }[]>(
       'insert into order_number_counter (organization_id, last_value) values (?, 1) on conflict (organization_id) do update set last_value = order_number_counter.last_value + 1 returning last_value',
       [organizationId],
       'all',
