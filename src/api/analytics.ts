@@ -19,15 +19,18 @@ const instant = () =>
 
 const time = (v: unknown) => (typeof v === 'string' && ISO_WITH_OFFSET.test(v) ? Date.parse(v) : NaN);
 
+/** The sibling startDate of a yup test context's parent (typed `any` by yup). */
+const startOf = (parent: unknown): unknown => (parent && typeof parent === 'object' ? (parent as { startDate?: unknown }).startDate : undefined);
+
 const rangeFields = {
   startDate: instant(),
   endDate: instant()
     .test('order', 'endDate must not be before startDate.', function (v) {
-      const [s, e] = [time(this.parent.startDate), time(v)];
+      const [s, e] = [time(startOf(this.parent)), time(v)];
       return Number.isNaN(s) || Number.isNaN(e) || s <= e;
     })
     .test('span', 'startDate and endDate must be at most 5 years apart.', function (v) {
-      const [s, e] = [time(this.parent.startDate), time(v)];
+      const [s, e] = [time(startOf(this.parent)), time(v)];
       return Number.isNaN(s) || Number.isNaN(e) || withinSpan(s, e);
     }),
   currencyCode: currencyCode(),

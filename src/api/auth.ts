@@ -141,18 +141,16 @@ export const authRoutes = [
  */
 async function setPasswordWithToken(em: EntityManager, token: string, password: string): Promise<string> {
   return em.transactional(async (tx) => {
-    const conn = tx.getConnection();
-    const trx = tx.getTransactionContext();
-    const claimed = await conn.execute<{ user_id: string }[]>(
+    // tx.execute runs inside this transaction.
+    const claimed = await tx.execute<{ user_id: string }[]>(
       'update password_token set used_at = now() where token_hash = ? and used_at is null and expires_at > now() returning user_id',
       [sha256(token)],
       'all',
-      trx,
     );
     if (!claimed.length) throw AppError.field('Token', 'The link is invalid, used or expired.');
     const userId = claimed[0].user_id;
-    await conn.execute('update password_token set used_at = now() where user_id = ? and used_at is null', [userId], 'run', trx);
-    await conn.execute('update app_user set password_hash = ?, token_version = token_version + 1, updated_at = now() where id = ?', [await hashSecret(password), userId], 'run', trx);
+    await tx.execute('update password_token set used_at = now() where user_id = ? and used_at is null', [userId], 'run');
+    await tx.execute('update app_user set password_hash = ?, token_version = token_version + 1, updated_at = now() where id = ?', [await hashSecret(password), userId], 'run');
     return userId;
   });
 }

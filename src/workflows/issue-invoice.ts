@@ -21,7 +21,7 @@ export const invoiceClosedSignal = defineSignal('invoiceClosed');
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
 const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
 // An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI.
-const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, '2 minutes') });
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) });
 
 export async function issueInvoice(input: IssueInvoiceInput): Promise<{ reminded: boolean }> {
   let closed = false;

@@ -12,15 +12,14 @@
  * - BOUNDED: work whose failure is itself a valid outcome (one remote image, one e-mail), recorded
  *   by the workflow when the attempts run out.
  */
-import type { Duration } from '@temporalio/common';
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
 export const MUST_SUCCEED: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 export const PROVIDER_CALL: RetryPolicy = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' };
-export const bounded = (maximumAttempts: number, maximumInterval: Duration = '1 minute'): RetryPolicy => ({
+export const bounded = (maximumAttempts: number, maximumIntervalMs = 60_000): RetryPolicy => ({
   initialInterval: '1 second',
   backoffCoefficient: 2,
-  maximumInterval,
+  maximumInterval: maximumIntervalMs,
   maximumAttempts,
 });
 

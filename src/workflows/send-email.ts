@@ -15,7 +15,7 @@ export interface SendEmailInput {
 }
 
 // An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI.
-const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, '2 minutes') });
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) });
 
 /** Delivers one e-mail with retries; the activity is idempotent per emailId. */
 export async function sendEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {
