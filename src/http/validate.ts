@@ -11,7 +11,9 @@ export const DECIMAL_MAX = 1_000_000_000_000;
 /** Field errors of a yup error: field name and rule, never the rejected value, and a bounded count. */
 function toFieldErrors(err: ValidationError): FieldErrors {
   const out: FieldErrors = {};
-  const items = err.inner.length ? err.inner : [err];
+  // Shallowest paths first (a stable sort): "invoices has more than 1000 items" is reported before the items' own errors.
+  const depth = (e: ValidationError) => ((e.path ?? '').match(/[.[]/g) ?? []).length;
+  const items = (err.inner.length ? [...err.inner] : [err]).sort((a, b) => depth(a) - depth(b));
   let n = 0;
   for (const e of items) {
     if (n >= MAX_REPORTED_ERRORS) break;
