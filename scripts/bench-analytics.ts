@@ -15,14 +15,12 @@ import '../src/compat/node20.js';
  * Knobs (env): ORDERS (1000000), OTHER_ORDERS (24000, through the triggers), CUSTOMERS (5000), SKUS (2200; 2000 have
  * a product), REPS (50), REQUESTS per endpoint (200), CONCURRENCY (1).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ANALYTICS_BACKFILL_SQL } from '../src/migrations/Migration20261123130822_analytics.js';
-import { startStack, type Stack } from './lib/stack.js';
+import { benchTarget } from './lib/bench-target.js';
 
 const ORDERS = Number(process.env.ORDERS ?? 1_000_000);
 const OTHER_ORDERS = Number(process.env.OTHER_ORDERS ?? 24_000);
@@ -367,17 +365,8 @@ async function measure(api: string, token: string, endpoint: string): Promise<{ 
 }
 
 async function main(): Promise<void> {
-  let stack: Stack | null = null;
-  let dataDir: string | null = null;
-  let api = process.env.API_URL;
-  let databaseUrl = process.env.DATABASE_URL;
-  if (!api || !databaseUrl) {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
-    say('starting the stack (mode test)...');
-    stack = await startStack({ mode: 'test', dataDir, say });
-    api = stack.urls.api;
-    databaseUrl = stack.env.production.DATABASE_URL;
-  }
+  const target = await benchTarget(say);
+  const { api, databaseUrl } = target;
   let failed = 0;
   try {
     const main = await setupOrg(api, 'main');
@@ -438,8 +427,7 @@ async function main(): Promise<void> {
     );
     for (const r of rows) console.log(r);
   } finally {
-    if (stack) await stack.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await target.stop();
   }
   if (failed) process.exitCode = 1;
 }

@@ -11,12 +11,9 @@ import '../src/compat/node20.js';
  * Knobs (env): PRODUCTS (100000), TIERS (3), REQUESTS per endpoint (2000), CONCURRENCY (4),
  * BATCH rows per insert statement (10000).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startStack, type Stack } from './lib/stack.js';
+import { benchTarget } from './lib/bench-target.js';
 
 const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
 const TIERS = Number(process.env.TIERS ?? 3);
@@ -126,17 +123,8 @@ async function measure(name: string, api: string, token: string, pathFor: (i: nu
 }
 
 async function main(): Promise<void> {
-  let stack: Stack | null = null;
-  let dataDir: string | null = null;
-  let api = process.env.API_URL;
-  let databaseUrl = process.env.DATABASE_URL;
-  if (!api || !databaseUrl) {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
-    say('starting the stack (mode test)...');
-    stack = await startStack({ mode: 'test', dataDir, say });
-    api = stack.urls.api;
-    databaseUrl = stack.env.production.DATABASE_URL;
-  }
+  const target = await benchTarget(say);
+  const { api, databaseUrl } = target;
   try {
     const { orgId, token, tiers } = await setupOrg(api);
     say(`seeding ${PRODUCTS} products x ${tiers.length} tiers in batches of ${BATCH}...`);
@@ -155,8 +143,7 @@ async function main(): Promise<void> {
     for (const r of results)
       console.log(`${r.name.padEnd(55)} ${r.rps.toFixed(1).padStart(8)} req/s   p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   non-200: ${r.errors}`);
   } finally {
-    if (stack) await stack.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await target.stop();
   }
 }
 

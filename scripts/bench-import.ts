@@ -11,15 +11,12 @@ import '../src/compat/node20.js';
  * and DATABASE_URL are set. Knobs (env): PRODUCTS (100000).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { startStack, type Stack } from './lib/stack.js';
+import { benchTarget } from './lib/bench-target.js';
 
 const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
 // The test stack makes import workflows continue as new every 4 chunks (to exercise it); a production-like 100 here.
@@ -132,17 +129,8 @@ async function plainCopy(databaseUrl: string, orgId: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  let stack: Stack | null = null;
-  let dataDir: string | null = null;
-  let api = process.env.API_URL;
-  let databaseUrl = process.env.DATABASE_URL;
-  if (!api || !databaseUrl) {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
-    say('starting the stack (mode test)...');
-    stack = await startStack({ mode: 'test', dataDir, say });
-    api = stack.urls.api;
-    databaseUrl = stack.env.production.DATABASE_URL;
-  }
+  const target = await benchTarget(say);
+  const { api, databaseUrl } = target;
   try {
     const viaApi = await setupOrg(api, 'api');
     const viaCopy = await setupOrg(api, 'copy');
@@ -184,8 +172,7 @@ async function main(): Promise<void> {
       `API + importJob workflow (re-import)     ${second.seconds.toFixed(2).padStart(8)} s  ${String(rate(second.seconds)).padStart(8)} records/s  unchanged ${second.job.unchanged}, created ${second.job.created}, updated ${second.job.updated}; rows written: ${JSON.stringify(before) === JSON.stringify(after) ? 'none' : 'SOME'}`,
     );
   } finally {
-    if (stack) await stack.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await target.stop();
   }
 }
 
