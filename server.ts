@@ -1,28 +1,20 @@
 /** API process: builds dependencies, applies nothing but configuration, listens. */
 import './src/compat/node20.js';
 import { createApp } from './src/app.js';
-import { loadConfig } from './src/config.js';
-import { openOrm } from './src/db.js';
-import { CredentialVersions } from './src/http/auth.js';
-import { configureLogger, log } from './src/logger.js';
-import { createStorage } from './src/integrations/storage.js';
-import { connectTemporal } from './src/integrations/temporal.js';
+import { createServices } from './src/composition.js';
+import { log } from './src/logger.js';
 import { ensureWebhookDispatcher } from './src/services/webhooks/dispatcher.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-api' : 'api');
-  configureLogger({ level: config.logLevel, service: config.serviceName });
-  const orm = await openOrm(config.databaseUrl);
-  const temporal = await connectTemporal(config);
-  const storage = createStorage(config);
-  await storage.ensureBucket();
+  const services = await createServices('api');
+  const { config, temporal } = services;
   await ensureWebhookDispatcher(temporal, config);
-  const app = createApp({ config, orm, temporal, storage, credentialVersions: new CredentialVersions(config.credentialCacheSeconds * 1000) });
+  const app = createApp(services);
   const server = app.listen(config.port, () => log.info('api listening', { port: config.port, url: config.publicBaseUrl }));
   const shutdown = () => {
     log.info('api stopping');
     server.close(() => {
-      void Promise.all([orm.close(), temporal.connection.close()]).finally(() => process.exit(0));
+      void services.close().finally(() => process.exit(0));
     });
     setTimeout(() => process.exit(0), 5000).unref();
   };

@@ -7,10 +7,9 @@ import './src/compat/node20.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createQueueActivities, TASK_QUEUES, type TaskQueueName } from './src/activities/index.js';
 import { faultInjection, parseFaultRules, retryVisibility } from './src/activities/interceptors.js';
-import { loadConfig, taskQueue } from './src/config.js';
-import { openOrm } from './src/db.js';
-import { configureLogger, log } from './src/logger.js';
-import { createStorage } from './src/integrations/storage.js';
+import { createServices } from './src/composition.js';
+import { taskQueue } from './src/config.js';
+import { log } from './src/logger.js';
 import { loadBundle } from './src/worker/bundles.js';
 
 async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
@@ -19,13 +18,10 @@ async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env, process.env.ENVIRONMENT === 'sandbox' ? 'sandbox-worker' : 'worker');
-  configureLogger({ level: config.logLevel, service: config.serviceName });
-  const orm = await openOrm(config.databaseUrl);
+  const services = await createServices('worker');
+  const { config } = services;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const storage = createStorage(config);
-  await storage.ensureBucket();
-  const activitiesByQueue = createQueueActivities({ orm, config, storage });
+  const activitiesByQueue = createQueueActivities(services);
   const testHooks = process.env.ENABLE_TEST_HOOKS === 'true';
   const faults = testHooks && process.env.FAULT_INJECTION ? parseFaultRules(process.env.FAULT_INJECTION) : [];
   if (faults.length) log.warn('fault injection enabled (test hook)', { rules: faults });
@@ -55,7 +51,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   await Promise.all(workers.map((w) => w.run()));
-  await orm.close();
+  await services.close();
   await connection.close();
 }
 

@@ -1,0 +1,38 @@
+/**
+ * The composition root: `createServices(role)` builds, once per process and explicitly, everything the
+ * API (server.ts) and the worker (worker.ts) need: configuration, logger, ORM, object storage, the
+ * Temporal client and the credential-version cache. Nothing is registered by importing a module;
+ * routes, services and activities receive these dependencies as arguments.
+ */
+import { loadConfig } from './config.js';
+import { openOrm } from './db.js';
+import type { Deps } from './deps.js';
+import { CredentialVersions } from './http/auth.js';
+import { createStorage } from './integrations/storage.js';
+import { connectTemporal } from './integrations/temporal.js';
+import { configureLogger } from './logger.js';
+
+export interface Services extends Deps {
+  /** Closes the database pool and the Temporal connection. */
+  close(): Promise<void>;
+}
+
+export async function createServices(role: 'api' | 'worker', env: NodeJS.ProcessEnv = process.env): Promise<Services> {
+  const config = loadConfig(env, env.ENVIRONMENT === 'sandbox' ? `sandbox-${role}` : role);
+  configureLogger({ level: config.logLevel, service: config.serviceName });
+  const orm = await openOrm(config.databaseUrl);
+  const temporal = await connectTemporal(config);
+  const storage = createStorage(config);
+  await storage.ensureBucket();
+  const credentialVersions = new CredentialVersions(config.credentialCacheSeconds * 1000);
+  return {
+    config,
+    orm,
+    temporal,
+    storage,
+    credentialVersions,
+    async close() {
+      await Promise.all([orm.close(), temporal.connection.close()]);
+    },
+  };
+}
