@@ -5,7 +5,7 @@
  */
 import { call, createOrg, dbQuery, ensureCustomer, saveCard, uniq, type OrgFixture } from './helpers';
 import { runJson } from './import-helpers';
-import { createSalesRep, invoiceBody } from './matrix-fixtures';
+import { createSalesRep, customerWithProduct, invoiceBody } from './matrix-fixtures';
 import { startReceiver, type Receiver, type Received } from './webhook-receiver';
 
 jest.setTimeout(120_000);
@@ -118,4 +118,36 @@ test('when the provider refuses the charge of an invoice card payment, then 402 
     message: expect.any(String),
   });
   expect((await rx.waitFor('/payments', () => true)).filter((r) => r.json?.type === 'payment.succeeded')).toHaveLength(0);
+});
+
+test('when the provider refuses the charge of a checkout, then 402, the cart stays PENDING and payment.failed arrives once', async () => {
+  const o = await createOrg();
+  await subscribe(o, '/checkout', ['payment.failed', 'order.created']);
+  const O = { base: o.base, token: o.adminToken };
+  const { customerNumber, sku } = await customerWithProduct(o, { price: 12.5 });
+  const c = await call('POST', `/api/carts/${customerNumber}`, { ...O, body: { customerNumber, sku, quantity: 2, orderType: 'Standard' } });
+  const cartId = c.body.shoppingCartId as string;
+  const address = { line1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' };
+  expect((await call('PUT', `/api/carts/${customerNumber}/${cartId}/shipping`, { ...O, body: { customerNumber, shippingAddress: address } })).status).toBeLessThan(300);
+  const saved = await saveCard(o, customerNumber);
+  const gone = uniq('pp_gone_');
+  await dbQuery('update payment_method set payment_profile_id = $1 where organization_id = $2 and payment_profile_id = $3', [gone, o.organizationId, saved]);
+  const res = await call('POST', `/api/carts/${customerNumber}/${cartId}/complete-checkout`, { ...O, body: { customerNumber, channel: 'Web', paymentProfileId: gone } });
+  expect(res.status).toBe(402);
+  expect((await call('GET', `/api/carts/${cartId}`, O)).body.status).toBe('PENDING');
+  const got = await arrivals('/checkout', 'payment.failed');
+  expect(got).toHaveLength(1);
+  expect(got[0].json.data).toEqual({
+    source: 'checkout',
+    invoiceId: null,
+    invoiceNumber: null,
+    cartId,
+    orderNumber: expect.stringMatching(/^SO-\d{6}$/),
+    customerNumber,
+    amount: 25,
+    currencyCode: 'USD',
+    code: 'payment_profile_not_found',
+    message: expect.any(String),
+  });
+  expect((await rx.waitFor('/checkout', () => true)).filter((r) => r.json?.type === 'order.created')).toHaveLength(0);
 });
