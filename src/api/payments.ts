@@ -30,6 +30,7 @@ import { log } from '../logger.js';
 import { gatewayFor, paymentSettingsFor } from '../integrations/payment-gateway.js';
 import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
 import { findVisibleCustomer } from '../services/customers/visibility.js';
+import { hostedCallbackSecret } from '../services/integrations/provider-settings.js';
 import { customerCurrency, paymentMethodView, saveProfileAsPaymentMethod } from '../services/payments/methods.js';
 import { runWorkflow } from '../workflow-runs.js';
 /** Name of the hostedPayment workflow's callback update (hostedCallbackUpdate in src/workflows/hosted-payment.ts). */
@@ -286,12 +287,13 @@ export const paymentRoutes = [
       const raw = ((ctx.request as unknown as { body?: unknown }).body ?? {}) as Record<string, unknown>;
       const fields: CallbackFields = {};
       for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') fields[k] = v;
-      if (!deps.config.providerCallbackSecret || !verifyCallbackSignature(fields, deps.config.providerCallbackSecret)) {
-        throw AppError.unauthorized('The callback signature is missing or invalid.');
-      }
       // Callbacks carry no organization: the setup id is the lookup key (unique across organizations).
       const em = deps.orm.em.fork();
       const setup = await em.findOne(HostedPaymentSetup, { transactionSetupId: fields.TransactionSetupID ?? '' }, { populate: ['organization'] });
+      const secret = setup ? await hostedCallbackSecret(em, deps.config, setup.organization.id) : deps.config.providerCallbackSecret;
+      if (!secret || !verifyCallbackSignature(fields, secret)) {
+        throw AppError.unauthorized('The callback signature is missing or invalid.');
+      }
       if (!setup) throw AppError.notFound('Transaction setup');
       const orgId = setup.organization.id;
       const callback = callbackForWorkflow(fields);

@@ -51,7 +51,13 @@ export const WebhookEvent = defineEntity({
     data: p.json<Record<string, unknown>>(),
     occurredAt: p.datetime().onCreate(() => new Date()),
     dispatchedAt: p.datetime().nullable(),
+    /**
+     * Set by writers that may run more than once for one change (a retried activity): the second
+     * insert with the same key does nothing (`emitEventOnce`). Null for trigger and emitEvent rows.
+     */
+    dedupeKey: p.string().length(300).nullable(),
   },
+  uniques: [{ name: 'webhook_event_dedupe_unique', properties: ['organizationId', 'dedupeKey'] }],
   indexes: [
     { name: 'webhook_event_org_index', properties: ['organizationId', 'occurredAt'] },
     {

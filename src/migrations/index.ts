@@ -16,6 +16,7 @@ import { Migration20261123131233_security as M12 } from './Migration202611231312
 import { Migration20261123131300_webhooks as M13 } from './Migration20261123131300_webhooks.js';
 import { Migration20261123132732_documents as M14 } from './Migration20261123132732_documents.js';
 import { Migration20261123133906_integrations as M15 } from './Migration20261123133906_integrations.js';
+import { Migration20261123143450_webhook_event_dedupe as M16 } from './Migration20261123143450_webhook_event_dedupe.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -34,4 +35,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123131300_webhooks', class: M13 },
   { name: 'Migration20261123132732_documents', class: M14 },
   { name: 'Migration20261123133906_integrations', class: M15 },
+  { name: 'Migration20261123143450_webhook_event_dedupe', class: M16 },
 ];

@@ -11,6 +11,7 @@ import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation,
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CheckoutInput, createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
+import { reportDecline } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email.js';
 
@@ -68,6 +69,17 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       });
       chargeId = charge.chargeId;
     } catch (e) {
+      await reportDecline(e, {
+        organizationId: input.organizationId,
+        source: 'checkout',
+        invoiceId: null,
+        invoiceNumber: null,
+        cartId: input.cartId,
+        orderNumber: prepared.orderNumber,
+        customerNumber: input.customerNumber,
+        amount: prepared.amount,
+        currencyCode: prepared.currency,
+      });
       rethrow(e);
     }
   }

@@ -17,6 +17,7 @@ import type { createPaymentActivities } from '../activities/payments.js';
 import type { RecordPaymentResult } from '../services/invoices/record-payment.js';
 import type { RefundInput } from '../services/invoices/card-payments.js';
 import { invoiceClosedSignal } from './issue-invoice.js';
+import { reportDecline } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 
 export type { InvoiceCardPaymentInput, RefundInput };
@@ -61,6 +62,17 @@ export async function payInvoiceByCard(input: InvoiceCardPaymentInput): Promise<
     });
     chargeId = charge.chargeId;
   } catch (e) {
+    await reportDecline(e, {
+      organizationId: input.organizationId,
+      source: 'invoice',
+      invoiceId: input.invoiceId,
+      invoiceNumber: prepared.invoiceNumber,
+      cartId: null,
+      orderNumber: null,
+      customerNumber: null,
+      amount: prepared.chargeAmount,
+      currencyCode: prepared.currency,
+    });
     surface(e);
   }
   let result: RecordPaymentResult;

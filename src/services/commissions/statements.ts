@@ -25,6 +25,7 @@ import {
   type StatementState,
 } from '../../workflows/commission-statement-defs.js';
 import type { SendEmailInput } from '../../workflows/send-email.js';
+import { emitEvent } from '../webhooks/events.js';
 import { appendEvent } from './generate.js';
 
 export const statementWorkflowId = (statementId: string) => `commission-statement-${statementId}`;
@@ -294,6 +295,18 @@ export async function applyAction(em: EntityManager, input: ActionInput): Promis
         st.approvedAt = new Date(input.at);
         st.approvedBy = input.by;
         event = { key: input.key, type: 'Approved', at: input.at, by: input.by, note: null };
+        // Committed with the transition; a retried action finds its event key above and writes nothing.
+        emitEvent(tx, input.organizationId, 'commission_statement.approved', {
+          statementId: st.id,
+          salesRepId: st.salesRepId,
+          repNumber: st.repNumber,
+          period: { startDate: st.startDate, endDate: st.endDate },
+          currencyCode: st.currencyCode,
+          totalCommission: moneyNumber(st.totalCommission, st.currencyCode),
+          payableTotal: moneyNumber(st.payableTotal, st.currencyCode),
+          approvedAt: input.at,
+          approvedBy: input.by,
+        });
         break;
       case 'reject':
         st.rejectedReason = input.reason ?? null;

@@ -12,6 +12,7 @@ import { InputError, readRecords } from './input.js';
 import { applyLinks } from './links.js';
 import { applyPrices, applyProducts } from './products.js';
 import { inTransaction } from './sql.js';
+import { emitEventOnceSql } from '../webhooks/events.js';
 import type { ChunkApplier, ChunkRecord } from './types.js';
 
 /** At most this many jobs of one organization hold a running slot (Running or Paused after start). */
@@ -190,10 +191,14 @@ export interface Finished {
   organizationId: string;
 }
 
-/** Final status from the counts (a cancelled job stays Cancelled). */
+/**
+ * Final status from the counts (a cancelled job stays Cancelled), and the `import.completed`
+ * webhook event in the same transaction; the event is keyed by job and generation, so a repeated
+ * finish (a retried activity) writes it once and a retried job reports its new run.
+ */
 export async function finish(pool: pg.Pool, jobId: string): Promise<Finished> {
-  const rows = (
-    await pool.query<Finished & { submitter_email: string | null; organization_id: string; total_records: number | null }>(
+  return inTransaction(pool, async (sql) => {
+    const [r] = await sql<FinishedRow>(
       `update import_job set
           status = case when status = 'Cancelled' then status
                         when failure_reason is not null then 'Failed'
@@ -202,10 +207,49 @@ export async function finish(pool: pg.Pool, jobId: string): Promise<Finished> {
                         else 'Succeeded' end,
           finished_at = case when status = 'Cancelled' then coalesce(finished_at, now()) else now() end
         where id = $1
-        returning status, kind, mode, total_records, created, updated, unchanged, failed, submitter_email, organization_id`,
+        returning status, kind, mode, generation, total_records, processed, created, updated, unchanged, failed, submitter_email, organization_id`,
       [jobId],
-    )
-  ).rows;
-  const r = rows[0];
-  return { ...r, totalRecords: r.total_records ?? 0, submitterEmail: r.submitter_email, organizationId: r.organization_id };
+    );
+    const f: Finished = {
+      status: r.status,
+      kind: r.kind,
+      mode: r.mode,
+      totalRecords: r.total_records ?? 0,
+      created: r.created,
+      updated: r.updated,
+      unchanged: r.unchanged,
+      failed: r.failed,
+      submitterEmail: r.submitter_email,
+      organizationId: r.organization_id,
+    };
+    await emitEventOnceSql(
+      sql,
+      r.organization_id,
+      'import.completed',
+      {
+        jobId,
+        kind: r.kind,
+        mode: r.mode,
+        status: r.status,
+        counts: { totalRecords: f.totalRecords, processed: r.processed, created: r.created, updated: r.updated, unchanged: r.unchanged, failed: r.failed },
+      },
+      `import.completed:${jobId}:${r.generation}`,
+    );
+    return f;
+  });
+}
+
+interface FinishedRow {
+  status: ImportStatus;
+  kind: ImportKindName;
+  mode: string;
+  generation: number;
+  total_records: number | null;
+  processed: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  submitter_email: string | null;
+  organization_id: string;
 }

@@ -35,6 +35,16 @@ export async function resolvePaymentSettings(em: EntityManager, config: Config, 
   };
 }
 
+/**
+ * The secret hosted-payment callbacks of `organizationId` are signed with: its enabled
+ * ProviderHosted integration's CallbackSecret when set, else the deployment's
+ * PROVIDER_CALLBACK_SECRET ('' when unset: nothing verifies).
+ */
+export async function hostedCallbackSecret(em: EntityManager, config: Config, organizationId: string): Promise<string> {
+  const s = await resolvePaymentSettings(em, config, organizationId);
+  return s?.provider === 'ProviderHosted' && s.callbackSecret ? s.callbackSecret : config.providerCallbackSecret;
+}
+
 export interface OrganizationMailSettings {
   /** A stable key for caching a transport (changes whenever the integration changes). */
   cacheKey: string;

@@ -15,3 +15,30 @@ export function emitEvent(em: EntityManager, organizationId: string, type: Webho
   const event = em.create(WebhookEvent, { organizationId, type, data, occurredAt: new Date(), dispatchedAt: null });
   return event.id;
 }
+
+const onceSql = (param: (n: number) => string) =>
+  `insert into webhook_event (id, organization_id, type, data, occurred_at, dispatched_at, dedupe_key)
+   values (gen_random_uuid(), ${param(1)}, ${param(2)}, ${param(3)}::jsonb, now(), null, ${param(4)})
+   on conflict (organization_id, dedupe_key) do nothing returning id`;
+
+/**
+ * Writes an outbox row at once, in `em`'s current transaction when it has one, unless a row of
+ * the organization with the same `key` exists (a retried activity writes its event once).
+ * Returns the new event id, or null when the key was already written.
+ */
+export async function emitEventOnce(em: EntityManager, organizationId: string, type: WebhookEventType, data: Record<string, unknown>, key: string): Promise<string | null> {
+  const rows = await em.execute<{ id: string }[]>(onceSql(() => '?'), [organizationId, type, JSON.stringify(data), key]);
+  return rows[0]?.id ?? null;
+}
+
+/** emitEventOnce for code on a plain pg connection (`$n` parameters), e.g. the import workers' transactions. */
+export async function emitEventOnceSql(
+  sql: (text: string, params: unknown[]) => Promise<{ id: string }[]>,
+  organizationId: string,
+  type: WebhookEventType,
+  data: Record<string, unknown>,
+  key: string,
+): Promise<string | null> {
+  const rows = await sql(onceSql((n) => `$${n}`), [organizationId, type, JSON.stringify(data), key]);
+  return rows[0]?.id ?? null;
+}
