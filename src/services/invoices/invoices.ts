@@ -99,8 +99,15 @@ export function must(from: string, event: InvoiceEvent): InvoiceStatus {
   return t.to;
 }
 
+/** What apply and recompute read and write: an Invoice entity, or the import's in-memory copy of a stored row. */
+export type InvoiceState = Pick<
+  Invoice,
+  'orderId' | 'orderNumber' | 'invoiceNumber' | 'externalId' | 'customer' | 'customerNumber' | 'primarySalesRep' | 'invoiceDate' | 'dueDate' | 'terms' | 'currencyCode' | 'items' | 'poNumber' | 'notes'
+  | 'taxInput' | 'discount' | 'importedInvoiceTotal' | 'importedBalance' | 'active' | 'subtotal' | 'discountAmount' | 'tax' | 'total' | 'importedPaid' | 'amountPaid'
+>;
+
 /** Recomputes the money columns from the inputs (Draft: no payments yet, so amountPaid is the imported paid amount). */
-export function recompute(inv: Invoice) {
+export function recompute(inv: InvoiceState) {
   const t = computeTotals({
     currencyCode: inv.currencyCode,
     items: inv.items,
@@ -123,7 +130,7 @@ export function recompute(inv: Invoice) {
 }
 
 /** Copies the given input fields onto the invoice. */
-export function apply(inv: Invoice, input: InvoiceFields) {
+export function apply(inv: InvoiceState, input: InvoiceFields) {
   const has = (k: keyof InvoiceFields) => input[k] !== undefined;
   if (has('orderId')) inv.orderId = input.orderId!;
   if (has('orderNumber')) inv.orderNumber = input.orderNumber ?? null;
