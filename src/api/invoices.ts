@@ -30,9 +30,9 @@ import {
   softDeleteMatching,
   toDiscount,
   updateInvoice,
-  upsertInvoice,
   viewOf,
 } from '../services/invoices/invoices.js';
+import { upsertInvoicesInBulk } from '../services/imports/sync.js';
 import { checkPayment, recordInvoicePayment } from '../services/invoices/record-payment.js';
 import { invoiceWorkflowId, signalInvoiceClosed } from '../services/invoices/signal.js';
 import { findActivePaymentMethod } from '../services/payments/methods.js';
@@ -105,14 +105,10 @@ export const invoiceRoutes = [
     body: yup.object({ invoices: yup.array(createSchema).required().min(1, '${path} must have at least one invoice.').max(MAX_BULK, `\${path} must have at most ${MAX_BULK} invoices (use /api/imports for more).`) }),
     idempotent: true,
     responses: { 201: 'Array of { data: { id, invoiceNumber }, links: [{ rel, href }] }, one per invoice in order', 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token', 409: 'An invoiceNumber or externalId clashes with another invoice' },
-    async handler({ em, orgId, auth, body }) {
+    async handler({ em, orgId, auth, body, deps }) {
       for (const input of body.invoices) await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
-      const out = [];
-      for (const input of body.invoices) {
-        const r = await upsertInvoice(em, orgId, input);
-        out.push({ data: r, links: invoiceLinks(r.id) });
-      }
-      return created(out);
+      const out = await upsertInvoicesInBulk(deps.config.databaseUrl, orgId, body.invoices);
+      return created(out.map((r) => ({ data: { id: r.id, invoiceNumber: r.number }, links: invoiceLinks(r.id) })));
     },
   }),
 

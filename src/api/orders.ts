@@ -8,7 +8,8 @@ import * as yup from 'yup';
 import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
 import type { Order } from '../entities/index.js';
 import { created, defineRoute, ok } from '../http/route.js';
-import { findOrder, importOrder, listOrders, orderView, placeOrder, updateOrder, updateShipping } from '../services/orders/orders.js';
+import { upsertOrdersInBulk } from '../services/imports/sync.js';
+import { findOrder, listOrders, orderView, placeOrder, updateOrder, updateShipping } from '../services/orders/orders.js';
 
 const links = (o: Order) => [{ rel: 'self', href: `/api/orders/${o.id}` }];
 const ref = (o: Order) => ({ data: { id: o.id, orderNumber: o.orderNumber }, links: links(o) });
@@ -40,10 +41,9 @@ export const orderRoutes = [
     idempotent: true,
     body: yup.object({ orders: yup.array(bulkOrderSchema.required()).min(1).max(1000).required() }),
     responses: { 201: 'array of { data: { id, orderNumber }, links }', 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Conflicting keys' },
-    async handler({ em, orgId, body }) {
-      const out = [];
-      for (const input of body.orders) out.push(ref(await importOrder(em, orgId, input)));
-      return created(out);
+    async handler({ orgId, body, deps }) {
+      const out = await upsertOrdersInBulk(deps.config.databaseUrl, orgId, body.orders);
+      return created(out.map((o) => ({ data: { id: o.id, orderNumber: o.number }, links: [{ rel: 'self', href: `/api/orders/${o.id}` }] })));
     },
   }),
 

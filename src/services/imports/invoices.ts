@@ -119,6 +119,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
   };
   rows.forEach(index);
   const created = new Set<Held>();
+  const heldOf = new Map<number, Held>();
   const changed = new Set<Held>();
 
   for (const { rec, value } of ok) {
@@ -151,6 +152,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
       continue;
     }
     if (existing && same(existing, next)) {
+      heldOf.set(rec.n, existing);
       out.unchanged += 1;
       continue;
     }
@@ -160,10 +162,12 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
       Object.assign(existing, next);
       if (!created.has(existing)) changed.add(existing);
       index(existing);
+      heldOf.set(rec.n, existing);
       out.updated += 1;
     } else {
       created.add(next);
       index(next);
+      heldOf.set(rec.n, next);
       out.created += 1;
     }
   }
@@ -201,5 +205,6 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
         where i.organization_id = $1 and i.id = r.id`,
       [orgId, JSON.stringify([...changed].map(toRow))],
     );
+  out.refs = [...heldOf].map(([n, h]) => ({ n, id: h.id, number: h.invoiceNumber }));
   return out;
 }

@@ -116,6 +116,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
   };
   rows.forEach(index);
   const created = new Set<Held>();
+  const heldOf = new Map<number, Held>();
   const changed = new Set<Held>();
   const linesChanged = new Set<Held>();
 
@@ -151,6 +152,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     const rowSame = !!existing && sameRow(existing, next);
     const linesSame = !!existing && sameLines(existing.items, next.items);
     if (existing && rowSame && linesSame) {
+      heldOf.set(rec.n, existing);
       out.unchanged += 1;
       continue;
     }
@@ -170,6 +172,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
       out.created += 1;
     }
     index(held);
+    heldOf.set(rec.n, held);
   }
   if (!ctx.write) return out;
 
@@ -217,5 +220,6 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
          from jsonb_to_recordset($1::jsonb) as r(order_id uuid, position int, sku text, product_name text, quantity int, price numeric, sub_total numeric)`,
       [JSON.stringify(lines)],
     );
+  out.refs = [...heldOf].map(([n, h]) => ({ n, id: h.id, number: h.orderNumber ?? '' }));
   return out;
 }
