@@ -1,7 +1,7 @@
 /**
  * Set-based applier for `invoices` (a POST /api/invoices/bulk row). The rules are the invoice
  * service's own (`apply` and `recompute` of src/services/invoices/invoices.ts, money from
- * src/domain/invoices/money.ts) and `upsertInvoice`'s matching: externalId, else invoiceNumber;
+ * src/domain/invoices/money.ts) and the bulk upsert's matching: externalId, else invoiceNumber;
  * active:false soft-deletes the match; only a Draft invoice takes the imported fields. One chunk =
  * one read of the stored invoices of its keys, the merge and compare in memory on copies of the
  * stored rows, then at most one multi-row INSERT and one UPDATE ... FROM jsonb_to_recordset.

@@ -330,19 +330,6 @@ export async function placeOrder(em: EntityManager, orgId: string, auth: Princip
   return createOrder(em, orgId, await draftFromCatalog(em, orgId, auth, input));
 }
 
-/** Bulk import (Admin): an existing externalId, else orderNumber, updates that order; otherwise a new one. */
-export async function importOrder(em: EntityManager, orgId: string, input: OrderInput): Promise<Order> {
-  let existing: Order | null = null;
-  if (input.externalId) existing = await em.findOne(Order, { organization: orgId, externalId: input.externalId }, { populate: ['items'] });
-  if (!existing && input.orderNumber) existing = await em.findOne(Order, { organization: orgId, orderNumber: input.orderNumber }, { populate: ['items'] });
-  const draft = await draftAsGiven(em, orgId, input);
-  if (!existing) return createOrder(em, orgId, draft);
-  if (input.orderNumber && input.orderNumber !== existing.orderNumber) existing.orderNumber = input.orderNumber;
-  applyDraft(em, existing, draft);
-  await flushOrder(em);
-  return existing;
-}
-
 /** Orders the principal may see. */
 export async function orderScope(em: EntityManager, orgId: string, auth: Principal): Promise<FilterQuery<Order>> {
   return byVisibleCustomer(em, orgId, auth);
