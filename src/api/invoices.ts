@@ -30,82 +30,16 @@ import {
   softDeleteMatching,
   toDiscount,
   updateInvoice,
-  upsertInvoice,
   viewOf,
 } from '../services/invoices/invoices.js';
+import { upsertInvoicesInBulk } from '../services/imports/sync.js';
 import { checkPayment, recordInvoicePayment } from '../services/invoices/record-payment.js';
 import { invoiceWorkflowId, signalInvoiceClosed } from '../services/invoices/signal.js';
 import { findActivePaymentMethod } from '../services/payments/methods.js';
-import { currencyCode, email, uuid } from './schemas.js';
+import { createSchema, discountFields, isoDate, str, updateSchema } from '../domain/invoices/schemas.js';
+import { currencyCode, uuid } from './schemas.js';
 
 const MAX_BULK = 1000;
-const str = (max = 200) => yup.string().max(max).nullable();
-const isoDate = () =>
-  yup.string().test('iso-date', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v))));
-const money = () => yup.number().min(0, '${path} must be at least 0.').max(1e13, '${path} is too large.');
-
-const address = () =>
-  yup.object({ address1: str(), address2: str(), city: str(), stateProvince: str(), zipPostalCode: str(40), country: str(100) }).nullable().default(undefined);
-const customerSchema = yup
-  .object({
-    customerNumber: yup.string().trim().min(1).max(100).required(),
-    companyName: str(),
-    companyEmail: email().nullable(),
-    companyPhone: str(40),
-    billingAddress: address(),
-    shippingAddress: address(),
-  })
-  .default(undefined);
-const repSchema = yup.object({ repNumber: str(50), firstName: str(100), lastName: str(100), email: email().nullable(), phoneNumber: str(40) }).default(undefined);
-const itemSchema = yup.object({
-  sku: yup.string().trim().min(1).max(100).required(),
-  productName: str(300),
-  quantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').max(1e9).required(),
-  price: money().required(),
-});
-const discountFields = {
-  code: str(100),
-  type: yup.string().oneOf(['Percentage', 'Amount'], '${path} must be Percentage or Amount.').required(),
-  value: money()
-    .required()
-    .when('type', { is: 'Percentage', then: (s) => s.max(100, '${path} must be at most 100 for a Percentage discount.') }),
-  description: str(500),
-};
-const discountSchema = yup.object(discountFields).nullable().default(undefined);
-
-const invoiceFields = {
-  orderId: uuid(),
-  orderNumber: str(100),
-  invoiceNumber: yup.string().trim().min(1).max(100).nullable(),
-  externalId: str(200),
-  customer: customerSchema,
-  primarySalesRep: repSchema,
-  invoiceDate: isoDate(),
-  dueDate: isoDate(),
-  terms: yup.string().trim().min(1).max(100),
-  currencyCode: currencyCode(),
-  items: yup.array(itemSchema).min(1, '${path} must have at least one item.').max(1000),
-  poNumber: str(100),
-  notes: yup.string().max(4000).nullable(),
-  tax: money().nullable(),
-  discount: discountSchema,
-  importedInvoiceTotal: money().nullable(),
-  importedBalance: money().nullable(),
-  active: yup.boolean(),
-};
-const createSchema = yup.object({
-  ...invoiceFields,
-  orderId: uuid().required(),
-  customer: customerSchema.required(),
-  primarySalesRep: repSchema.required(),
-  invoiceDate: isoDate().required(),
-  dueDate: isoDate().required(),
-  terms: yup.string().trim().min(1).max(100).required(),
-  currencyCode: currencyCode().required(),
-  items: yup.array(itemSchema).min(1, '${path} must have at least one item.').max(1000).required(),
-});
-const updateSchema = yup.object(invoiceFields);
-
 const paymentSchema = yup.object({
   amount: yup.number().required(),
   currencyCode: currencyCode().required(),
@@ -171,14 +105,10 @@ export const invoiceRoutes = [
     body: yup.object({ invoices: yup.array(createSchema).required().min(1, '${path} must have at least one invoice.').max(MAX_BULK, `\${path} must have at most ${MAX_BULK} invoices (use /api/imports for more).`) }),
     idempotent: true,
     responses: { 201: 'Array of { data: { id, invoiceNumber }, links: [{ rel, href }] }, one per invoice in order', 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token', 409: 'An invoiceNumber or externalId clashes with another invoice' },
-    async handler({ em, orgId, auth, body }) {
+    async handler({ em, orgId, auth, body, deps }) {
       for (const input of body.invoices) await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
-      const out = [];
-      for (const input of body.invoices) {
-        const r = await upsertInvoice(em, orgId, input);
-        out.push({ data: r, links: invoiceLinks(r.id) });
-      }
-      return created(out);
+      const out = await upsertInvoicesInBulk(deps.config.databaseUrl, orgId, body.invoices);
+      return created(out.map((r) => ({ data: { id: r.id, invoiceNumber: r.number }, links: invoiceLinks(r.id) })));
     },
   }),
 

@@ -5,69 +5,11 @@
  * orders; sales reps only orders of customers with their repNumber; another org is 404.
  */
 import * as yup from 'yup';
-import { ORDER_STATUSES, parseOrderStatus } from '../domain/orders/status.js';
+import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
 import type { Order } from '../entities/index.js';
 import { created, defineRoute, ok } from '../http/route.js';
-import { findOrder, importOrder, listOrders, orderView, placeOrder, updateOrder, updateShipping } from '../services/orders/orders.js';
-import { currencyCode, UUID_RE } from './schemas.js';
-
-const str = (max: number) => yup.string().trim().max(max);
-const addressSchema = yup.object({
-  address1: str(200).nullable(),
-  address2: str(200).nullable(),
-  city: str(100).nullable(),
-  stateProvince: str(100).nullable(),
-  zipPostalCode: str(20).nullable(),
-  country: str(2).nullable(),
-});
-const repSchema = yup.object({
-  repNumber: str(50).nullable(),
-  firstName: str(100).nullable(),
-  lastName: str(100).nullable(),
-  fullName: str(200).nullable(),
-  email: str(254).nullable(),
-  phoneNumber: str(40).nullable(),
-});
-const itemSchema = yup.object({
-  sku: str(100).min(1).required(),
-  productName: str(300).min(1).required(),
-  quantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').required(),
-  price: yup.number().min(0, '${path} must be at least 0.').required(),
-});
-const shippingSchema = yup.object({ method: str(100).nullable(), total: yup.number().min(0, '${path} must be at least 0.').default(0) });
-const statusSchema = yup.string().test('status', '${path} must be one of: ' + ORDER_STATUSES.join(', ') + '.', (v) => v === undefined || v === null || !!parseOrderStatus(v));
-
-const orderFields = {
-  customer: yup
-    .object({
-      customerNumber: str(50).min(1).required(),
-      companyName: str(200).min(1).required(),
-      companyEmail: str(254).nullable(),
-      companyPhone: str(40).nullable(),
-      companyFax: str(40).nullable(),
-      billingAddress: addressSchema.nullable().default(undefined),
-      shippingAddress: addressSchema.nullable().default(undefined),
-    })
-    .required(),
-  orderType: str(50).min(1).required(),
-  poNumber: str(100).required(),
-  priceTier: str(100).min(1).required(),
-  currencyCode: currencyCode().required(),
-  primarySalesRep: repSchema.required(),
-  items: yup.array(itemSchema.required()).min(1, '${path} must have at least one item.').max(1000).required(),
-  user: yup.object({ userId: str(100).nullable(), userType: str(50).nullable() }).required(),
-  shippingDetails: shippingSchema.nullable().default(undefined),
-  takenBySalesRep: repSchema.nullable().default(undefined),
-  terms: str(50).nullable(),
-  notes: str(4000).nullable(),
-  orderStatus: statusSchema,
-  channel: str(50).nullable(),
-  externalId: str(200).nullable(),
-  tax: yup.number().min(0, '${path} must be at least 0.').nullable(),
-  originationCartId: yup.string().matches(UUID_RE, '${path} must be a valid id (UUID).').nullable(),
-};
-const orderSchema = yup.object(orderFields);
-const bulkOrderSchema = yup.object({ ...orderFields, orderNumber: str(50).min(1).nullable(), orderDate: yup.string().test('iso', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))).nullable(), active: yup.boolean().nullable() });
+import { upsertOrdersInBulk } from '../services/imports/sync.js';
+import { findOrder, listOrders, orderView, placeOrder, updateOrder, updateShipping } from '../services/orders/orders.js';
 
 const links = (o: Order) => [{ rel: 'self', href: `/api/orders/${o.id}` }];
 const ref = (o: Order) => ({ data: { id: o.id, orderNumber: o.orderNumber }, links: links(o) });
@@ -99,10 +41,9 @@ export const orderRoutes = [
     idempotent: true,
     body: yup.object({ orders: yup.array(bulkOrderSchema.required()).min(1).max(1000).required() }),
     responses: { 201: 'array of { data: { id, orderNumber }, links }', 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Conflicting keys' },
-    async handler({ em, orgId, body }) {
-      const out = [];
-      for (const input of body.orders) out.push(ref(await importOrder(em, orgId, input)));
-      return created(out);
+    async handler({ orgId, body, deps }) {
+      const out = await upsertOrdersInBulk(deps.config.databaseUrl, orgId, body.orders);
+      return created(out.map((o) => ({ data: { id: o.id, orderNumber: o.number }, links: [{ rel: 'self', href: `/api/orders/${o.id}` }] })));
     },
   }),
 

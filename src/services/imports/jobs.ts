@@ -15,7 +15,6 @@ import { taskQueue } from '../../config.js';
 import { searchAttributes } from '../../integrations/temporal.js';
 import { cancelImportSignal, pauseImportSignal, resumeImportSignal, type ImportJobInput } from '../../workflows/import-job-defs.js';
 import { detectFormat } from './input.js';
-import { APPLIERS } from './process.js';
 
 export const UPLOAD_TTL_SECONDS = 3600;
 export const workflowIdOf = (jobId: string) => `import-${jobId}`;
@@ -77,7 +76,6 @@ async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Prom
 
 /** Stores the input, records the job and starts its workflow. */
 export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptions): Promise<ImportJob> {
-  if (!APPLIERS[o.kind]) throw AppError.field('kind', `Imports of ${o.kind} are not available yet; use customers, products, prices or user-customer-links.`);
   const id = randomUUID();
   let inputKey = `imports/${o.orgId}/${id}/input`;
   let format: ImportFormat;

@@ -9,7 +9,9 @@ import type { ImportFormat, ImportStatus } from '../../entities/ImportJob.js';
 import type { Storage } from '../../integrations/storage.js';
 import { applyCustomers } from './customers.js';
 import { InputError, readRecords } from './input.js';
+import { applyInvoices } from './invoices.js';
 import { applyLinks } from './links.js';
+import { applyOrders } from './orders.js';
 import { applyPrices, applyProducts } from './products.js';
 import { inTransaction } from './sql.js';
 import { emitEventOnceSql } from '../webhooks/events.js';
@@ -18,11 +20,13 @@ import type { ChunkApplier, ChunkRecord } from './types.js';
 /** At most this many jobs of one organization hold a running slot (Running or Paused after start). */
 export const MAX_RUNNING_PER_ORG = 5;
 
-export const APPLIERS: Partial<Record<ImportKindName, ChunkApplier>> = {
+export const APPLIERS: Record<ImportKindName, ChunkApplier> = {
   products: applyProducts,
   prices: applyPrices,
   customers: applyCustomers,
   'user-customer-links': applyLinks,
+  orders: applyOrders,
+  invoices: applyInvoices,
 };
 
 export const chunkKey = (orgId: string, jobId: string, i: number) => `imports/${orgId}/${jobId}/chunks/${i}.json`;

@@ -3,8 +3,12 @@
  * for the whole request (up to 1,000 entries), no per-record round trip.
  */
 import type pg from 'pg';
+import { AppError, type FieldErrors } from '../../errors.js';
+import { applyInvoices } from './invoices.js';
+import { applyOrders } from './orders.js';
 import { applyPrices } from './products.js';
 import { createImportPool, inTransaction } from './sql.js';
+import type { ChunkApplier } from './types.js';
 
 // One small pool per database, created on first use by the API process (a cache, not a registry).
 const pools = new Map<string, pg.Pool>();
@@ -36,3 +40,32 @@ export async function replacePricesInBulk(databaseUrl: string, orgId: string, en
   });
   return { updated, errors };
 }
+
+/**
+ * POST /api/orders/bulk and POST /api/invoices/bulk: the import applier in one transaction for the
+ * whole request; any failed entry rolls everything back (409 for a key held by another record,
+ * else 400 naming `<list>[i].<field>`). Answers `{ id, number }` per entry in input order.
+ */
+async function bulkUpsert(databaseUrl: string, orgId: string, list: string, applier: ChunkApplier, entries: unknown[]): Promise<{ id: string; number: string }[]> {
+  const records = entries.map((data, i) => ({ n: i + 1, data, source: null }));
+  const out = await inTransaction(poolFor(databaseUrl), async (sql) => {
+    const o = await applier({ sql, orgId, write: true }, records);
+    if (o.failures.length) {
+      const conflict = o.failures.flatMap((f) => Object.values(f.errors).flat()).find((m) => /already (exists|used)|already has/.test(m));
+      if (conflict) throw AppError.conflict(conflict);
+      const errors: FieldErrors = {};
+      for (const f of o.failures) for (const [field, m] of Object.entries(f.errors)) errors[`${list}[${f.n - 1}]${field === '$' ? '' : `.${field}`}`] = m;
+      throw AppError.validation(errors);
+    }
+    return o;
+  });
+  const byN = new Map((out.refs ?? []).map((r) => [r.n, r]));
+  return records.map((r) => {
+    const ref = byN.get(r.n);
+    if (!ref) throw new Error(`bulk ${list}: entry ${r.n} has no result`);
+    return { id: ref.id, number: ref.number };
+  });
+}
+
+export const upsertOrdersInBulk = (databaseUrl: string, orgId: string, entries: unknown[]) => bulkUpsert(databaseUrl, orgId, 'orders', applyOrders, entries);
+export const upsertInvoicesInBulk = (databaseUrl: string, orgId: string, entries: unknown[]) => bulkUpsert(databaseUrl, orgId, 'invoices', applyInvoices, entries);

@@ -20,6 +20,8 @@ export interface ChunkOutcome {
   updated: number;
   unchanged: number;
   failures: RecordFailure[];
+  /** Written records' id and number (orders, invoices; apply only), for the synchronous bulk endpoints' answers. */
+  refs?: { n: number; id: string; number: string }[];
 }
 
 export interface ApplyContext {

@@ -99,8 +99,15 @@ export function must(from: string, event: InvoiceEvent): InvoiceStatus {
   return t.to;
 }
 
+/** What apply and recompute read and write: an Invoice entity, or the import's in-memory copy of a stored row. */
+export type InvoiceState = Pick<
+  Invoice,
+  'orderId' | 'orderNumber' | 'invoiceNumber' | 'externalId' | 'customer' | 'customerNumber' | 'primarySalesRep' | 'invoiceDate' | 'dueDate' | 'terms' | 'currencyCode' | 'items' | 'poNumber' | 'notes'
+  | 'taxInput' | 'discount' | 'importedInvoiceTotal' | 'importedBalance' | 'active' | 'subtotal' | 'discountAmount' | 'tax' | 'total' | 'importedPaid' | 'amountPaid'
+>;
+
 /** Recomputes the money columns from the inputs (Draft: no payments yet, so amountPaid is the imported paid amount). */
-export function recompute(inv: Invoice) {
+export function recompute(inv: InvoiceState) {
   const t = computeTotals({
     currencyCode: inv.currencyCode,
     items: inv.items,
@@ -123,7 +130,7 @@ export function recompute(inv: Invoice) {
 }
 
 /** Copies the given input fields onto the invoice. */
-export function apply(inv: Invoice, input: InvoiceFields) {
+export function apply(inv: InvoiceState, input: InvoiceFields) {
   const has = (k: keyof InvoiceFields) => input[k] !== undefined;
   if (has('orderId')) inv.orderId = input.orderId!;
   if (has('orderNumber')) inv.orderNumber = input.orderNumber ?? null;
@@ -209,39 +216,6 @@ export const invoiceLinks = (id: string) => [
   { rel: 'self', href: `/api/invoices/${id}` },
   { rel: 'pdf', href: `/api/invoices/${id}/pdf` },
 ];
-
-/** Bulk/import upsert of one invoice: match by externalId, then invoiceNumber; active:false soft-deletes. */
-export async function upsertInvoice(em: EntityManager, orgId: string, input: NewInvoice): Promise<{ id: string; invoiceNumber: string }> {
-  const fork = em.fork();
-  const match =
-    (input.externalId ? await fork.findOne(Invoice, { organization: orgId, externalId: input.externalId }) : null) ??
-    (input.invoiceNumber ? await fork.findOne(Invoice, { organization: orgId, invoiceNumber: input.invoiceNumber }) : null);
-  if (!match) {
-    const inv = await createInvoice(em, orgId, input);
-    if (input.active === false) await em.fork().nativeUpdate(Invoice, { id: inv.id }, { active: false });
-    return { id: inv.id, invoiceNumber: inv.invoiceNumber };
-  }
-  try {
-    await fork.transactional(async (tx) => {
-      const inv = await tx.findOneOrFail(Invoice, { id: match.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (input.active === false) {
-        inv.active = false;
-      } else {
-        inv.active = true;
-        // Only a Draft invoice takes the imported fields; issued ones keep their amounts and lines.
-        if (inv.status === 'Draft') {
-          apply(inv, { ...input, invoiceNumber: input.invoiceNumber || inv.invoiceNumber });
-          recompute(inv);
-        }
-      }
-      await tx.flush();
-    });
-  } catch (e) {
-    translateUnique(e, input);
-  }
-  const inv = await em.fork().findOneOrFail(Invoice, { id: match.id });
-  return { id: inv.id, invoiceNumber: inv.invoiceNumber };
-}
 
 /** Runs a status move under the row lock and signals the workflow when the invoice closes. */
 export async function move(em: EntityManager, temporal: Client, orgId: string, auth: Principal, id: string, event: InvoiceEvent) {

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invoice } from '../../entities/index.js';
 
+export const formatInvoiceNumber = (n: number | bigint | string) => `INV-${String(n).padStart(6, '0')}`;
+
 /** Next invoice number of the organization: the counter row is updated in the creating transaction, so numbers have no gaps or duplicates. */
 export async function nextInvoiceNumber(tx: EntityManager, orgId: string): Promise<string> {
   for (;;) {
@@ -10,7 +12,7 @@ export async function nextInvoiceNumber(tx: EntityManager, orgId: string): Promi
       [orgId],
       'get',
     );
-    const candidate = `INV-${String(row.last_number).padStart(6, '0')}`;
+    const candidate = formatInvoiceNumber(row.last_number);
     // A number supplied by an import may already hold this value; take the next one then.
     if (!(await tx.count(Invoice, { organization: orgId, invoiceNumber: candidate }))) return candidate;
   }

@@ -74,40 +74,81 @@ export interface OrderInput {
   active?: boolean | null;
 }
 
-/** Copies a draft onto an order (new or existing) and replaces its lines; totals come from src/domain/orders/totals.ts. */
-function applyDraft(em: EntityManager, o: Order, d: OrderDraft): void {
+/** The columns and lines an order takes from a draft (totals from src/domain/orders/totals.ts); undefined = keep the stored value. */
+export interface OrderValues {
+  scalars: {
+    orderType: string;
+    poNumber: string | null;
+    priceTier: string | null;
+    currencyCode: string;
+    terms: string | null;
+    channel: string | null;
+    externalId: string | null;
+    notes: string | null;
+    originationCartId: string | null;
+    customerNumber: string;
+    customer: OrderCustomer;
+    primarySalesRep: OrderSalesRep | null;
+    takenBySalesRep: OrderSalesRep | null;
+    repNumber: string | null;
+    shippingDetails: { method: string | null; total: number } | null;
+    subtotal: string;
+    tax: string;
+    shippingTotal: string;
+    total: string;
+    createdByUserId: string | null;
+    createdByUserType: string | null;
+  };
+  orderStatus?: OrderStatus;
+  orderDate?: Date;
+  active?: boolean;
+  items: { sku: string; productName: string; quantity: number; price: string; subTotal: string }[];
+}
+
+/** Merges a draft over the order's current externalId and originationCartId: the one rule of what an order stores (POST, bulk, import, checkout). */
+export function orderValues(d: OrderDraft, current: { externalId?: string | null; originationCartId?: string | null } | null): OrderValues {
   const t = orderTotals(d.items, d.currencyCode, d.tax, d.shippingDetails?.total ?? 0);
-  em.assign(o, {
-    orderType: d.orderType,
-    poNumber: d.poNumber,
-    priceTier: d.priceTier,
-    currencyCode: d.currencyCode,
-    terms: d.terms,
-    channel: d.channel,
-    externalId: d.externalId ?? o.externalId ?? null,
-    notes: d.notes,
-    originationCartId: d.originationCartId ?? o.originationCartId ?? null,
-    customerNumber: d.customer.customerNumber,
-    customer: d.customer,
-    primarySalesRep: d.primarySalesRep,
-    takenBySalesRep: d.takenBySalesRep,
-    repNumber: d.repNumber,
-    shippingDetails: d.shippingDetails ? { method: d.shippingDetails.method, total: Number(t.shipping) } : null,
-    subtotal: t.subtotal.toString(),
-    tax: t.tax.toString(),
-    shippingTotal: t.shipping.toString(),
-    total: t.total.toString(),
-    createdByUserId: d.createdByUserId,
-    createdByUserType: d.createdByUserType,
-  });
+  return {
+    scalars: {
+      orderType: d.orderType,
+      poNumber: d.poNumber,
+      priceTier: d.priceTier,
+      currencyCode: d.currencyCode,
+      terms: d.terms,
+      channel: d.channel,
+      externalId: d.externalId ?? current?.externalId ?? null,
+      notes: d.notes,
+      originationCartId: d.originationCartId ?? current?.originationCartId ?? null,
+      customerNumber: d.customer.customerNumber,
+      customer: d.customer,
+      primarySalesRep: d.primarySalesRep,
+      takenBySalesRep: d.takenBySalesRep,
+      repNumber: d.repNumber,
+      shippingDetails: d.shippingDetails ? { method: d.shippingDetails.method, total: Number(t.shipping) } : null,
+      subtotal: t.subtotal.toString(),
+      tax: t.tax.toString(),
+      shippingTotal: t.shipping.toString(),
+      total: t.total.toString(),
+      createdByUserId: d.createdByUserId,
+      createdByUserType: d.createdByUserType,
+    },
+    orderStatus: d.orderStatus ?? undefined,
+    orderDate: d.orderDate ?? undefined,
+    active: d.active ?? undefined,
+    items: d.items.map((l, i) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: t.lines[i].price.toString(), subTotal: t.lines[i].subTotal.toString() })),
+  };
+}
+
+/** Copies a draft onto an order (new or existing) and replaces its lines. */
+function applyDraft(em: EntityManager, o: Order, d: OrderDraft): void {
+  const v = orderValues(d, o);
+  em.assign(o, v.scalars);
   if (d.paymentChargeId !== undefined) o.paymentChargeId = d.paymentChargeId;
-  if (d.orderStatus) o.orderStatus = d.orderStatus;
-  if (d.orderDate) o.orderDate = d.orderDate;
-  if (d.active !== undefined && d.active !== null) o.active = d.active;
+  if (v.orderStatus) o.orderStatus = v.orderStatus;
+  if (v.orderDate) o.orderDate = v.orderDate;
+  if (v.active !== undefined) o.active = v.active;
   o.items.removeAll();
-  d.items.forEach((l, position) =>
-    o.items.add(em.create(OrderItem, { order: o, position, sku: l.sku, productName: l.productName, quantity: l.quantity, price: t.lines[position].price.toString(), subTotal: t.lines[position].subTotal.toString() })),
-  );
+  v.items.forEach((l, position) => o.items.add(em.create(OrderItem, { order: o, position, ...l })));
 }
 
 function orderConflict(e: unknown): unknown {
@@ -213,8 +254,8 @@ async function repOf(em: EntityManager, orgId: string, customerNumber: string): 
   return c?.repNumber ?? null;
 }
 
-/** An Admin's (or an import's) order: taken as given. */
-async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput): Promise<OrderDraft> {
+/** An Admin's (or an import's) order: taken as given; `customerRepNumber` is the rep number of the stored customer, if any. */
+export function draftFromInput(input: OrderInput, customerRepNumber: string | null): OrderDraft {
   return {
     orderNumber: input.orderNumber ?? null,
     orderDate: input.orderDate ? new Date(input.orderDate) : null,
@@ -231,7 +272,7 @@ async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput)
     customer: input.customer,
     primarySalesRep: input.primarySalesRep,
     takenBySalesRep: input.takenBySalesRep ?? null,
-    repNumber: (await repOf(em, orgId, input.customer.customerNumber)) ?? input.primarySalesRep.repNumber ?? null,
+    repNumber: customerRepNumber ?? input.primarySalesRep.repNumber ?? null,
     shippingDetails: input.shippingDetails ? { method: input.shippingDetails.method ?? null, total: input.shippingDetails.total } : null,
     tax: input.tax ?? 0,
     items: input.items,
@@ -239,6 +280,10 @@ async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput)
     createdByUserId: input.user.userId ?? null,
     createdByUserType: input.user.userType ?? null,
   };
+}
+
+async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput): Promise<OrderDraft> {
+  return draftFromInput(input, await repOf(em, orgId, input.customer.customerNumber));
 }
 
 /**
@@ -283,19 +328,6 @@ export async function placeOrder(em: EntityManager, orgId: string, auth: Princip
   if (!(await mayActFor(em, orgId, auth, input.customer.customerNumber)))
     throw AppError.forbidden(auth.role === 'Customer' ? 'A customer can only place orders for itself.' : 'This customer is not assigned to your rep number.');
   return createOrder(em, orgId, await draftFromCatalog(em, orgId, auth, input));
-}
-
-/** Bulk import (Admin): an existing externalId, else orderNumber, updates that order; otherwise a new one. */
-export async function importOrder(em: EntityManager, orgId: string, input: OrderInput): Promise<Order> {
-  let existing: Order | null = null;
-  if (input.externalId) existing = await em.findOne(Order, { organization: orgId, externalId: input.externalId }, { populate: ['items'] });
-  if (!existing && input.orderNumber) existing = await em.findOne(Order, { organization: orgId, orderNumber: input.orderNumber }, { populate: ['items'] });
-  const draft = await draftAsGiven(em, orgId, input);
-  if (!existing) return createOrder(em, orgId, draft);
-  if (input.orderNumber && input.orderNumber !== existing.orderNumber) existing.orderNumber = input.orderNumber;
-  applyDraft(em, existing, draft);
-  await flushOrder(em);
-  return existing;
 }
 
 /** Orders the principal may see. */

@@ -1,0 +1,225 @@
+/**
+ * Set-based applier for `orders` (a POST /api/orders/bulk row). The rules are the order
+ * service's own: `draftFromInput` (an Admin's order taken as given) and `orderValues` (what an
+ * order stores, totals from src/domain/orders/totals.ts). One chunk = one read of the stored
+ * orders of its keys (externalId, orderNumber, originationCartId; lines aggregated in the same
+ * query) and one of the customers' rep numbers, the merge and compare in memory, then at most one
+ * multi-row INSERT, one UPDATE ... FROM jsonb_to_recordset, one DELETE and one INSERT of lines.
+ * A record equal to what is stored counts unchanged and writes nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import { bulkOrderSchema } from '../../domain/orders/schemas.js';
+import { AppError, type FieldErrors } from '../../errors.js';
+import { formatOrderNumber } from '../orders/numbers.js';
+import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
+import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
+import { stableJson, validateRecord } from './validate-record.js';
+
+type Line = OrderValues['items'][number];
+type Scalars = OrderValues['scalars'];
+
+interface Held extends Scalars {
+  id: string;
+  orderNumber: string | null;
+  orderDate: Date;
+  orderStatus: string;
+  active: boolean;
+  items: Line[];
+}
+
+/** [property, column, recordset type] of every column the import writes. */
+const COLS: [keyof Held, string, string][] = [
+  ['id', 'id', 'uuid'],
+  ['orderNumber', 'order_number', 'text'],
+  ['orderDate', 'order_date', 'timestamptz'],
+  ['orderStatus', 'order_status', 'text'],
+  ['orderType', 'order_type', 'text'],
+  ['poNumber', 'po_number', 'text'],
+  ['priceTier', 'price_tier', 'text'],
+  ['currencyCode', 'currency_code', 'text'],
+  ['terms', 'terms', 'text'],
+  ['channel', 'channel', 'text'],
+  ['externalId', 'external_id', 'text'],
+  ['notes', 'notes', 'text'],
+  ['originationCartId', 'origination_cart_id', 'uuid'],
+  ['customerNumber', 'customer_number', 'text'],
+  ['customer', 'customer', 'jsonb'],
+  ['primarySalesRep', 'primary_sales_rep', 'jsonb'],
+  ['takenBySalesRep', 'taken_by_sales_rep', 'jsonb'],
+  ['repNumber', 'rep_number', 'text'],
+  ['shippingDetails', 'shipping_details', 'jsonb'],
+  ['subtotal', 'subtotal', 'numeric'],
+  ['tax', 'tax', 'numeric'],
+  ['shippingTotal', 'shipping_total', 'numeric'],
+  ['total', 'total', 'numeric'],
+  ['active', 'active', 'boolean'],
+  ['createdByUserId', 'created_by_user_id', 'text'],
+  ['createdByUserType', 'created_by_user_type', 'text'],
+];
+const MONEY = new Set<keyof Held>(['subtotal', 'tax', 'shippingTotal', 'total']);
+const DATA = COLS.filter(([p]) => p !== 'id');
+const recordset = `jsonb_to_recordset($2::jsonb) as r(${COLS.map(([, c, t]) => `${c} ${t}`).join(', ')})`;
+
+/** JSON as stored (undefined keys dropped, dates as ISO strings), for comparing. */
+const clean = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null)) as unknown;
+const sameMoney = (a: string, b: string) => new Decimal(a).equals(b);
+const sameLines = (a: Line[], b: Line[]) =>
+  a.length === b.length &&
+  a.every((x, i) => x.sku === b[i].sku && x.productName === b[i].productName && x.quantity === b[i].quantity && sameMoney(x.price, b[i].price) && sameMoney(x.subTotal, b[i].subTotal));
+const sameRow = (a: Held, b: Held) =>
+  DATA.every(([p]) =>
+    MONEY.has(p) ? sameMoney(a[p] as string, b[p] as string) : p === 'orderDate' ? a.orderDate.getTime() === b.orderDate.getTime() : stableJson(clean(a[p])) === stableJson(clean(b[p])),
+  );
+
+const toRow = (h: Held) => Object.fromEntries(COLS.map(([p, c]) => [c, h[p] ?? null]));
+
+/** `orders`: an existing externalId, else orderNumber, updates that order; otherwise a new one (number drawn when absent). */
+export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Promise<ChunkOutcome> {
+  const { sql, orgId } = ctx;
+  const out: ChunkOutcome = { created: 0, updated: 0, unchanged: 0, failures: [] };
+  const ok: { rec: ChunkRecord; value: OrderInput }[] = [];
+  for (const rec of records) {
+    const v = validateRecord<OrderInput>(bulkOrderSchema, rec);
+    if ('errors' in v) out.failures.push({ n: rec.n, errors: v.errors });
+    else ok.push({ rec, value: v.value });
+  }
+  const texts = (f: (x: OrderInput) => string | null | undefined) => [...new Set(ok.map((x) => f(x.value)).filter((x): x is string => !!x))];
+  const rows = await sql<Held>(
+    `select o.id, o.order_number as "orderNumber", o.order_date as "orderDate", o.order_status as "orderStatus", o.order_type as "orderType", o.po_number as "poNumber",
+            o.price_tier as "priceTier", o.currency_code as "currencyCode", o.terms, o.channel, o.external_id as "externalId", o.notes,
+            o.origination_cart_id as "originationCartId", o.customer_number as "customerNumber", o.customer, o.primary_sales_rep as "primarySalesRep",
+            o.taken_by_sales_rep as "takenBySalesRep", o.rep_number as "repNumber", o.shipping_details as "shippingDetails", o.subtotal::text as subtotal,
+            o.tax::text as tax, o.shipping_total::text as "shippingTotal", o.total::text as total, o.active, o.created_by_user_id as "createdByUserId",
+            o.created_by_user_type as "createdByUserType",
+            coalesce((select json_agg(json_build_object('sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity, 'price', i.price::text, 'subTotal', i.sub_total::text)
+                                      order by i.position) from order_item i where i.order_id = o.id), '[]'::json) as items
+       from sales_order o
+      where o.organization_id = $1 and (o.external_id = any($2::text[]) or o.order_number = any($3::text[]) or o.origination_cart_id = any($4::uuid[]))`,
+    [orgId, texts((x) => x.externalId), texts((x) => x.orderNumber), texts((x) => x.originationCartId)],
+  );
+  const reps = new Map(
+    (
+      await sql<{ customer_number: string; rep_number: string | null }>('select customer_number, rep_number from customer where organization_id = $1 and customer_number = any($2::text[])', [
+        orgId,
+        texts((x) => x.customer.customerNumber),
+      ])
+    ).map((c) => [c.customer_number, c.rep_number]),
+  );
+  const byExt = new Map<string, Held>();
+  const byNumber = new Map<string, Held>();
+  const byCart = new Map<string, Held>();
+  const index = (h: Held) => {
+    if (h.externalId) byExt.set(h.externalId, h);
+    if (h.orderNumber) byNumber.set(h.orderNumber, h);
+    if (h.originationCartId) byCart.set(h.originationCartId, h);
+  };
+  rows.forEach(index);
+  const created = new Set<Held>();
+  const heldOf = new Map<number, Held>();
+  const changed = new Set<Held>();
+  const linesChanged = new Set<Held>();
+
+  for (const { rec, value } of ok) {
+    let draft;
+    try {
+      draft = draftFromInput(value, reps.get(value.customer.customerNumber) ?? null);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      out.failures.push({ n: rec.n, errors: e.errors ?? { $: [e.message] } });
+      continue;
+    }
+    const existing = (value.externalId ? byExt.get(value.externalId) : undefined) ?? (value.orderNumber ? byNumber.get(value.orderNumber) : undefined) ?? null;
+    const v = orderValues(draft, existing);
+    const next: Held = {
+      id: existing?.id ?? randomUUID(),
+      ...v.scalars,
+      orderNumber: value.orderNumber ?? existing?.orderNumber ?? null,
+      orderDate: v.orderDate ?? existing?.orderDate ?? new Date(),
+      orderStatus: v.orderStatus ?? existing?.orderStatus ?? 'Pending',
+      active: v.active ?? existing?.active ?? true,
+      items: v.items,
+    };
+    const errors: FieldErrors = {};
+    const clash = (held: Held | undefined) => !!held && held !== existing;
+    if (next.orderNumber && clash(byNumber.get(next.orderNumber))) errors.orderNumber = ['An order with this orderNumber already exists.'];
+    if (next.externalId && clash(byExt.get(next.externalId))) errors.externalId = ['Another order already has this externalId.'];
+    if (next.originationCartId && clash(byCart.get(next.originationCartId))) errors.originationCartId = ['An order for this originationCartId already exists.'];
+    if (Object.keys(errors).length) {
+      out.failures.push({ n: rec.n, errors });
+      continue;
+    }
+    const rowSame = !!existing && sameRow(existing, next);
+    const linesSame = !!existing && sameLines(existing.items, next.items);
+    if (existing && rowSame && linesSame) {
+      heldOf.set(rec.n, existing);
+      out.unchanged += 1;
+      continue;
+    }
+    const held = existing ?? next;
+    if (existing) {
+      if (existing.orderNumber && existing.orderNumber !== next.orderNumber) byNumber.delete(existing.orderNumber);
+      if (existing.externalId && existing.externalId !== next.externalId) byExt.delete(existing.externalId);
+      if (existing.originationCartId && existing.originationCartId !== next.originationCartId) byCart.delete(existing.originationCartId);
+      Object.assign(existing, next);
+      if (!created.has(existing)) {
+        if (!rowSame) changed.add(existing);
+        if (!linesSame) linesChanged.add(existing);
+      }
+      out.updated += 1;
+    } else {
+      created.add(held);
+      out.created += 1;
+    }
+    index(held);
+    heldOf.set(rec.n, held);
+  }
+  if (!ctx.write) return out;
+
+  // Order numbers for new orders without one: drawn from the organization's counter in this transaction, skipping numbers already used.
+  let need = [...created].filter((h) => !h.orderNumber);
+  while (need.length) {
+    const [{ last_value }] = await sql<{ last_value: string }>(
+      `insert into order_number_counter (organization_id, last_value) values ($1, $2)
+       on conflict (organization_id) do update set last_value = order_number_counter.last_value + $2 returning last_value`,
+      [orgId, need.length],
+    );
+    const first = BigInt(last_value) - BigInt(need.length) + 1n;
+    const candidates = need.map((_, i) => formatOrderNumber(first + BigInt(i)));
+    const taken = new Set(
+      (await sql<{ order_number: string }>('select order_number from sales_order where organization_id = $1 and order_number = any($2::text[])', [orgId, candidates])).map((r) => r.order_number),
+    );
+    const free = candidates.filter((c) => !taken.has(c) && !byNumber.has(c));
+    need.splice(0, free.length).forEach((h, i) => {
+      h.orderNumber = free[i];
+      byNumber.set(free[i], h);
+    });
+    need = need.filter((h) => !h.orderNumber);
+  }
+  const creates = [...created];
+  const updates = [...new Set([...changed, ...linesChanged])];
+  if (creates.length)
+    await sql(
+      `insert into sales_order (${COLS.map(([, c]) => c).join(', ')}, organization_id, created_at, updated_at)
+       select ${COLS.map(([, c]) => `r.${c}`).join(', ')}, $1, now(), now() from ${recordset}`,
+      [orgId, JSON.stringify(creates.map(toRow))],
+    );
+  if (updates.length)
+    await sql(
+      `update sales_order o set ${DATA.map(([, c]) => `${c} = r.${c}`).join(', ')}, updated_at = now() from ${recordset}
+        where o.organization_id = $1 and o.id = r.id`,
+      [orgId, JSON.stringify(updates.map(toRow))],
+    );
+  const relined = [...linesChanged];
+  if (relined.length) await sql('delete from order_item where order_id = any($1::uuid[])', [relined.map((h) => h.id)]);
+  const lines = [...creates, ...relined].flatMap((h) => h.items.map((l, position) => ({ order_id: h.id, position, sku: l.sku, product_name: l.productName, quantity: l.quantity, price: l.price, sub_total: l.subTotal })));
+  if (lines.length)
+    await sql(
+      `insert into order_item (id, order_id, position, sku, product_name, quantity, price, sub_total)
+       select gen_random_uuid(), r.order_id, r.position, r.sku, r.product_name, r.quantity, r.price, r.sub_total
+         from jsonb_to_recordset($1::jsonb) as r(order_id uuid, position int, sku text, product_name text, quantity int, price numeric, sub_total numeric)`,
+      [JSON.stringify(lines)],
+    );
+  out.refs = [...heldOf].map(([n, h]) => ({ n, id: h.id, number: h.orderNumber ?? '' }));
+  return out;
+}
