@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
 import { InvoicePayment } from '../entities/index.js';
+import type { PaymentStatus } from '../entities/Invoice.js';
 import { AppError } from '../errors.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
 import { startOnce } from '../integrations/temporal.js';
@@ -50,7 +51,7 @@ const paymentSchema = yup.object({
   paymentProfileId: str(200),
   cardType: str(50),
   last4Digits: yup.string().matches(/^\d{4}$/, '${path} must be four digits.').nullable(),
-  status: yup.string().oneOf(['Completed', 'Pending', 'Failed'], '${path} must be one of Completed, Pending, Failed.'),
+  status: yup.string<PaymentStatus>().oneOf(['Completed', 'Pending', 'Failed'] as const, '${path} must be one of Completed, Pending, Failed.'),
 });
 const refundSchema = yup.object({ amount: yup.number().required(), paymentId: uuid().nullable(), reason: yup.string().trim().max(500).nullable() });
 const discountBody = yup.object(discountFields);

@@ -27,7 +27,7 @@ export const Cart = defineEntity({
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     customerNumber: p.string(),
     companyName: p.string(),
-    status: p.string().length(20).default('PENDING'),
+    status: p.string().length(20).$type<'PENDING' | 'CLOSED'>().default('PENDING'),
     pricingTier: p.string(),
     currencyCode: p.string().length(3),
     orderType: p.string().length(50),

@@ -12,7 +12,7 @@ export const EmailMessage = defineEntity({
     template: p.string(),
     toAddress: p.string(),
     subject: p.string().nullable(),
-    status: p.string().default('pending'),
+    status: p.string().$type<'pending' | 'sent'>().default('pending'),
     attempts: p.integer().default(0),
     sentAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

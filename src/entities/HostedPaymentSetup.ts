@@ -30,7 +30,7 @@ export const HostedPaymentSetup = defineEntity({
     isDefault: p.boolean().default(false),
     /** Billing address to keep with the saved card (payment-methods hosted flow). */
     billingAddress: p.json<Record<string, unknown>>().nullable(),
-    status: p.string().length(20).default('pending'),
+    status: p.string().length(20).$type<'pending' | 'approved' | 'declined' | 'expired'>().default('pending'),
     expiresAt: p.datetime(),
     result: p.string().length(40).nullable(),
     cardType: p.string().length(40).nullable(),

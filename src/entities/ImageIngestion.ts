@@ -25,7 +25,7 @@ export const ImageIngestionItem = defineEntity({
     imageName: p.string().nullable(),
     productSku: p.string().nullable(),
     extractSkuFromImageName: p.boolean().default(false),
-    status: p.string().default('pending'),
+    status: p.string().$type<'pending' | 'succeeded' | 'failed'>().default('pending'),
     reason: p.text().nullable(),
     imageId: p.uuid().nullable(),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),

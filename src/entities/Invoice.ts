@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
+import type { InvoiceStatus } from '../domain/invoices/state.js';
+
+/** Only a Completed payment moves the balance; Pending and Failed are recorded only. */
+export type PaymentStatus = 'Completed' | 'Pending' | 'Failed';
 
 export interface InvoiceAddress {
   address1?: string | null;
@@ -69,7 +73,7 @@ export const Invoice = defineEntity({
     orderNumber: p.string().nullable(),
     invoiceNumber: p.string(),
     externalId: p.string().nullable(),
-    status: p.string().length(20).default('Draft'),
+    status: p.string().length(20).$type<InvoiceStatus>().default('Draft'),
     invoiceDate: p.datetime(),
     dueDate: p.datetime(),
     terms: p.string(),
@@ -126,7 +130,7 @@ export const InvoicePayment = defineEntity({
     refundedAmount: p.decimal().precision(19).scale(4).default('0'),
     currencyCode: p.string().length(3),
     method: p.string(),
-    status: p.string().default('Completed'),
+    status: p.string().$type<PaymentStatus>().default('Completed'),
     paymentDate: p.datetime(),
     reference: p.string().nullable(),
     notes: p.text().nullable(),

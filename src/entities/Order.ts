@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
+import type { OrderStatus } from '../domain/orders/status.js';
 
 /** Order and invoice address shape. */
 export interface OrderAddress {
@@ -44,7 +45,7 @@ export const Order = defineEntity({
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     orderNumber: p.string().length(50),
     orderDate: p.datetime(),
-    orderStatus: p.string().length(20).default('Pending'),
+    orderStatus: p.string().length(20).$type<OrderStatus>().default('Pending'),
     orderType: p.string().length(50),
     poNumber: p.string().length(100).nullable(),
     priceTier: p.string().length(100).nullable(),

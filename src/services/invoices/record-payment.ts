@@ -17,6 +17,7 @@ import { transition, type InvoiceStatus } from '../../domain/invoices/state.js';
 import { roundMoney } from '../../domain/pricing/index.js';
 import { Invoice, InvoicePayment } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
+import type { PaymentStatus } from '../../entities/Invoice.js';
 
 export interface RecordPaymentInput {
   organizationId: string;
@@ -36,7 +37,7 @@ export interface RecordPaymentInput {
   providerChargeId?: string | null;
   idempotencyKey: string;
   /** 'Completed' (default) moves the balance; 'Pending' and 'Failed' are recorded only. */
-  status?: string;
+  status?: PaymentStatus;
 }
 
 export interface RecordPaymentResult {
