@@ -1,20 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 import { randomToken, sha256 } from '../domain/auth/secrets.js';
 import { renderEmail } from '../domain/email/templates.js';
 import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
 import type { SendEmailInput } from '../workflows/send-email.js';
+import { createMailer } from '../integrations/mail.js';
 import { resolveMailSettings } from '../services/integrations/provider-settings.js';
 
 const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** E-mail activities. deliverEmail is idempotent: an EmailMessage marked sent is not sent again. */
 export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
-  const transport = nodemailer.createTransport(deps.config.smtpUrl);
-  // Transports of organizations with their own SMTP integration, by settings fingerprint.
-  const orgTransports = new Map<string, ReturnType<typeof nodemailer.createTransport>>();
+  const mailer = createMailer(deps.config);
   return {
     async deliverEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {
       const em = deps.orm.em.fork();
@@ -50,20 +48,17 @@ export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
       msg.subject = rendered.subject;
       await em.flush();
       const own = input.organizationId ? await resolveMailSettings(em, deps.config, input.organizationId) : null;
-      let sender = transport;
-      if (own) {
-        sender = orgTransports.get(own.cacheKey) ?? nodemailer.createTransport(own.transport);
-        orgTransports.set(own.cacheKey, sender);
-      }
-      await sender.sendMail({
-        from: own?.from ?? deps.config.mailFrom,
-        to: input.to,
-        subject: rendered.subject,
-        text: rendered.text,
-        html: rendered.html,
-        messageId: `<${input.emailId}@commerce.local>`,
-        headers: { 'X-Email-Id': input.emailId },
-      });
+      await mailer.send(
+        {
+          to: input.to,
+          subject: rendered.subject,
+          text: rendered.text,
+          html: rendered.html,
+          messageId: `<${input.emailId}@commerce.local>`,
+          headers: { 'X-Email-Id': input.emailId },
+        },
+        own,
+      );
       msg.status = 'sent';
       msg.sentAt = new Date();
       await em.flush();

@@ -14,6 +14,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../../config.js';
 import { addressProblem } from '../../domain/images/rules.js';
 import { enabledIntegrationSettings } from './integrations.js';
+import type { OwnMailServer } from '../../integrations/mail.js';
 
 export interface OrganizationPaymentSettings {
   provider: 'ProviderDirect' | 'ProviderHosted';
@@ -45,12 +46,8 @@ export async function hostedCallbackSecret(em: EntityManager, config: Config, or
   return s?.provider === 'ProviderHosted' && s.callbackSecret ? s.callbackSecret : config.providerCallbackSecret;
 }
 
-export interface OrganizationMailSettings {
-  /** A stable key for caching a transport (changes whenever the integration changes). */
-  cacheKey: string;
-  transport: SMTPTransport.Options;
-  from: string;
-}
+/** An organization's own SMTP server and sender, as the mailer takes it. */
+export type OrganizationMailSettings = OwnMailServer;
 
 /**
  * The enabled Email (Smtp) integration's transport options and sender for `organizationId`, or
