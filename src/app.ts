@@ -149,13 +149,22 @@ function bodyParser(def: RouteDef, deps: Deps): Koa.Middleware | null {
 
 /** Files of a multipart request by field name (koa-body/formidable `File` objects, first one per field). */
 function uploadedFiles(ctx: Koa.Context): Record<string, unknown> {
-  const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
-  return Object.fromEntries(Object.entries(files).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  return Object.fromEntries(Object.entries(requestFiles(ctx)).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+}
+
+/** koa-body's parsed files; Koa's own Request type does not declare them, so one cast reads them. */
+function requestFiles(ctx: Koa.Context): Record<string, unknown> {
+  return (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
+}
+
+/** koa-body's parsed body; Koa's own Request type does not declare it, so one cast reads it. */
+function requestBodyOf(ctx: Koa.Context): unknown {
+  return (ctx.request as unknown as { body?: unknown }).body;
 }
 
 /** Deletes the temporary files formidable wrote for a multipart request. */
 async function removeUploads(ctx: Koa.Context): Promise<void> {
-  const files = (ctx.request as unknown as { files?: Record<string, unknown> }).files ?? {};
+  const files = requestFiles(ctx);
   const all = Object.values(files).flatMap((v): unknown[] => (Array.isArray(v) ? v : [v])) as { filepath?: string }[];
   await Promise.all(all.filter((f) => f?.filepath).map((f) => unlink(f.filepath!).catch(() => undefined)));
 }
@@ -166,6 +175,7 @@ const callerOf = (auth: Principal): string => (auth.kind === 'user' ? `user:${au
 /** Runs the handler, through the Idempotency-Key store when the route opts in and the header is sent. */
 async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Reply> {
   const key = def.idempotent && req.auth ? ctx.get(IDEMPOTENCY_HEADER) : '';
+  // RouteDef stores handlers type-erased (src/http/route.ts); req was validated against the route's own schemas.
   if (!key) return def.handler(req as never);
   const scope: KeyScope = { organizationId: req.orgId, caller: callerOf(req.auth), route: `${def.method.toUpperCase()} ${ctx.path}` };
   const replay = await claimKey(req.em, scope, key, requestHash(req.body));
@@ -175,7 +185,7 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
   }
   let reply: Reply;
   try {
-    reply = await def.handler(req as never);
+    reply = await def.handler(req as never); // type-erased handler, as above
   } catch (e) {
     await releaseKey(req.em, scope, key);
     throw e;
@@ -203,16 +213,18 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
   const parse = bodyParser(def, deps);
   const jsonOnly = def.bodyKind === 'json' || !def.bodyKind;
   return async (ctx) => {
-    const em = RequestContext.getEntityManager();
+    // The request context holds the PostgreSQL EntityManager forked from deps.orm; MikroORM types it as the core one.
+    const em = RequestContext.getEntityManager() as EntityManager | undefined;
     if (!em) throw new Error('no request context');
-    const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    // @koa/router sets ctx.params; the plain Koa.Context type does not declare it.
+    const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
     const paramErrors = checkParams(params);
     if (paramErrors) throw AppError.validation(paramErrors, 'A path parameter is malformed.');
     const rawQuery = qs.parse(ctx.querystring, { depth: 3, arrayLimit: 200, parameterLimit: 200 });
     const queryErrors = checkInput(rawQuery, { maxString: MAX_QUERY_STRING, root: 'query' });
     if (queryErrors) throw AppError.validation(queryErrors, 'A query parameter is malformed.');
     const isPublic = def.auth === 'public';
-    const auth = isPublic ? null : await authenticate(ctx, em as never, deps.config, deps.credentialVersions);
+    const auth = isPublic ? null : await authenticate(ctx, em, deps.config, deps.credentialVersions);
     if (auth && !auth.isSuper && !(def.auth as readonly string[]).includes(auth.role)) throw AppError.forbidden();
     let orgId = auth?.organizationId ?? '';
     if (auth && params.organizationId !== undefined && params.organizationId !== auth.organizationId) {
@@ -221,7 +233,7 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     }
     if (parse) await parse(ctx, async () => undefined);
     const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
-    let requestBody = (ctx.request as unknown as { body?: unknown }).body;
+    let requestBody = requestBodyOf(ctx);
     const bodyErrors = checkInput(requestBody);
     if (bodyErrors) throw AppError.validation(bodyErrors, 'The request body is malformed.');
     // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
@@ -229,8 +241,9 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
     let body: unknown = requestBody;
     if (def.body) body = validate(def.body, requestBody, jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
-    if (def.rateLimit) await applyRateLimits(def, deps, em as never, ctx.ip, body);
-    const req: Req = { ctx, em: em as never, deps, auth: auth as never, orgId, body, query, params };
+    if (def.rateLimit) await applyRateLimits(def, deps, em, ctx.ip, body);
+    // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
+    const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
     const reply = await runHandler(def, req, ctx);
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
     if (reply.redirect) {
@@ -257,6 +270,7 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
 async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip: string, body: unknown): Promise<void> {
   const rl = def.rateLimit!;
   const limits = deps.config.rateLimits;
+  // The key function is typed by the route's body schema; body was validated against that schema.
   const subject = rl.key({ ip, body: body as never });
   await enforceRateLimit(em, `${rl.scope}:${def.path}:${sha256(subject)}`, rl.scope === 'login' ? limits.loginPerMinute : limits.publicPerMinute);
   if (rl.scope === 'login') await enforceRateLimit(em, `login-ip:${def.path}:${sha256(ip)}`, limits.loginPerIpPerMinute);

@@ -284,6 +284,7 @@ export const paymentRoutes = [
       404: 'Unknown transaction setup',
     },
     handler: async ({ ctx, deps }) => {
+      // The form body as koa-body parsed it (Koa's Request type does not declare `body`); only string fields are kept.
       const raw = ((ctx.request as unknown as { body?: unknown }).body ?? {}) as Record<string, unknown>;
       const fields: CallbackFields = {};
       for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') fields[k] = v;

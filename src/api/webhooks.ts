@@ -150,7 +150,7 @@ export const webhookRoutes = [
     auth: ADMIN,
     responses: { 200: 'Paged deliveries', 400: 'Bad paging or filters', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params, query }) {
-      return ok(await listDeliveries(em, orgId, params.webhookId, query as unknown as Record<string, unknown>));
+      return ok(await listDeliveries(em, orgId, params.webhookId, query));
     },
   }),
   defineRoute({

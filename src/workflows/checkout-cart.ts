@@ -54,7 +54,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   } catch (e) {
     rethrow(e);
   }
-  upsertSearchAttributes([{ key: OrderNumber, value: prepared.orderNumber }] as never);
+  upsertSearchAttributes([{ key: OrderNumber, value: prepared.orderNumber }]);
   let chargeId: string | null = null;
   if (Number(prepared.amount) > 0 && !prepared.existingOrderId) {
     if (!input.paymentProfileId) throw ApplicationFailure.nonRetryable('A payment method is required.', 'bad_request');
@@ -112,7 +112,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
         { key: OrganizationIdKey, value: input.organizationId },
         { key: CustomerNumberKey, value: invoice.customerNumber },
         { key: InvoiceNumberKey, value: invoice.invoiceNumber },
-      ] as never,
+      ],
     });
   } catch (e) {
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;

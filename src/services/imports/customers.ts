@@ -114,6 +114,7 @@ export async function applyCustomers(ctx: ApplyContext, records: ChunkRecord[]):
       )
     : [];
   const tiers = await sql<{ name: string }>('select name from price_tier where organization_id = $1', [orgId]);
+  // Rows come from one SQL read with the child table's columns; T names the row shape the caller selected.
   const childrenOf = <T>(list: (Record<string, unknown> & { customer_id: string })[], id: string) =>
     list.filter((x) => x.customer_id === id).map(({ customer_id: _c, ...rest }) => rest as unknown as T);
 
@@ -154,6 +155,7 @@ export async function applyCustomers(ctx: ApplyContext, records: ChunkRecord[]):
     tierName: async (name) => tiers.find((t) => t.name.toLowerCase() === name.toLowerCase())?.name ?? null,
     fields: (h) => h.fields,
     async create(f) {
+      // normAddresses/normContacts return the stored (all-keys, null-for-absent) form of the same inputs.
       const fields = { ...f, addresses: normAddresses(f.addresses) as unknown as AddressInput[], contacts: normContacts(f.contacts) as unknown as ContactInput[] };
       const h: Held = { id: randomUUID(), customerNumber: f.customerNumber, externalId: f.externalId, fields };
       index(h);
@@ -176,6 +178,7 @@ export async function applyCustomers(ctx: ApplyContext, records: ChunkRecord[]):
       if (before.externalId && before.externalId !== f.externalId) byExternalId.delete(before.externalId);
       h.customerNumber = f.customerNumber;
       h.externalId = f.externalId;
+      // The stored (all-keys, null-for-absent) form of the same inputs, as in create().
       h.fields = { ...f, addresses: a as unknown as AddressInput[], contacts: c as unknown as ContactInput[] };
       index(h);
       if (!sameScalars && !created.has(h.id)) changed.add(h.id);
