@@ -78,6 +78,18 @@ describe('products', () => {
     ]);
   });
 
+  test('when a job finished more than 30 days ago and the organization submits another, then its error report is gone and a recent one stays', async () => {
+    const p = uniq('R');
+    const bad = [{ sku: `${p}-1`, name: 'Good' }, { sku: `${p}-2` }];
+    const old = await runJson(org, { kind: 'products', records: bad });
+    const recent = await runJson(org, { kind: 'products', records: bad.map((r) => ({ ...r, sku: `${r.sku}-b` })) });
+    expect((await errorsOf(org, old.jobId)).totalRecords).toBe(1);
+    await dbQuery(`update import_job set finished_at = now() - interval '31 days' where id = $1`, [old.jobId]);
+    await runJson(org, { kind: 'products', records: [{ sku: `${p}-3`, name: 'Trigger' }] });
+    expect(await errorsOf(org, old.jobId)).toEqual({ errors: [], totalRecords: 0 });
+    expect((await errorsOf(org, recent.jobId)).totalRecords).toBe(1);
+  });
+
   test('when validate mode runs, then the counts tell what apply would do and nothing is written', async () => {
     const p = uniq('V');
     const job = await runJson(org, { kind: 'products', mode: 'validate', records: [{ sku: `${p}-1`, name: 'A' }, { sku: `${p}-2`, name: 'B', prices: [{ tier: 'Nope', price: 1 }] }] });

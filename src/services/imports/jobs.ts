@@ -75,7 +75,26 @@ async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Prom
 }
 
 /** Stores the input, records the job and starts its workflow. */
+/** DESIGN: error reports are kept 30 days after the job finished. */
+export const REPORT_RETENTION_DAYS = 30;
+
+/**
+ * Removes the error reports of the organization's jobs that finished more than
+ * REPORT_RETENTION_DAYS ago. It runs when the organization submits a job, so no scheduler is needed
+ * and an organization that stops importing keeps nothing it does not read.
+ */
+export async function purgeExpiredReports(em: EntityManager, orgId: string): Promise<void> {
+  await em.getConnection().execute(
+    `delete from import_record_error e using import_job j
+      where e.organization_id = ? and j.organization_id = e.organization_id and j.id = e.job_id
+        and j.finished_at < now() - make_interval(days => ?)`,
+    [orgId, REPORT_RETENTION_DAYS],
+    'run',
+  );
+}
+
 export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptions): Promise<ImportJob> {
+  await purgeExpiredReports(em, o.orgId);
   const id = randomUUID();
   let inputKey = `imports/${o.orgId}/${id}/input`;
   let format: ImportFormat;
