@@ -5,63 +5,23 @@
  * statement on workers it spawns and, in afterAll, leaves one normal sandbox worker running (its pid
  * in stack.extraPidsFile so the stack stops it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { call, createOrg, dbQuery, SANDBOX_API, stack, type OrgFixture } from './helpers';
+import { call, createOrg, dbQuery, SANDBOX_API, type OrgFixture } from './helpers';
 import { createSalesRep, invoiceBody } from './matrix-fixtures';
+import { kill, SandboxWorkers } from './sandbox-workers';
 
 jest.setTimeout(180_000);
-const st = stack as typeof stack & { pids?: Record<string, number>; distDir?: string; extraPidsFile?: string };
 let sb: OrgFixture;
-const spawned: ChildProcess[] = [];
-
-function startWorker(extraEnv: Record<string, string>, name: string) {
-  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  spawned.push(child);
-  const ready = new Promise<void>((resolve, reject) => {
-    const t = setInterval(() => {
-      if (out.includes('"worker ready"')) {
-        clearInterval(t);
-        resolve();
-      }
-    }, 100);
-    child.on('exit', (c) => {
-      clearInterval(t);
-      reject(new Error(`${name} exited ${c}: ${out.slice(-2000)}`));
-    });
-  });
-  return { child, ready };
-}
-
-const kill = (c: ChildProcess) => {
-  if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-};
+const workers = new SandboxWorkers();
 
 beforeAll(async () => {
+  await workers.acquire();
   sb = await createOrg({ base: SANDBOX_API });
   // Only this file's workers may poll the sandbox queues: the stack's worker and the normal workers
   // earlier crash tests left running (their pids are in extraPidsFile) stop here; afterAll leaves one.
-  const leftOver = existsSync(st.extraPidsFile!) ? readFileSync(st.extraPidsFile!, 'utf8').split('\n').map(Number).filter((n) => n > 0) : [];
-  for (const pid of [st.pids!['worker-sandbox'], ...leftOver]) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-});
+  workers.killOthers(true);
+}, 600_000);
 
-afterAll(async () => {
-  for (const c of spawned) kill(c);
-  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], { env: { ...process.env, ...stack.env.sandbox }, stdio: 'ignore', detached: true });
-  keep.unref();
-  appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
-  await new Promise((r) => setTimeout(r, 3000));
-});
+afterAll(() => workers.leaveOneRunning());
 
 const S = () => ({ base: sb.base, token: sb.adminToken });
 
@@ -95,7 +55,7 @@ test('when the worker is killed during generation and while the statement waits 
   await seed(rep.repNumber);
 
   // A worker that pauses inside generation, before its write; killed during that pause.
-  const pausing = startWorker({ COMMISSION_GENERATION_PAUSE_MS: '8000' }, 'pausing worker');
+  const pausing = workers.start({ COMMISSION_GENERATION_PAUSE_MS: '8000' }, 'pausing worker');
   await pausing.ready;
   const res = await call('POST', '/api/commissions/statements', { ...S(), body: { salesRepId: rep.salesRepId, startDate: '2026-02-01', endDate: '2026-02-28' } });
   expect(res.status).toBe(202);
@@ -106,7 +66,7 @@ test('when the worker is killed during generation and while the statement waits 
   if (during.body.status !== 'Generating') console.warn(`statement was ${during.body.status} before the kill; the mid-generation crash was not exercised`);
   kill(pausing.child);
 
-  const normal = startWorker({}, 'replacement worker');
+  const normal = workers.start({}, 'replacement worker');
   await normal.ready;
   const draft = await waitFor('Draft', async () => {
     const r = await call('GET', `/api/commissions/statements/${id}`, S());
@@ -120,7 +80,7 @@ test('when the worker is killed during generation and while the statement waits 
 
   // Killed while the Draft waits for approval: the new worker replays and takes the update.
   kill(normal.child);
-  const third = startWorker({}, 'third worker');
+  const third = workers.start({}, 'third worker');
   await third.ready;
   const ap = await call('POST', `/api/commissions/statements/${id}/approve`, S());
   expect({ status: ap.status, body: ap.body }).toMatchObject({ status: 200, body: { status: 'Approved' } });

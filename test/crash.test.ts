@@ -10,15 +10,12 @@
  * by workers this file spawns; afterAll leaves one normal worker running (its pid goes to
  * stack.extraPidsFile so the stack stops it at the end of the run).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { call, createOrg, ensureCustomer, saveCard, SANDBOX_API, stack, uniq, type OrgFixture } from './helpers';
 import { customerWithProduct, invoiceBody } from './matrix-fixtures';
+import { SandboxWorkers } from './sandbox-workers';
 
 jest.setTimeout(150_000);
-const st = stack as typeof stack & { pids?: Record<string, number>; distDir?: string; extraPidsFile?: string };
 const PROVIDER = stack.urls.provider;
 const address = { line1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' };
 const card = () => ({
@@ -28,44 +25,16 @@ const card = () => ({
 const ledger = async (query: string) =>
   ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string }[] }).entries;
 
-const spawned: ChildProcess[] = [];
+const workers = new SandboxWorkers();
 let sb: OrgFixture;
 let connection: Connection;
 let client: Client;
 
-function startWorker(extraEnv: Record<string, string>, name: string) {
-  const child = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
-    env: { ...process.env, ...stack.env.sandbox, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  spawned.push(child);
-  const ready = new Promise<void>((resolve, reject) => {
-    const t = setInterval(() => {
-      if (out.includes('"worker ready"')) {
-        clearInterval(t);
-        resolve();
-      }
-    }, 100);
-    child.on('exit', (c) => {
-      clearInterval(t);
-      reject(new Error(`${name} exited ${c}: ${out.slice(-2000)}`));
-    });
-  });
-  return { child, ready };
-}
-
 /** Stops every sandbox worker (the stack's and ours) and starts one with `env`. */
 async function replaceWorker(env: Record<string, string>, name: string) {
-  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  try {
-    process.kill(st.pids!['worker-sandbox'], 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
-  const w = startWorker(env, name);
+  workers.killOwn();
+  workers.killOthers();
+  const w = workers.start(env, name);
   await w.ready;
   return w;
 }
@@ -80,7 +49,7 @@ async function crashInsideCharge<T>(start: () => Promise<T>, chargeQuery: string
     await new Promise((r) => setTimeout(r, 100));
   }
   hanging.child.kill('SIGKILL');
-  const normal = startWorker({}, 'replacement worker');
+  const normal = workers.start({}, 'replacement worker');
   await normal.ready;
   return pending;
 }
@@ -99,22 +68,15 @@ async function chargeAttempts(workflowId: string): Promise<number[]> {
 }
 
 beforeAll(async () => {
+  await workers.acquire();
   sb = await createOrg({ base: SANDBOX_API });
   connection = await Connection.connect({ address: stack.urls.temporal });
   client = new Client({ connection, namespace: 'sandbox' });
-});
+}, 600_000);
 
 afterAll(async () => {
-  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  const keep = spawn(process.execPath, [path.join(st.distDir!, 'worker.js')], {
-    env: { ...process.env, ...stack.env.sandbox },
-    stdio: 'ignore',
-    detached: true,
-  });
-  keep.unref();
-  appendFileSync(st.extraPidsFile!, `${keep.pid}\n`);
   await connection?.close();
-  await new Promise((r) => setTimeout(r, 3000));
+  await workers.leaveOneRunning();
 });
 
 const S = () => ({ base: sb.base, token: sb.adminToken });
