@@ -305,7 +305,7 @@ describe('GET /api/customers (list)', () => {
     expect(res.body.totalRecords).toBe(2);
     expect((await call('GET', '/api/customers/A-002', { token: rep })).status).toBe(404);
     expect((await call('PUT', '/api/customers/A-002', { token: rep, body: { terms: 'X' } })).status).toBe(404);
-    expect((await call('PUT', '/api/customers/A-001', { token: rep, body: { terms: 'NET15' } })).status).toBe(200);
+    expect((await call('PUT', '/api/customers/A-001', { token: rep, body: { companyPhone: '555-0150' } })).status).toBe(200);
     expect((await call('PUT', '/api/customers/A-001', { token: rep, body: { repNumber: 'R2' } })).status).toBe(403);
     expect((await call('PUT', '/api/customers', { token: rep, body: { customerNumber: 'A-002', companyName: 'Alpha Ltd', companyEmail: 'a@alpha.test', pricing: 'Retail' } })).status).toBe(403);
   });

@@ -9,6 +9,7 @@ import { findPriceTier } from '../services/catalog/pricing.js';
 import { customerScope, findVisibleCustomer } from '../services/customers/visibility.js';
 
 import { type AddressInput, type ContactInput, type CustomerFields, type CustomerInput } from '../domain/customers/rules.js';
+import { salesRepCustomerRules, withRepDefault as repDefault } from '../domain/customers/rep-rules.js';
 import { updateCustomer, upsertCustomer, type CustomerStore, type UpsertOptions } from '../domain/customers/upsert.js';
 import { Customer, CustomerAddress, CustomerContact } from '../entities/index.js';
 import { AppError, isUniqueViolation } from '../errors.js';
@@ -150,21 +151,14 @@ export function customerStore(em: EntityManager, orgId: string): CustomerStore<C
 
 const findVisible = (em: EntityManager, orgId: string, auth: Principal, customerNumber: string) => findVisibleCustomer(em, orgId, auth, customerNumber, ['addresses', 'contacts']);
 
-/** Sales reps write only customers of their own rep number (and new ones default to it). */
+/** Sales reps write only customers of their own rep number (new ones default to it), never their tier or terms. */
 function writeOptions(auth: Principal): UpsertOptions<Customer> {
   if (auth.isSuper || auth.role !== 'SalesRep') return {};
-  return {
-    guard: (existing) => {
-      if (existing.repNumber !== auth.repNumber) throw AppError.forbidden('This customer is not assigned to your rep number.');
-    },
-    guardFields: (f) => {
-      if (f.repNumber !== auth.repNumber) throw AppError.forbidden('A sales rep can only assign customers to their own rep number.');
-    },
-  };
+  return salesRepCustomerRules<Customer>(auth.repNumber);
 }
 
 function withRepDefault(auth: Principal, input: CustomerInput): CustomerInput {
-  return auth.role === 'SalesRep' && !auth.isSuper && input.repNumber === undefined ? { ...input, repNumber: auth.repNumber } : input;
+  return auth.role === 'SalesRep' && !auth.isSuper ? repDefault(auth.repNumber, input) : input;
 }
 
 export const customerListSpec: ListSpec = {

@@ -18,10 +18,8 @@ import type { InvoiceCardPaymentInput } from '../workflows/invoice-payments.js';
 import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget, type RefundInput } from '../services/invoices/card-payments.js';
 import { runWorkflow } from '../workflow-runs.js';
 import {
-  assertMayInvoice,
-  createInvoice,
+  createInvoiceFor,
   findInvoice,
-  invoiceLinks,
   listInvoices,
   markIssued,
   move,
@@ -33,7 +31,7 @@ import {
   updateInvoice,
   viewOf,
 } from '../services/invoices/invoices.js';
-import { upsertInvoicesInBulk } from '../services/imports/sync.js';
+import { upsertInvoicesFor } from '../services/invoices/bulk.js';
 import { checkPayment, recordInvoicePayment } from '../services/invoices/record-payment.js';
 import { invoiceWorkflowId, signalInvoiceClosed } from '../services/invoices/signal.js';
 import { findActivePaymentMethod } from '../services/payments/methods.js';
@@ -91,9 +89,7 @@ export const invoiceRoutes = [
         await softDeleteMatching(em, orgId, auth, body);
         return noContent();
       }
-      await assertMayInvoice(em, orgId, auth, body.customer.customerNumber);
-      const inv = await createInvoice(em, orgId, body);
-      return created(await reload(em, orgId, inv.id));
+      return created(await createInvoiceFor(em, orgId, auth, body));
     },
   }),
 
@@ -107,9 +103,7 @@ export const invoiceRoutes = [
     idempotent: true,
     responses: { 201: 'Array of { data: { id, invoiceNumber }, links: [{ rel, href }] }, one per invoice in order', 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token', 409: 'An invoiceNumber or externalId clashes with another invoice' },
     async handler({ em, orgId, auth, body, deps }) {
-      for (const input of body.invoices) await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
-      const out = await upsertInvoicesInBulk(deps.config.databaseUrl, orgId, body.invoices);
-      return created(out.map((r) => ({ data: { id: r.id, invoiceNumber: r.number }, links: invoiceLinks(r.id) })));
+      return created(await upsertInvoicesFor(em, deps.config.databaseUrl, orgId, auth, body.invoices));
     },
   }),
 

@@ -18,9 +18,9 @@ export interface CustomerStore<C extends Existing> {
 
 export interface UpsertOptions<C> {
   /** Throws when the caller may not touch this existing customer (e.g. a sales rep's other customers). */
-  guard?: (existing: C) => void;
-  /** Throws when the caller may not write these final fields (e.g. another rep's number). */
-  guardFields?: (fields: CustomerFields) => void;
+  guard?: (existing: C, current: CustomerFields) => void;
+  /** Throws when the caller may not write these final fields over `current` (null: a new customer), e.g. another rep's number. */
+  guardFields?: (fields: CustomerFields, current: CustomerFields | null) => void;
 }
 
 async function checkFields<C extends Existing>(store: CustomerStore<C>, input: CustomerInput, base: FieldErrors): Promise<CustomerInput> {
@@ -44,19 +44,21 @@ export async function upsertCustomer<C extends Existing>(store: CustomerStore<C>
   const existing = plan.kind === 'update' ? (byExternalId?.id === plan.id ? byExternalId : byNumber) : null;
   const checked = await checkFields(store, input, existing ? {} : missingForCreate(input));
   if (existing) {
-    opts.guard?.(existing);
-    const fields = mergeCustomer(store.fields(existing), checked);
-    opts.guardFields?.(fields);
+    const current = store.fields(existing);
+    opts.guard?.(existing, current);
+    const fields = mergeCustomer(current, checked);
+    opts.guardFields?.(fields, current);
     return { customer: await store.update(existing, fields), created: false };
   }
   const fields = mergeCustomer(null, checked);
-  opts.guardFields?.(fields);
+  opts.guardFields?.(fields, null);
   return { customer: await store.create(fields), created: true };
 }
 
 /** Partial update of a known customer: included fields overwrite, omitted ones keep their values. */
 export async function updateCustomer<C extends Existing>(store: CustomerStore<C>, existing: C, input: CustomerInput, opts: UpsertOptions<C> = {}): Promise<C> {
-  opts.guard?.(existing);
+  const current = store.fields(existing);
+  opts.guard?.(existing, current);
   const blank: FieldErrors = {};
   for (const k of ['customerNumber', 'companyName', 'companyEmail', 'pricing'] as const) if (input[k] === null || input[k] === '') blank[k] = [`${k} cannot be empty.`];
   const checked = await checkFields(store, input, blank);
@@ -68,7 +70,7 @@ export async function updateCustomer<C extends Existing>(store: CustomerStore<C>
     const other = await store.findByExternalId(checked.externalId);
     if (other && other.id !== existing.id) throw AppError.conflict(`Another customer already has externalId "${checked.externalId}".`);
   }
-  const fields = mergeCustomer(store.fields(existing), checked);
-  opts.guardFields?.(fields);
+  const fields = mergeCustomer(current, checked);
+  opts.guardFields?.(fields, current);
   return store.update(existing, fields);
 }

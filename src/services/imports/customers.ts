@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { AddressInput, ContactInput, CustomerFields, CustomerInput } from '../../domain/customers/rules.js';
 import { customerUpsertSchema } from '../../domain/customers/schemas.js';
+import { salesRepCustomerRules, withRepDefault } from '../../domain/customers/rep-rules.js';
 import { upsertCustomer, type CustomerStore } from '../../domain/customers/upsert.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
@@ -188,13 +189,16 @@ export async function applyCustomers(ctx: ApplyContext, records: ChunkRecord[]):
     },
   };
 
+  // A SalesRep's records (DESIGN "Security decisions"): its own customers only, never their tier or terms (403 per record).
+  const caller = ctx.caller;
+  const rules = caller ? salesRepCustomerRules<Held>(caller.repNumber) : {};
   for (const { rec, value } of ok) {
     try {
-      await upsertCustomer(store, value);
+      await upsertCustomer(store, caller ? withRepDefault(caller.repNumber, value) : value, rules);
       out[last] += 1;
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
-      out.failures.push({ n: rec.n, errors: e.errors ?? { customerNumber: [e.message] } });
+      out.failures.push({ n: rec.n, errors: e.errors ?? { customerNumber: [e.message] }, ...(e.kind === 'forbidden' ? { kind: 'forbidden' as const } : {}) });
     }
   }
   if (!ctx.write) return out;

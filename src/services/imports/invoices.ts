@@ -9,10 +9,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
+import { adminOnlyChanges } from '../../domain/invoices/admin-fields.js';
 import { createSchema } from '../../domain/invoices/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { apply, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
 import { formatInvoiceNumber } from '../invoices/numbering.js';
+import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
@@ -95,7 +97,12 @@ const fresh = (input: NewInvoice): Held => ({
   active: true,
 });
 
-/** `invoices`: an existing externalId, else invoiceNumber, updates that invoice (Draft only; active:false soft-deletes); otherwise a new Draft. */
+/**
+ * `invoices`: an existing externalId, else invoiceNumber, updates that invoice (Draft only;
+ * active:false soft-deletes); otherwise a new Draft. With a caller scope (a SalesRep's bulk
+ * call): a key naming an invoice of a customer the caller may not see fails 404, a record for
+ * such a customer 403, imported totals and balances 403, and lines are priced by the caller's rule.
+ */
 export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): Promise<ChunkOutcome> {
   const { sql, orgId } = ctx;
   const out: ChunkOutcome = { created: 0, updated: 0, unchanged: 0, failures: [] };
@@ -122,8 +129,33 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
   const heldOf = new Map<number, Held>();
   const changed = new Set<Held>();
 
-  for (const { rec, value } of ok) {
-    const existing = (value.externalId ? byExt.get(value.externalId) : undefined) ?? (value.invoiceNumber ? byNumber.get(value.invoiceNumber) : undefined) ?? null;
+  for (const { rec, value: given } of ok) {
+    const byKey = given.externalId ? byExt.get(given.externalId) : undefined;
+    const existing = byKey ?? (given.invoiceNumber ? byNumber.get(given.invoiceNumber) : undefined) ?? null;
+    // DESIGN "Security decisions": a natural key finds only an invoice the caller may see.
+    if (existing && outside(ctx.caller, existing.customerNumber)) {
+      out.failures.push(hiddenMatch(rec.n, byKey ? 'externalId' : 'invoiceNumber', 'invoice'));
+      continue;
+    }
+    if (outside(ctx.caller, given.customer.customerNumber)) {
+      out.failures.push(unassignedCustomer(rec.n));
+      continue;
+    }
+    let value = given;
+    try {
+      if (ctx.caller) {
+        const denied = adminOnlyChanges(given, existing);
+        if (Object.keys(denied).length) {
+          out.failures.push({ n: rec.n, kind: 'forbidden', errors: denied });
+          continue;
+        }
+        if (ctx.caller.priceInvoice && given.active !== false && (!existing || existing.status === 'Draft')) value = await ctx.caller.priceInvoice(given, existing);
+      }
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      out.failures.push({ n: rec.n, errors: e.errors ?? { $: [e.message] }, ...(e.kind === 'not_found' || e.kind === 'forbidden' ? { kind: e.kind } : {}) });
+      continue;
+    }
     const next: Held = existing ? structuredClone(existing) : fresh(value);
     try {
       if (!existing) {

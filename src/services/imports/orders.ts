@@ -13,6 +13,7 @@ import { bulkOrderSchema } from '../../domain/orders/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { formatOrderNumber } from '../orders/numbers.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
+import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
@@ -121,6 +122,22 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
   const linesChanged = new Set<Held>();
 
   for (const { rec, value } of ok) {
+    // DESIGN "Security decisions": a natural key finds only an order the caller may see.
+    const byKey = value.externalId ? byExt.get(value.externalId) : undefined;
+    const match = byKey ?? (value.orderNumber ? byNumber.get(value.orderNumber) : undefined);
+    if (match && outside(ctx.caller, match.customerNumber)) {
+      out.failures.push(hiddenMatch(rec.n, byKey ? 'externalId' : 'orderNumber', 'order'));
+      continue;
+    }
+    if (outside(ctx.caller, value.customer.customerNumber)) {
+      out.failures.push(unassignedCustomer(rec.n));
+      continue;
+    }
+    if (ctx.caller) {
+      // This applier takes prices as given (an Admin's import); a rep's orders are priced from the catalog by POST /api/orders.
+      out.failures.push({ n: rec.n, kind: 'forbidden', errors: { items: ["A sales rep's orders are priced from the catalog; place them with POST /api/orders."] } });
+      continue;
+    }
     let draft;
     try {
       draft = draftFromInput(value, reps.get(value.customer.customerNumber) ?? null);

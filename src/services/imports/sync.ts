@@ -8,7 +8,7 @@ import { applyInvoices } from './invoices.js';
 import { applyOrders } from './orders.js';
 import { applyPrices } from './products.js';
 import { createImportPool, inTransaction } from './sql.js';
-import type { ChunkApplier } from './types.js';
+import type { ChunkApplier, WriteScope } from './types.js';
 
 // One small pool per database, created on first use by the API process (a cache, not a registry).
 const pools = new Map<string, pg.Pool>();
@@ -43,18 +43,22 @@ export async function replacePricesInBulk(databaseUrl: string, orgId: string, en
 
 /**
  * POST /api/orders/bulk and POST /api/invoices/bulk: the import applier in one transaction for the
- * whole request; any failed entry rolls everything back (409 for a key held by another record,
- * else 400 naming `<list>[i].<field>`). Answers `{ id, number }` per entry in input order.
+ * whole request; any failed entry rolls everything back: 404 when a key names a record the caller
+ * may not see, else 403 when the caller may not write an entry, else 409 for a key held by another
+ * record, else 400; the errors name `<list>[i].<field>` of every failed entry. Answers
+ * `{ id, number }` per entry in input order.
  */
-async function bulkUpsert(databaseUrl: string, orgId: string, list: string, applier: ChunkApplier, entries: unknown[]): Promise<{ id: string; number: string }[]> {
+async function bulkUpsert(databaseUrl: string, orgId: string, list: string, applier: ChunkApplier, entries: unknown[], caller?: WriteScope): Promise<{ id: string; number: string }[]> {
   const records = entries.map((data, i) => ({ n: i + 1, data, source: null }));
   const out = await inTransaction(poolFor(databaseUrl), async (sql) => {
-    const o = await applier({ sql, orgId, write: true }, records);
+    const o = await applier({ sql, orgId, write: true, caller }, records);
     if (o.failures.length) {
-      const conflict = o.failures.flatMap((f) => Object.values(f.errors).flat()).find((m) => /already (exists|used)|already has/.test(m));
-      if (conflict) throw AppError.conflict(conflict);
       const errors: FieldErrors = {};
       for (const f of o.failures) for (const [field, m] of Object.entries(f.errors)) errors[`${list}[${f.n - 1}]${field === '$' ? '' : `.${field}`}`] = m;
+      if (o.failures.some((f) => f.kind === 'not_found')) throw new AppError('not_found', 'An entry names a record that does not exist or is not visible to you; nothing was changed.', errors);
+      if (o.failures.some((f) => f.kind === 'forbidden')) throw new AppError('forbidden', 'You may not write an entry as given; nothing was changed.', errors);
+      const conflict = o.failures.flatMap((f) => Object.values(f.errors).flat()).find((m) => /already (exists|used)|already has/.test(m));
+      if (conflict) throw AppError.conflict(conflict);
       throw AppError.validation(errors);
     }
     return o;
@@ -67,5 +71,5 @@ async function bulkUpsert(databaseUrl: string, orgId: string, list: string, appl
   });
 }
 
-export const upsertOrdersInBulk = (databaseUrl: string, orgId: string, entries: unknown[]) => bulkUpsert(databaseUrl, orgId, 'orders', applyOrders, entries);
-export const upsertInvoicesInBulk = (databaseUrl: string, orgId: string, entries: unknown[]) => bulkUpsert(databaseUrl, orgId, 'invoices', applyInvoices, entries);
+export const upsertOrdersInBulk = (databaseUrl: string, orgId: string, entries: unknown[], caller?: WriteScope) => bulkUpsert(databaseUrl, orgId, 'orders', applyOrders, entries, caller);
+export const upsertInvoicesInBulk = (databaseUrl: string, orgId: string, entries: unknown[], caller?: WriteScope) => bulkUpsert(databaseUrl, orgId, 'invoices', applyInvoices, entries, caller);

@@ -15,6 +15,7 @@ import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { byVisibleCustomer, mayActFor } from '../customers/visibility.js';
 import { nextInvoiceNumber } from './numbering.js';
+import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';
 
@@ -212,6 +213,14 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
   }
 }
 
+/** POST /api/invoices: an Admin's invoice as given; a rep's for an assigned customer (else 403) by the rep rules of ./rep-rules.ts. */
+export async function createInvoiceFor(em: EntityManager, orgId: string, auth: Principal, input: NewInvoice) {
+  await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
+  if (!writesAsGiven(auth)) assertNoAdminOnlyChanges(input, null);
+  const inv = await createInvoice(em, orgId, await repPriced(em, orgId, auth, input, null));
+  return reload(em, orgId, inv.id);
+}
+
 export const invoiceLinks = (id: string) => [
   { rel: 'self', href: `/api/invoices/${id}` },
   { rel: 'pdf', href: `/api/invoices/${id}/pdf` },
@@ -321,10 +330,11 @@ export async function updateInvoice(em: EntityManager, orgId: string, auth: Prin
   try {
     await em.fork().transactional(async (tx) => {
       const inv = await findInvoice(tx, orgId, id, auth, true);
+      if (!writesAsGiven(auth)) assertNoAdminOnlyChanges(body, inv);
       must(inv.status, { type: 'edit', fields });
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: body.invoiceNumber }))) throw dupNumber(body.invoiceNumber);
       if (body.externalId && body.externalId !== inv.externalId && (await tx.count(Invoice, { organization: orgId, externalId: body.externalId }))) throw dupExternal(body.externalId);
-      apply(inv, body);
+      apply(inv, await repPriced(tx, orgId, auth, body, inv));
       if (inv.status === 'Draft') recompute(inv);
       await tx.flush();
     });

@@ -10,11 +10,11 @@ import { Decimal } from 'decimal.js';
 import { checkStatusTransition, parseOrderStatus, type OrderStatus } from '../../domain/orders/status.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/pricing/index.js';
-import { Customer, Order, OrderItem, OrganizationSalesRep } from '../../entities/index.js';
+import { Customer, Order, OrderItem, OrganizationSalesRep, type PriceTier } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import type { CustomerAddress } from '../../entities/CustomerAddress.js';
 import type { OrderAddress, OrderCustomer, OrderSalesRep } from '../../entities/Order.js';
-import { AppError, isUniqueViolation } from '../../errors.js';
+import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
@@ -286,19 +286,46 @@ async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput)
   return draftFromInput(input, await repOf(em, orgId, input.customer.customerNumber));
 }
 
+/** A Customer's or SalesRep's lines as the catalog prices them, with the customer record they were priced for. */
+export interface CatalogPricing {
+  customer: Customer;
+  tier: PriceTier;
+  items: { sku: string; productName: string; quantity: number; price: Decimal }[];
+  /** The customer's rep (from the records), who is credited with the sale. */
+  primarySalesRep: OrderSalesRep | null;
+}
+
+/**
+ * The one pricing rule for lines a Customer or SalesRep token sends (orders and invoices, DESIGN
+ * "Security decisions"): the customer record (404 unless the caller may see it), its price tier,
+ * each line priced from the catalog in that tier (quantity breaks apply; the catalog's product
+ * name replaces the client's) and the customer's rep. A bad line is a 400 naming `items[i].<field>`.
+ */
+export async function catalogPricing(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, lines: readonly { sku: string; quantity: number }[]): Promise<CatalogPricing> {
+  const customer = await findVisibleCustomer(em, orgId, auth, customerNumber, ['addresses']);
+  const tier = await findPriceTier(em, orgId, customer.pricing);
+  if (!tier) throw AppError.field('priceTier', `The customer's price tier "${customer.pricing}" does not exist.`);
+  const items: CatalogPricing['items'] = [];
+  const errors: FieldErrors = {};
+  for (const [i, line] of lines.entries()) {
+    try {
+      const { product, unitPrice } = await priceLine(em, orgId, tier.name, line.sku, line.quantity);
+      items.push({ sku: product.sku, productName: product.name, quantity: line.quantity, price: unitPrice });
+    } catch (e) {
+      if (!(e instanceof AppError) || !e.errors) throw e;
+      for (const [field, messages] of Object.entries(e.errors)) errors[`items[${i}].${field}`] = messages;
+    }
+  }
+  if (Object.keys(errors).length) throw AppError.validation(errors);
+  return { customer, tier, items, primarySalesRep: await repSnapshot(em, orgId, customer.repNumber) };
+}
+
 /**
  * A Customer's or SalesRep's order: lines priced from the catalog in the customer's tier, no tax
  * or shipping charge, status Pending, customer and reps from the records, the caller as creator.
  */
 async function draftFromCatalog(em: EntityManager, orgId: string, auth: Principal, input: OrderInput): Promise<OrderDraft> {
-  const customer = await findVisibleCustomer(em, orgId, auth, input.customer.customerNumber, ['addresses']);
-  const tier = await findPriceTier(em, orgId, customer.pricing);
-  if (!tier) throw AppError.field('priceTier', `The customer's price tier "${customer.pricing}" does not exist.`);
-  const items = [];
-  for (const item of input.items) {
-    const { product, unitPrice } = await priceLine(em, orgId, tier.name, item.sku, item.quantity);
-    items.push({ sku: product.sku, productName: product.name, quantity: item.quantity, price: unitPrice });
-  }
+  const { customer, tier, items, primarySalesRep } = await catalogPricing(em, orgId, auth, input.customer.customerNumber, input.items);
   return {
     orderStatus: 'Pending',
     orderType: input.orderType,
@@ -311,7 +338,7 @@ async function draftFromCatalog(em: EntityManager, orgId: string, auth: Principa
     notes: input.notes ?? null,
     originationCartId: null,
     customer: customerSnapshot(customer, input.customer.shippingAddress ?? null),
-    primarySalesRep: await repSnapshot(em, orgId, customer.repNumber),
+    primarySalesRep,
     takenBySalesRep: auth.role === 'SalesRep' ? await repSnapshot(em, orgId, auth.repNumber) : null,
     repNumber: customer.repNumber ?? null,
     shippingDetails: input.shippingDetails ? { method: input.shippingDetails.method ?? null, total: 0 } : null,
