@@ -15,7 +15,19 @@ async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-test-'));
   const say = (s: string) => console.log(`[test] ${s}`);
   const started = Date.now();
-  const stack = await startStack({ mode: 'test', dataDir, say });
+  // Interrupted (Ctrl-C, SIGTERM, SIGHUP): stop jest and every process of the stack, leave no orphans.
+  let stopStack: (() => Promise<void>) | undefined;
+  let jestChild: ReturnType<typeof spawn> | undefined;
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(sig, () => {
+      say(`${sig}: stopping the stack`);
+      jestChild?.kill('SIGTERM');
+      void (stopStack?.() ?? Promise.resolve()).finally(() => {
+        console.log('0 passed, 1 failed');
+        process.exit(130);
+      });
+    });
+  const stack = await startStack({ mode: 'test', dataDir, say, onStop: (s) => (stopStack = s) });
   say(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
   const stackFile = path.join(dataDir, 'stack.json');
   writeFileSync(stackFile, JSON.stringify(stack, null, 2));
@@ -27,6 +39,7 @@ async function main(): Promise<number> {
         stdio: 'inherit',
         env: { ...process.env, STACK_FILE: stackFile },
       });
+      jestChild = jest;
       jest.on('exit', (c) => resolve(c ?? 1));
     });
   } finally {

@@ -21,6 +21,8 @@ export interface StackOptions {
   mode: 'dev' | 'test';
   dataDir: string;
   say: (s: string) => void;
+  /** Receives stop() before anything starts, so a launcher can stop a start that is still under way. */
+  onStop?: (stop: () => Promise<void>) => void;
 }
 
 export type EnvName = 'production' | 'sandbox';
@@ -67,6 +69,17 @@ async function ports(mode: StackOptions['mode']): Promise<Record<string, number>
   if (mode === 'dev') {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(fixed)) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? v);
+    // A port already taken means another launcher (or its orphans) is running: reusing it would
+    // report ready against processes this launcher does not own, so refuse instead.
+    const taken: string[] = [];
+    for (const [k, p] of Object.entries(out)) {
+      if (k === 'postgres' && process.env.DATABASE_URL) continue;
+      if (await tcpOpen(p)) taken.push(`${p} (${k}; PORT_${k.toUpperCase()})`);
+    }
+    if (taken.length)
+      throw new Error(
+        `port${taken.length > 1 ? 's' : ''} already in use: ${taken.join(', ')}. Another \`npm run dev\` (or processes it left) is running; stop it, or choose other ports with the PORT_* variables.`,
+      );
     return out;
   }
   const free = await freePorts(Object.keys(fixed).length);
@@ -82,7 +95,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const procs: Proc[] = [];
   const cleanups: (() => Promise<void>)[] = [];
   const extraPidsFile = path.join(dataDir, 'extra-pids.txt');
+  let stopping = false;
+  /** Stops what has started so far, newest first: APIs and workers together, then the services, then PostgreSQL. */
   const stop = async (): Promise<void> => {
+    stopping = true;
     if (existsSync(extraPidsFile)) {
       for (const line of readFileSync(extraPidsFile, 'utf8').split('\n')) {
         const pid = Number(line.trim());
@@ -95,9 +111,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         }
       }
     }
-    for (const p of [...procs].reverse()) await stopProc(p);
-    for (const c of [...cleanups].reverse()) await c().catch((e) => say(`cleanup failed: ${String(e)}`));
+    const apps = procs.filter((p) => p.name.startsWith('api') || p.name.startsWith('worker'));
+    const services = procs.filter((p) => !apps.includes(p)).reverse();
+    procs.length = 0;
+    await Promise.all(apps.map((p) => stopProc(p)));
+    for (const p of services) await stopProc(p);
+    const cs = cleanups.splice(0).reverse();
+    for (const c of cs) await c().catch((e) => say(`cleanup failed: ${String(e)}`));
   };
+  /** Called after each start step: a stop requested meanwhile ends the start (its catch stops the rest). */
+  const notStopped = (): void => {
+    if (stopping) throw new Error('stopped while starting');
+  };
+  opts.onStop?.(stop);
   try {
     const bins = await ensureBinaries(say);
     const port = await ports(mode);
@@ -127,8 +153,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       });
       say(`PostgreSQL: starting embedded server on 127.0.0.1:${port.postgres}${fresh ? ' (initialising a new cluster)' : ''}`);
       if (fresh) await embedded.initialise();
-      await embedded.start();
+      notStopped();
       cleanups.push(() => embedded.stop());
+      await embedded.start();
+      notStopped();
       baseUrl = `postgres://postgres:postgres@127.0.0.1:${port.postgres}/postgres`;
     }
     const admin = new pg.Client({ connectionString: baseUrl });
@@ -159,6 +187,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (mode === 'dev') temporalArgs.push('--ui-port', String(port.temporalUi), '--db-filename', path.join(dataDir, 'temporal.db'));
     else temporalArgs.push('--headless');
     say(`Temporal: starting dev server on 127.0.0.1:${port.temporal}`);
+    notStopped();
     const temporal = startProc('temporal', bins.temporal, temporalArgs, {}, logDir);
     procs.push(temporal);
 
@@ -222,10 +251,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
         ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576' } : {}),
       };
+      notStopped();
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);
     }
 
+    notStopped();
     for (const name of ['production', 'sandbox'] as const) {
       const tag = name === 'production' ? '' : '-sandbox';
       procs.push(startProc(`worker${tag}`, node, ['--enable-source-maps', path.join(DIST, 'worker.js')], env[name], logDir));
@@ -242,6 +273,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         .map((p) => waitFor(p.name, async () => readFileSync(p.logFile, 'utf8').includes('"worker ready"'), 120_000, p)),
     );
 
+    notStopped();
     const urls: Record<string, string> = {
       api: `http://127.0.0.1:${port.api}`,
       sandboxApi: `http://127.0.0.1:${port.sandboxApi}`,
