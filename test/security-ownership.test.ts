@@ -4,7 +4,7 @@
  * see it, and a rep cannot write its own commission (catalog prices, no imported totals or
  * balances, no cheaper tier or longer terms for its customer). Each test creates its own records.
  */
-import { call, createOrg, repToken, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, dbQuery, repToken, uniq, type OrgFixture } from './helpers';
 import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
 
 jest.setTimeout(60_000);
@@ -154,6 +154,14 @@ describe('reps cannot write their own commission (finding 6)', () => {
     expect(res.status).toBe(201);
     const inv = await read(res.body[0].data.id);
     expect([inv.items[0].price, inv.total]).toEqual([10, 10]);
+  });
+
+  test('rep bulk row stored inactive is priced from the catalog too', async () => {
+    const { rep, mine } = await twoReps();
+    const res = await call('POST', '/api/invoices/bulk', { ...rep, body: { invoices: [invoiceBody({ active: false, customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 9999 }] })] } });
+    expect(res.status).toBe(201);
+    const [row] = await dbQuery<{ total: string; active: boolean }>('select total::text as total, active from invoice where id = $1', [res.body[0].data.id]);
+    expect([Number(row.total), row.active]).toEqual([10, false]);
   });
 
   test('rep update of a Draft invoice is priced from the catalog', async () => {

@@ -149,7 +149,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
           out.failures.push({ n: rec.n, kind: 'forbidden', errors: denied });
           continue;
         }
-        if (ctx.caller.priceInvoice && given.active !== false && (!existing || existing.status === 'Draft')) value = await ctx.caller.priceInvoice(given, existing);
+        if (ctx.caller.priceInvoice && (!existing || (existing.status === 'Draft' && given.active !== false))) value = await ctx.caller.priceInvoice(given, existing);
       }
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
