@@ -37,7 +37,13 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
   const opts = { base: org.base, token: org.adminToken };
   const category = await pathParamFixtures.category(org);
   const sku = uniq('SKU-');
-  await must('create product', call('PUT', '/api/products', { ...opts, body: { sku, name: `Product ${sku}`, category, externalId: uniq('PX-'), prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] } }));
+  await must(
+    'create product',
+    call('PUT', '/api/products', {
+      ...opts,
+      body: { sku, name: `Product ${sku}`, category, externalId: uniq('PX-'), prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] },
+    }),
+  );
   const [imageId, ingestionJobId, folderId, webhookId, integrationId, importJobId] = await Promise.all([
     pathParamFixtures.id(org),
     pathParamFixtures.jobId(org),
@@ -48,8 +54,23 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
   ]);
   const documentId = await pathParamFixtures.documentId(org);
   const deliveryId = (await must('webhook test', call('POST', `/api/webhooks/${webhookId}/test`, opts), [202])).deliveryId as string;
-  const uploadId = (await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201])).uploadId as string;
-  return { organizationId: org.organizationId, adminUserId: org.adminUserId, sku, category, imageId, ingestionJobId, folderId, documentId, webhookId, deliveryId, integrationId, importJobId, uploadId };
+  const uploadId = (await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201]))
+    .uploadId as string;
+  return {
+    organizationId: org.organizationId,
+    adminUserId: org.adminUserId,
+    sku,
+    category,
+    imageId,
+    ingestionJobId,
+    folderId,
+    documentId,
+    webhookId,
+    deliveryId,
+    integrationId,
+    importJobId,
+    uploadId,
+  };
 }
 
 /** A rep, its customer (with addresses and contacts), the customer's user, order, invoice, payment, cart and card. */
@@ -71,67 +92,138 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
         companyEmail: `${customerNumber.toLowerCase()}@example.com`,
         pricing: 'Retail',
         repNumber: rep.repNumber,
-        addresses: [{ externalId: uniq('AX-'), address1: '1 Main St', city: 'Springfield', stateProvince: 'IL', zipPostalCode: '62701', country: 'US', addressType: 'Billing', isPrimary: true }],
+        addresses: [
+          {
+            externalId: uniq('AX-'),
+            address1: '1 Main St',
+            city: 'Springfield',
+            stateProvince: 'IL',
+            zipPostalCode: '62701',
+            country: 'US',
+            addressType: 'Billing',
+            isPrimary: true,
+          },
+        ],
         contacts: [{ externalId: uniq('KX-'), firstName: 'Cora', lastName: 'Contact', email: `${uniq('contact')}@example.com` }],
       },
     }),
   );
   const user = await createMemberUser(org);
-  await must('associate customer', call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: user.userId, CustomerNumber: customerNumber } }));
-  const orderExternalId = uniq('OX-');
-  const order = await must(
-    'create order',
-    call('POST', '/api/orders', {
-      ...opts,
-      body: {
-        customer: { customerNumber, companyName: `Company ${customerNumber}` },
-        orderType: 'Direct',
-        poNumber: 'PO-1',
-        priceTier: 'Retail',
-        currencyCode: 'USD',
-        externalId: orderExternalId,
-        primarySalesRep: { repNumber: rep.repNumber },
-        items: [{ sku: shared.sku, productName: 'Thing', quantity: 1, price: 10 }],
-        user: { userId: user.userId, userType: 'Customer' },
-      },
-    }),
+  await must(
+    'associate customer',
+    call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: user.userId, CustomerNumber: customerNumber } }),
   );
+  const orderExternalId = uniq('OX-');
+  const orderNumber = uniq('SO-');
   const invoiceExternalId = uniq('IX-');
   const invoiceNumber = uniq('INV-');
-  const inv = invoiceBody({ invoiceNumber, externalId: invoiceExternalId, orderId: order.data.id, orderNumber: order.data.orderNumber });
-  inv.customer.customerNumber = customerNumber;
-  inv.primarySalesRep.repNumber = rep.repNumber;
-  const invoice = await must('create invoice', call('POST', '/api/invoices', { ...opts, body: inv }));
-  await must('issue invoice', call('POST', `/api/invoices/${invoice.id}/issue`, opts));
-  const payment = await must(
-    'record payment',
-    call('POST', `/api/invoices/${invoice.id}/payments`, { ...opts, body: { amount: 1, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z', reference: 'CHK-1' } }),
-  );
-  const cart = await must('create cart', call('POST', `/api/carts/${customerNumber}`, { ...opts, body: { customerNumber, sku: shared.sku, quantity: 1, orderType: 'Standard' } }));
-  const paymentProfileId = (
-    await must(
-      'save card',
-      call('POST', '/api/payments/payment-methods', {
+
+  /** An order, its invoice (issued, with a check payment) and a Draft invoice. */
+  const orderAndInvoices = async () => {
+    const [order] = await must(
+      'create order',
+      call('POST', '/api/orders/bulk', {
         ...opts,
         body: {
-          customerNumber,
-          emailAddress: 'buyer@example.com',
-          cardNumber: '4111111111111111',
-          expirationMonth: '12',
-          expirationYear: String(new Date().getFullYear() + 2),
-          cardCode: '123',
-          paymentProvider: 'ProviderDirect',
-          billingAddress: { firstName: 'Ada', lastName: 'Buyer', address1: '1 Main St', city: 'Springfield', zipCode: '62701', country: 'US' },
+          orders: [
+            {
+              orderNumber,
+              customer: { customerNumber, companyName: `Company ${customerNumber}` },
+              orderType: 'Direct',
+              poNumber: 'PO-1',
+              priceTier: 'Retail',
+              currencyCode: 'USD',
+              externalId: orderExternalId,
+              primarySalesRep: { repNumber: rep.repNumber },
+              items: [{ sku: shared.sku, productName: 'Thing', quantity: 1, price: 10 }],
+              user: { userId: user.userId, userType: 'Customer' },
+            },
+          ],
         },
       }),
-    )
-  ).paymentMethod.paymentProfileId as string;
-  const plan = await must(
-    'create plan',
-    call('POST', '/api/commissions/plans', { ...opts, body: { SalesRepId: rep.salesRepId, Name: 'Matrix plan', DefaultRate: 0.05, EffectiveStartDate: '2026-01-01T00:00:00Z' } }),
-  );
-  const statement = await must('create statement', call('POST', '/api/commissions/statements', { ...opts, body: { salesRepId: rep.salesRepId, startDate: '2026-01-01', endDate: '2026-01-31' } }), [202]);
-  const repToken = signTestToken({ OrganizationId: org.organizationId, role: 'SalesRep', roles: ['SalesRep'], RepNumber: rep.repNumber, kind: 'user', cv: 1, UserId: rep.userId });
+    );
+    const inv = invoiceBody({ invoiceNumber, externalId: invoiceExternalId, orderId: order.data.id, orderNumber });
+    inv.customer.customerNumber = customerNumber;
+    inv.primarySalesRep.repNumber = rep.repNumber;
+    const [invoice, draft] = await Promise.all([
+      must('create invoice', call('POST', '/api/invoices', { ...opts, body: inv })),
+      // A Draft invoice, for operations that change only Draft invoices.
+      must('create draft invoice', call('POST', '/api/invoices', { ...opts, body: { ...inv, invoiceNumber: uniq('INV-'), externalId: uniq('IX-') } })),
+    ]);
+    await must('issue invoice', call('POST', `/api/invoices/${invoice.id}/issue`, opts));
+    const payment = await must(
+      'record payment',
+      call('POST', `/api/invoices/${invoice.id}/payments`, {
+        ...opts,
+        body: { amount: 1, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z', reference: 'CHK-1' },
+      }),
+    );
+    const paymentId = (payment.paymentId ?? payment.payment?.paymentId ?? payment.id ?? payment.payments?.at(-1)?.paymentId) as string;
+    return { orderId: order.data.id as string, invoiceId: invoice.id as string, draftInvoiceId: draft.id as string, paymentId };
+  };
+
+  /** An open cart with one line and a shipping address. */
+  const openCart = async () => {
+    const cart = await must(
+      'create cart',
+      call('POST', `/api/carts/${customerNumber}`, { ...opts, body: { customerNumber, sku: shared.sku, quantity: 1, orderType: 'Standard' } }),
+    );
+    await must(
+      'cart shipping',
+      call('PUT', `/api/carts/${customerNumber}/${cart.shoppingCartId}/shipping`, {
+        ...opts,
+        body: { customerNumber, shippingAddress: { line1: '1 Main St', city: 'Springfield', country: 'US' } },
+      }),
+    );
+    return cart.shoppingCartId as string;
+  };
+
+  const savedCard = async () =>
+    (
+      await must(
+        'save card',
+        call('POST', '/api/payments/payment-methods', {
+          ...opts,
+          body: {
+            customerNumber,
+            emailAddress: 'buyer@example.com',
+            cardNumber: '4111111111111111',
+            expirationMonth: '12',
+            expirationYear: String(new Date().getFullYear() + 2),
+            cardCode: '123',
+            paymentProvider: 'ProviderDirect',
+            billingAddress: { firstName: 'Ada', lastName: 'Buyer', address1: '1 Main St', city: 'Springfield', zipCode: '62701', country: 'US' },
+          },
+        }),
+      )
+    ).paymentMethod.paymentProfileId as string;
+
+  const [records, cartId, paymentProfileId, plan, statement] = await Promise.all([
+    orderAndInvoices(),
+    openCart(),
+    savedCard(),
+    must(
+      'create plan',
+      call('POST', '/api/commissions/plans', {
+        ...opts,
+        body: { SalesRepId: rep.salesRepId, Name: 'Matrix plan', DefaultRate: 0.05, EffectiveStartDate: '2026-01-01T00:00:00Z' },
+      }),
+    ),
+    must(
+      'create statement',
+      call('POST', '/api/commissions/statements', { ...opts, body: { salesRepId: rep.salesRepId, startDate: '2026-01-01', endDate: '2026-01-31' } }),
+      [202],
+    ),
+  ]);
+  const repToken = signTestToken({
+    OrganizationId: org.organizationId,
+    role: 'SalesRep',
+    roles: ['SalesRep'],
+    RepNumber: rep.repNumber,
+    kind: 'user',
+    cv: 1,
+    UserId: rep.userId,
+  });
   const customerToken = signTestToken({
     OrganizationId: org.organizationId,
     role: 'Customer',
@@ -143,7 +235,6 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
     PriceTier: 'Retail',
     CurrencyCode: 'USD',
   });
-  const paymentId = (payment.paymentId ?? payment.payment?.paymentId ?? payment.id ?? payment.payments?.at(-1)?.paymentId) as string;
   return {
     org,
     repToken,
@@ -158,14 +249,12 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
       salesRepId: rep.salesRepId,
       organizationSalesRepId: repRow?.organizationSalesRepId,
       repUserId: rep.userId,
-      orderId: order.data.id,
-      orderNumber: order.data.orderNumber,
+      ...records,
+      orderNumber,
       orderExternalId,
-      invoiceId: invoice.id,
       invoiceNumber,
       invoiceExternalId,
-      paymentId,
-      cartId: cart.shoppingCartId,
+      cartId,
       paymentProfileId,
       commissionPlanId: plan.CommissionPlanId,
       statementId: statement.statementId,
