@@ -1,5 +1,5 @@
 /**
- * Fixtures for the security matrix (test/security-matrix.test.ts). The matrix walks every
+ * Fixtures for the security matrix (test/security-matrix-auth.test.ts). The matrix walks every
  * operation in /openapi.json; for each path parameter other than `organizationId` it needs a
  * way to create that resource in a given organization, so it can prove that another
  * organization's resource answers 404. An operation whose path parameter has no fixture here

@@ -1,0 +1,299 @@
+/**
+ * Rules of the id-substitution matrix (test/security-matrix.test.ts): which slot of which
+ * operation carries which kind of id, and what a caller who may not see that id must get.
+ *
+ * A slot is a path parameter, a declared query parameter, a list filter field (discovered by
+ * asking the list for an unknown field), or a body field (walked through the OpenAPI schema).
+ * Every path parameter and every id-like query, filter or body field must have a rule here:
+ * a kind (whose values the world in test/matrix-world.ts provides per party) or an exemption
+ * with its reason. A new route whose id slot has no rule fails the matrix's coverage test.
+ */
+
+/** Who owns a kind of id: a customer (the other customer's id is foreign), a rep, or the organization. */
+export type Scope = 'customer' | 'rep' | 'org';
+
+export const KIND_SCOPE: Record<string, Scope> = {
+  customerNumber: 'customer',
+  customerId: 'customer',
+  customerExternalId: 'customer',
+  customerUserId: 'customer',
+  orderId: 'customer',
+  orderNumber: 'customer',
+  orderExternalId: 'customer',
+  invoiceId: 'customer',
+  invoiceNumber: 'customer',
+  invoiceExternalId: 'customer',
+  paymentId: 'customer',
+  cartId: 'customer',
+  paymentProfileId: 'customer',
+  repNumber: 'rep',
+  salesRepId: 'rep',
+  organizationSalesRepId: 'rep',
+  repUserId: 'rep',
+  statementId: 'rep',
+  commissionPlanId: 'rep',
+  organizationId: 'org',
+  adminUserId: 'org',
+  sku: 'org',
+  productExternalId: 'org',
+  category: 'org',
+  imageId: 'org',
+  ingestionJobId: 'org',
+  folderId: 'org',
+  documentId: 'org',
+  webhookId: 'org',
+  deliveryId: 'org',
+  integrationId: 'org',
+  importJobId: 'org',
+  uploadId: 'org',
+};
+
+/** A slot's leaf name looks like an id: such slots need a rule. */
+export const ID_LIKE = /^(id|ids|sku|skus|category)$|Ids?$|ID$|Numbers?$|Skus?$|categoryName$|parentName$/;
+
+/** Kind of a slot by its leaf name, wherever it appears. */
+export const FIELD_KIND: Record<string, string> = {
+  customerNumber: 'customerNumber',
+  CustomerNumber: 'customerNumber',
+  CustomerNumbers: 'customerNumber',
+  customerId: 'customerId',
+  orderId: 'orderId',
+  originationCartId: 'cartId',
+  invoiceId: 'invoiceId',
+  invoiceNumber: 'invoiceNumber',
+  orderNumber: 'orderNumber',
+  paymentId: 'paymentId',
+  paymentProfileId: 'paymentProfileId',
+  cartId: 'cartId',
+  shoppingCartId: 'cartId',
+  repNumber: 'repNumber',
+  RepNumber: 'repNumber',
+  salesRepId: 'salesRepId',
+  SalesRepId: 'salesRepId',
+  organizationSalesRepId: 'organizationSalesRepId',
+  statementId: 'statementId',
+  commissionPlanId: 'commissionPlanId',
+  sku: 'sku',
+  productSku: 'sku',
+  category: 'category',
+  categoryName: 'category',
+  parentName: 'category',
+  id: 'imageId',
+  ids: 'imageId',
+  jobId: 'ingestionJobId',
+  folderId: 'folderId',
+  parentId: 'folderId',
+  targetFolderId: 'folderId',
+  documentId: 'documentId',
+  documentIds: 'documentId',
+  webhookId: 'webhookId',
+  deliveryId: 'deliveryId',
+  integrationId: 'integrationId',
+  importJobId: 'importJobId',
+  uploadId: 'uploadId',
+  organizationId: 'organizationId',
+  OrganizationId: 'organizationId',
+};
+
+/** Slot names that look like ids but are not references to a stored record, with the reason. */
+export const EXEMPT_FIELDS: Record<string, string> = {
+  phoneNumber: 'a phone number',
+  PhoneNumber: 'a phone number',
+  cardNumber: 'a card number (never stored)',
+  poNumber: "the buyer's free-text purchase-order number",
+  pageNumber: 'a page of a list',
+  ClientId: 'public client-credentials login: a wrong ClientId is a 401 (test/auth.test.ts)',
+  TransactionSetupID: 'public hosted-payment callback, authenticated by its signature (test/hosted-callback-secret.test.ts)',
+  TransactionId: "the provider's transaction id in the signed callback",
+  PaymentProfileId: "the provider's profile id in the signed callback",
+};
+
+/** Kind or exemption of one slot of one operation ("METHOD /path where:field.path"), overriding FIELD_KIND. */
+export const SLOT_KIND: Record<string, string | { exempt: string }> = {
+  'POST /api/auth/access body:UserId': 'customerUserId',
+  'DELETE /api/organizations/users/admins body:UserId': 'adminUserId',
+  'POST /api/organizations/users/associate-customer body:UserId': 'customerUserId',
+  'GET /api/users/customer-association query:UserId': 'customerUserId',
+  'GET /api/users/customer-associations query:UserId': 'customerUserId',
+  'POST /api/carts/{customerNumber} body:userId': 'customerUserId',
+  'POST /api/orders body:user.userId': 'customerUserId',
+  'POST /api/orders/bulk body:orders[].user.userId': 'customerUserId',
+  'PUT /api/customers body:externalId': 'customerExternalId',
+  'PUT /api/customers/{customerNumber} body:externalId': 'customerExternalId',
+  'PUT /api/customers body:addresses[].externalId': {
+    exempt: "matched only among the addresses of the customer being written, which the caller's scope already found",
+  },
+  'PUT /api/customers body:contacts[].externalId': {
+    exempt: "matched only among the contacts of the customer being written, which the caller's scope already found",
+  },
+  'PUT /api/customers/{customerNumber} body:addresses[].externalId': { exempt: 'matched only among the addresses of the customer in the path' },
+  'PUT /api/customers/{customerNumber} body:contacts[].externalId': { exempt: 'matched only among the contacts of the customer in the path' },
+  'POST /api/orders body:externalId': 'orderExternalId',
+  'POST /api/orders/bulk body:orders[].externalId': 'orderExternalId',
+  'POST /api/invoices body:externalId': 'invoiceExternalId',
+  'PUT /api/invoices/{invoiceId} body:externalId': 'invoiceExternalId',
+  'POST /api/invoices/bulk body:invoices[].externalId': 'invoiceExternalId',
+  'PUT /api/products body:externalId': 'productExternalId',
+  'GET /api/products/search filter:externalId': 'productExternalId',
+  'GET /api/products filter:externalId': 'productExternalId',
+  'POST /api/companydocs/folders body:externalId': { exempt: "a label the client keeps on a folder it creates in the token's organization" },
+  'POST /api/companydocs/documents/upload body:externalId': { exempt: "a label the client keeps on a document it creates in the token's organization" },
+  'GET /api/organizations/users/associations filter:userId': 'customerUserId',
+  'GET /api/organizations/users/associations filter:UserId': 'customerUserId',
+  'POST /api/images/from-remote body:images[].imageName': { exempt: 'a file name' },
+  'PUT /api/organizations/salesreps body:repNumber': { exempt: 'the number the new rep gets in the token organization, not a reference' },
+  'POST /api/organizations/{organizationId}/salesreps body:RepNumber': { exempt: 'the number the new rep gets in the token organization, not a reference' },
+  'PATCH /api/organizations/salesreps body:repNumber': { exempt: 'the new number of a rep of the token organization, not a reference' },
+};
+
+/** What a caller who may not see the target must get. */
+export interface Expectation {
+  /** Statuses accepted for this case. */
+  statuses: number[];
+  /** Why, when it is not the default. */
+  why?: string;
+  /**
+   * A body or query reference may also be refused with another 4xx (a 400 naming the field, a
+   * 403 by a role rule) when an id that exists nowhere gets the very same answer: nothing tells
+   * the caller that the target exists.
+   */
+  oracle?: boolean;
+  /**
+   * A 2xx is fine: 'label' (another organization's key only names a new record or a free-text
+   * label in the caller's own organization; the target stays unchanged), 'ignored' (the server
+   * ignores the field for this role: the record written must not carry the foreign value),
+   * 'rowErrors' (the answer refuses the row in an errors list). Such cases run last, one at a
+   * time, as they may write the caller's own records.
+   */
+  allow2xx?: 'label' | 'ignored' | 'rowErrors';
+}
+
+/** Natural keys of the record being written: another organization's is a new key of the caller's. */
+const UPSERT_KEYS = new Set([
+  'PUT /api/customers body:customerNumber',
+  'PUT /api/customers body:externalId',
+  'PUT /api/customers/{customerNumber} body:customerNumber',
+  'PUT /api/customers/{customerNumber} body:externalId',
+  'PUT /api/products body:sku',
+  'PUT /api/products body:externalId',
+  'POST /api/orders body:externalId',
+  'POST /api/orders/bulk body:orders[].externalId',
+  'POST /api/orders/bulk body:orders[].orderNumber',
+  'POST /api/invoices body:invoiceNumber',
+  'POST /api/invoices body:externalId',
+  'POST /api/invoices/bulk body:invoices[].invoiceNumber',
+  'POST /api/invoices/bulk body:invoices[].externalId',
+  'PUT /api/invoices/{invoiceId} body:invoiceNumber',
+  'PUT /api/invoices/{invoiceId} body:externalId',
+]);
+
+/**
+ * References an Admin's order, invoice, customer, product or image may carry as labels of its own
+ * organization (imports of records whose counterpart is not, or not yet, on file): a rep number,
+ * sku, user id, category or cart id of another organization names nothing there.
+ */
+const ADMIN_LABELS = new Set([
+  'POST /api/orders body:customer.customerNumber',
+  'POST /api/orders body:primarySalesRep.repNumber',
+  'POST /api/orders body:takenBySalesRep.repNumber',
+  'POST /api/orders body:items[].sku',
+  'POST /api/orders body:user.userId',
+  'POST /api/orders body:originationCartId',
+  'POST /api/orders/bulk body:orders[].customer.customerNumber',
+  'POST /api/orders/bulk body:orders[].primarySalesRep.repNumber',
+  'POST /api/orders/bulk body:orders[].takenBySalesRep.repNumber',
+  'POST /api/orders/bulk body:orders[].items[].sku',
+  'POST /api/orders/bulk body:orders[].user.userId',
+  'POST /api/orders/bulk body:orders[].originationCartId',
+  'POST /api/invoices body:customer.customerNumber',
+  'POST /api/invoices body:primarySalesRep.repNumber',
+  'POST /api/invoices body:items[].sku',
+  'POST /api/invoices body:orderId',
+  'POST /api/invoices body:orderNumber',
+  'POST /api/invoices/bulk body:invoices[].customer.customerNumber',
+  'POST /api/invoices/bulk body:invoices[].primarySalesRep.repNumber',
+  'POST /api/invoices/bulk body:invoices[].items[].sku',
+  'POST /api/invoices/bulk body:invoices[].orderId',
+  'POST /api/invoices/bulk body:invoices[].orderNumber',
+  'PUT /api/invoices/{invoiceId} body:customer.customerNumber',
+  'PUT /api/invoices/{invoiceId} body:primarySalesRep.repNumber',
+  'PUT /api/invoices/{invoiceId} body:items[].sku',
+  'PUT /api/invoices/{invoiceId} body:orderId',
+  'PUT /api/invoices/{invoiceId} body:orderNumber',
+  'PUT /api/customers body:repNumber',
+  'PUT /api/customers/{customerNumber} body:repNumber',
+  'PUT /api/products body:category',
+  'POST /api/images/from-local body:sku',
+  'POST /api/images/from-remote body:images[].productSku',
+  'POST /api/images/category body:categoryName',
+  'POST /api/commissions/plans body:CustomerOverrides[].CustomerNumber',
+  'POST /api/commissions/plans body:Rules[].Match.CustomerNumbers[]',
+  'POST /api/commissions/plans body:CustomerOverrides[].Rules[].Match.CustomerNumbers[]',
+  'PUT /api/commissions/plans/{commissionPlanId} body:CustomerOverrides[].CustomerNumber',
+  'PUT /api/commissions/plans/{commissionPlanId} body:Rules[].Match.CustomerNumbers[]',
+  'PUT /api/commissions/plans/{commissionPlanId} body:CustomerOverrides[].Rules[].Match.CustomerNumbers[]',
+]);
+
+/** Labels for every role: stored as given, never resolved to a record. */
+const LABELS = new Set(['POST /api/carts/{customerNumber} body:userId']);
+
+/** Fields a Customer or SalesRep order may carry but the server ignores for them (DESIGN: attribution is ignored). */
+const IGNORED_FOR_BUYERS = new Set([
+  'POST /api/orders body:primarySalesRep.repNumber',
+  'POST /api/orders body:takenBySalesRep.repNumber',
+  'POST /api/orders body:user.userId',
+  'POST /api/orders body:originationCartId',
+]);
+
+/** A new value for a unique field of a record addressed by id: a value already taken is a 409, as for any unique field. */
+const RENAMES = new Set([
+  'PUT /api/customers/{customerNumber} body:customerNumber',
+  'PUT /api/customers/{customerNumber} body:externalId',
+  'PUT /api/invoices/{invoiceId} body:invoiceNumber',
+  'PUT /api/invoices/{invoiceId} body:externalId',
+]);
+
+/** Operations that refuse a row in an errors list of a 2xx answer. */
+const ROW_ERRORS = new Set(['PUT /api/products/prices body:productUpdates[].sku']);
+
+/** GET operations whose query parameter names the one record to read (not a list narrowed by it). */
+const LOOKUP_QUERIES = new Set(['GET /api/users/customer-association query:UserId']);
+
+/** Where SPEC states another status, or a role rule refuses the field whatever it names. */
+const STATUS_OVERRIDES: Record<string, Expectation> = {
+  'DELETE /api/organizations/users/admins body:UserId': { statuses: [400, 404], why: 'SPEC: 400 "UserId missing or user not found"' },
+  'POST /api/auth/access body:UserId as Customer': {
+    statuses: [403, 404],
+    why: 'a Customer may enrich only its own token: any other UserId is refused by role, whether or not it exists',
+  },
+};
+
+export type Actor = 'Admin' | 'SalesRep' | 'Customer' | 'none';
+
+export function expectation(opKey: string, slot: string, kind: string, actor: Actor, roles: string[], target: 'A2' | 'B1'): Expectation {
+  if (actor === 'none') return { statuses: [401] };
+  if (!roles.includes(actor)) return { statuses: [403], why: 'the role may never call the operation' };
+  const key = `${opKey} ${slot}`;
+  if (kind === 'organizationId') {
+    if (opKey.startsWith('GET /api/analytics/')) return { statuses: [400], why: 'DESIGN: analytics reject an organizationId parameter with 400' };
+    return { statuses: [403], why: "DESIGN: an organization id that differs from the token's answers 403" };
+  }
+  if (slot.startsWith('filter:')) return { statuses: [200, 404], why: 'a list filtered on a foreign id lists nothing of it' };
+  // A list narrowed by a query parameter answers an empty list or 404; the answer is checked for the target's ids.
+  if (slot.startsWith('query:') && opKey.startsWith('GET ') && !opKey.includes('{') && !LOOKUP_QUERIES.has(key))
+    return { statuses: [200, 404], oracle: true, why: 'a list narrowed to a foreign id shows nothing of it' };
+  const override = STATUS_OVERRIDES[`${key} as ${actor}`] ?? STATUS_OVERRIDES[key];
+  if (override) return override;
+  const anyRefusal = [400, 403, 404, 409, 422];
+  if (target === 'B1' && (UPSERT_KEYS.has(key) || (actor === 'Admin' && ADMIN_LABELS.has(key))))
+    return { statuses: anyRefusal, allow2xx: 'label', why: "another organization's key names a new record or label in the caller's" };
+  if (LABELS.has(key)) return { statuses: anyRefusal, allow2xx: 'label', why: 'a label the server stores as given and never resolves' };
+  if (target === 'A2' && RENAMES.has(key)) return { statuses: [403, 404, 409], why: 'a new value that is already taken answers 409' };
+  if (target === 'A2' && UPSERT_KEYS.has(key))
+    return { statuses: [403, 404], why: 'issue 16 finding 2: a natural key the caller may not see is a per-row 404/403' };
+  if (actor !== 'Admin' && IGNORED_FOR_BUYERS.has(key))
+    return { statuses: anyRefusal, allow2xx: 'ignored', why: 'DESIGN: the attribution of Customer and SalesRep orders is ignored' };
+  if (ROW_ERRORS.has(key)) return { statuses: anyRefusal, allow2xx: 'rowErrors', oracle: true };
+  if (slot.startsWith('path:')) return { statuses: [404] };
+  return { statuses: [404], oracle: true };
+}

@@ -1,0 +1,285 @@
+/**
+ * The world of the id-substitution matrix (test/security-matrix.test.ts): two organizations,
+ * each with two sales reps, each rep with one assigned customer, each customer with a user,
+ * an order, an invoice with a payment, an open cart, a saved card, addresses and contacts;
+ * plus organization-level resources (product, category, image, folder, document, webhook,
+ * integration, import job, commission plan and statements).
+ *
+ * Parties: A1 (org A, rep 1, customer 1: the callers), A2 (org A, rep 2, customer 2: the
+ * other rep and the other customer), B1 (org B: the other organization).
+ */
+import { call, createMemberUser, createOrg, signTestToken, uniq, type OrgFixture } from './helpers';
+import { createSalesRep, ensurePriceTier, invoiceBody, pathParamFixtures } from './matrix-fixtures';
+
+/** Every id a party owns, by kind. */
+export interface Party {
+  org: OrgFixture;
+  ids: Record<string, string>;
+  repToken: string;
+  customerToken: string;
+}
+
+export interface World {
+  A1: Party;
+  A2: Party;
+  B1: Party;
+}
+
+async function must(what: string, res: Promise<{ status: number; text: string; body: any }>, ok: number[] = [200, 201]): Promise<any> {
+  const r = await res;
+  if (!ok.includes(r.status)) throw new Error(`${what} failed: ${r.status} ${r.text.slice(0, 300)}`);
+  return r.body;
+}
+
+/** Organization-level resources of `org`, shared by its parties. */
+async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
+  await ensurePriceTier(org);
+  const opts = { base: org.base, token: org.adminToken };
+  const category = await pathParamFixtures.category(org);
+  const sku = uniq('SKU-');
+  await must(
+    'create product',
+    call('PUT', '/api/products', {
+      ...opts,
+      body: { sku, name: `Product ${sku}`, category, externalId: uniq('PX-'), prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] },
+    }),
+  );
+  const [imageId, ingestionJobId, folderId, webhookId, integrationId, importJobId] = await Promise.all([
+    pathParamFixtures.id(org),
+    pathParamFixtures.jobId(org),
+    pathParamFixtures.folderId(org),
+    pathParamFixtures.webhookId(org),
+    pathParamFixtures.integrationId(org),
+    pathParamFixtures.importJobId(org),
+  ]);
+  const documentId = await pathParamFixtures.documentId(org);
+  const deliveryId = (await must('webhook test', call('POST', `/api/webhooks/${webhookId}/test`, opts), [202])).deliveryId as string;
+  const uploadId = (await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201]))
+    .uploadId as string;
+  return {
+    organizationId: org.organizationId,
+    adminUserId: org.adminUserId,
+    sku,
+    category,
+    imageId,
+    ingestionJobId,
+    folderId,
+    documentId,
+    webhookId,
+    deliveryId,
+    integrationId,
+    importJobId,
+    uploadId,
+  };
+}
+
+/** A rep, its customer (with addresses and contacts), the customer's user, order, invoice, payment, cart and card. */
+async function party(org: OrgFixture, shared: Record<string, string>): Promise<Party> {
+  const opts = { base: org.base, token: org.adminToken };
+  const rep = await createSalesRep(org);
+  const reps = await must('list reps', call('GET', '/api/organizations/salesreps?pageSize=500', opts));
+  const repRow = (Array.isArray(reps) ? reps : (reps.data ?? reps.Data ?? [])).find((r: any) => r.salesRepId === rep.salesRepId);
+  const customerNumber = uniq('C');
+  const customerExternalId = uniq('CX-');
+  const customer = await must(
+    'create customer',
+    call('PUT', '/api/customers', {
+      ...opts,
+      body: {
+        customerNumber,
+        externalId: customerExternalId,
+        companyName: `Company ${customerNumber}`,
+        companyEmail: `${customerNumber.toLowerCase()}@example.com`,
+        pricing: 'Retail',
+        repNumber: rep.repNumber,
+        addresses: [
+          {
+            externalId: uniq('AX-'),
+            address1: '1 Main St',
+            city: 'Springfield',
+            stateProvince: 'IL',
+            zipPostalCode: '62701',
+            country: 'US',
+            addressType: 'Billing',
+            isPrimary: true,
+          },
+        ],
+        contacts: [{ externalId: uniq('KX-'), firstName: 'Cora', lastName: 'Contact', email: `${uniq('contact')}@example.com` }],
+      },
+    }),
+  );
+  const user = await createMemberUser(org);
+  await must(
+    'associate customer',
+    call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: user.userId, CustomerNumber: customerNumber } }),
+  );
+  const orderExternalId = uniq('OX-');
+  const orderNumber = uniq('SO-');
+  const invoiceExternalId = uniq('IX-');
+  const invoiceNumber = uniq('INV-');
+
+  /** An order, its invoice (issued, with a check payment) and a Draft invoice. */
+  const orderAndInvoices = async () => {
+    const [order] = await must(
+      'create order',
+      call('POST', '/api/orders/bulk', {
+        ...opts,
+        body: {
+          orders: [
+            {
+              orderNumber,
+              customer: { customerNumber, companyName: `Company ${customerNumber}` },
+              orderType: 'Direct',
+              poNumber: 'PO-1',
+              priceTier: 'Retail',
+              currencyCode: 'USD',
+              externalId: orderExternalId,
+              primarySalesRep: { repNumber: rep.repNumber },
+              items: [{ sku: shared.sku, productName: 'Thing', quantity: 1, price: 10 }],
+              user: { userId: user.userId, userType: 'Customer' },
+            },
+          ],
+        },
+      }),
+    );
+    const inv = invoiceBody({ invoiceNumber, externalId: invoiceExternalId, orderId: order.data.id, orderNumber });
+    inv.customer.customerNumber = customerNumber;
+    inv.primarySalesRep.repNumber = rep.repNumber;
+    const [invoice, draft] = await Promise.all([
+      must('create invoice', call('POST', '/api/invoices', { ...opts, body: inv })),
+      // A Draft invoice, for operations that change only Draft invoices.
+      must('create draft invoice', call('POST', '/api/invoices', { ...opts, body: { ...inv, invoiceNumber: uniq('INV-'), externalId: uniq('IX-') } })),
+    ]);
+    await must('issue invoice', call('POST', `/api/invoices/${invoice.id}/issue`, opts));
+    const payment = await must(
+      'record payment',
+      call('POST', `/api/invoices/${invoice.id}/payments`, {
+        ...opts,
+        body: { amount: 1, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z', reference: 'CHK-1' },
+      }),
+    );
+    const paymentId = (payment.paymentId ?? payment.payment?.paymentId ?? payment.id ?? payment.payments?.at(-1)?.paymentId) as string;
+    return { orderId: order.data.id as string, invoiceId: invoice.id as string, draftInvoiceId: draft.id as string, paymentId };
+  };
+
+  /** An open cart with one line and a shipping address. */
+  const openCart = async () => {
+    const cart = await must(
+      'create cart',
+      call('POST', `/api/carts/${customerNumber}`, { ...opts, body: { customerNumber, sku: shared.sku, quantity: 1, orderType: 'Standard' } }),
+    );
+    await must(
+      'cart shipping',
+      call('PUT', `/api/carts/${customerNumber}/${cart.shoppingCartId}/shipping`, {
+        ...opts,
+        body: { customerNumber, shippingAddress: { line1: '1 Main St', city: 'Springfield', country: 'US' } },
+      }),
+    );
+    return cart.shoppingCartId as string;
+  };
+
+  const savedCard = async () =>
+    (
+      await must(
+        'save card',
+        call('POST', '/api/payments/payment-methods', {
+          ...opts,
+          body: {
+            customerNumber,
+            emailAddress: 'buyer@example.com',
+            cardNumber: '4111111111111111',
+            expirationMonth: '12',
+            expirationYear: String(new Date().getFullYear() + 2),
+            cardCode: '123',
+            paymentProvider: 'ProviderDirect',
+            billingAddress: { firstName: 'Ada', lastName: 'Buyer', address1: '1 Main St', city: 'Springfield', zipCode: '62701', country: 'US' },
+          },
+        }),
+      )
+    ).paymentMethod.paymentProfileId as string;
+
+  const [records, cartId, paymentProfileId, plan, statement] = await Promise.all([
+    orderAndInvoices(),
+    openCart(),
+    savedCard(),
+    must(
+      'create plan',
+      call('POST', '/api/commissions/plans', {
+        ...opts,
+        body: { SalesRepId: rep.salesRepId, Name: 'Matrix plan', DefaultRate: 0.05, EffectiveStartDate: '2026-01-01T00:00:00Z' },
+      }),
+    ),
+    must(
+      'create statement',
+      call('POST', '/api/commissions/statements', { ...opts, body: { salesRepId: rep.salesRepId, startDate: '2026-01-01', endDate: '2026-01-31' } }),
+      [202],
+    ),
+  ]);
+  const repToken = signTestToken({
+    OrganizationId: org.organizationId,
+    role: 'SalesRep',
+    roles: ['SalesRep'],
+    RepNumber: rep.repNumber,
+    kind: 'user',
+    cv: 1,
+    UserId: rep.userId,
+  });
+  const customerToken = signTestToken({
+    OrganizationId: org.organizationId,
+    role: 'Customer',
+    roles: ['Customer'],
+    kind: 'user',
+    cv: 1,
+    UserId: user.userId,
+    CustomerNumber: customerNumber,
+    PriceTier: 'Retail',
+    CurrencyCode: 'USD',
+  });
+  return {
+    org,
+    repToken,
+    customerToken,
+    ids: {
+      ...shared,
+      customerNumber,
+      customerId: customer.customerId ?? customer.id,
+      customerExternalId,
+      customerUserId: user.userId,
+      repNumber: rep.repNumber,
+      salesRepId: rep.salesRepId,
+      organizationSalesRepId: repRow?.organizationSalesRepId,
+      repUserId: rep.userId,
+      ...records,
+      orderNumber,
+      orderExternalId,
+      invoiceNumber,
+      invoiceExternalId,
+      cartId,
+      paymentProfileId,
+      commissionPlanId: plan.CommissionPlanId,
+      statementId: statement.statementId,
+    },
+  };
+}
+
+/** Waits until `path` (read by the org's admin) no longer reports one of the `busy` statuses. */
+async function settle(org: OrgFixture, path: string, busy: string[]): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const r = await call('GET', path, { base: org.base, token: org.adminToken });
+    if (r.status !== 200 || !busy.includes(String(r.body?.status ?? r.body?.Status))) return;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  throw new Error(`${path} did not settle`);
+}
+
+export async function buildWorld(): Promise<World> {
+  const [orgA, orgB] = await Promise.all([createOrg(), createOrg()]);
+  const [sharedA, sharedB] = await Promise.all([orgResources(orgA), orgResources(orgB)]);
+  const [A1, A2, B1] = await Promise.all([party(orgA, sharedA), party(orgA, sharedA), party(orgB, sharedB)]);
+  // Background work of the fixtures ends before the matrix snapshots anything.
+  await Promise.all([
+    ...[A1, A2, B1].map((p) => settle(p.org, `/api/commissions/statements/${p.ids.statementId}`, ['Generating'])),
+    ...[A1, B1].map((p) => settle(p.org, `/api/imports/${p.ids.importJobId}`, ['Queued', 'Running'])),
+  ]);
+  return { A1, A2, B1 };
+}
