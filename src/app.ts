@@ -224,7 +224,7 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     const queryErrors = checkInput(rawQuery, { maxString: MAX_QUERY_STRING, root: 'query' });
     if (queryErrors) throw AppError.validation(queryErrors, 'A query parameter is malformed.');
     const isPublic = def.auth === 'public';
-    const auth = isPublic ? null : await authenticate(ctx, em, deps.config, deps.credentialVersions);
+    const auth = isPublic ? null : await authenticate(ctx, em, deps);
     if (auth && !auth.isSuper && !(def.auth as readonly string[]).includes(auth.role)) throw AppError.forbidden();
     let orgId = auth?.organizationId ?? '';
     if (auth && params.organizationId !== undefined && params.organizationId !== auth.organizationId) {

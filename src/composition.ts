@@ -10,6 +10,7 @@ import type { Deps } from './deps.js';
 import { CredentialVersions } from './http/auth.js';
 import { createStorage } from './integrations/storage.js';
 import { connectTemporal } from './integrations/temporal.js';
+import { liveClaims } from './services/auth/claims.js';
 import { configureLogger } from './logger.js';
 
 export interface Services extends Deps {
@@ -31,6 +32,7 @@ export async function createServices(role: 'api' | 'worker', env: NodeJS.Process
     temporal,
     storage,
     credentialVersions,
+    loadClaims: liveClaims,
     async close() {
       await Promise.all([orm.close(), temporal.connection.close()]);
     },

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config.js';
-import type { CredentialVersions } from './http/auth.js';
+import type { CredentialVersions, LoadClaims } from './http/auth.js';
 import type { Storage } from './integrations/storage.js';
 
 /** What the API needs from the outside world, built once by server.ts (or a test). */
@@ -10,5 +10,7 @@ export interface Deps {
   orm: MikroORM;
   temporal: Client;
   credentialVersions: CredentialVersions;
+  /** A user's live claims (membership, roles, customer), read on every user-token request by src/http/auth.ts. */
+  loadClaims: LoadClaims;
   storage: Storage;
 }

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, decodeToken, uniq, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, uniq, waitForMail, type OrgFixture } from './helpers';
 import { ensurePriceTier } from './matrix-fixtures';
 
 let org: OrgFixture;
@@ -146,12 +146,19 @@ describe('association lookups and list', () => {
     expect((await call('GET', `/api/users/customer-associations?UserId=${users[1].userId}`, { token: other.adminToken })).body).toEqual([]);
   });
 
-  test('when a user is associated in two organizations, then customer-associations lists both', async () => {
+  test('when a user is associated in two organizations, then customer-associations lists both once the user accepted the second; before that each organization sees only its own', async () => {
     const u = users[0];
     const add = await call('POST', '/api/users', { token: other.adminToken, body: { FirstName: 'Uma', LastName: 'User', Email: u.email } });
     expect(add.status).toBe(200);
     const foreign = await customer(other);
     expect((await associate(other, { UserId: u.userId, CustomerNumber: foreign })).status).toBe(200);
+    const pendingThere = await call('GET', `/api/users/customer-associations?UserId=${u.userId}`, { token: other.adminToken });
+    expect(pendingThere.body).toEqual([{ UserId: u.userId, CustomerNumber: foreign, OrganizationId: other.organizationId }]);
+    const pendingHere = await call('GET', `/api/users/customer-associations?UserId=${u.userId}`, { token: lo.adminToken });
+    expect(pendingHere.body).toEqual([{ UserId: u.userId, CustomerNumber: u.number, OrganizationId: lo.organizationId }]);
+    const mail = await waitForMail(u.email, (m) => m.subject === `Join ${other.name}?`);
+    const token = /accept-membership\?token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
+    expect((await call('POST', '/api/users/memberships/accept', { body: { Token: token, Password: 'member password 1' } })).status).toBe(200);
     const res = await call('GET', `/api/users/customer-associations?UserId=${u.userId}`, { token: lo.adminToken });
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(2);

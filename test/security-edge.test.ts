@@ -51,12 +51,14 @@ describe('pre-account takeover', () => {
 
     const mail = await waitForMail(victimEmail, (m) => m.subject === `Join ${victim.name}?`);
     const token = acceptToken(mail.text);
-    const accepted = await call('POST', '/api/users/memberships/accept', { body: { Token: token } });
+    const accepted = await call('POST', '/api/users/memberships/accept', { body: { Token: token, Password: 'owner password 1' } });
     expect(accepted.status).toBe(200);
     expect(accepted.body).toEqual({ OrganizationId: victim.organizationId, Name: victim.name });
-    expectProblem(await call('POST', '/api/users/memberships/accept', { body: { Token: token } }), 400);
+    expectProblem(await call('POST', '/api/users/memberships/accept', { body: { Token: token, Password: 'owner password 2' } }), 400);
 
-    const after = await call('POST', '/api/auth/token', { body: { Email: victimEmail, Password: attackerPassword, OrgCode: victim.code } });
+    // The attacker's password died with the acceptance; the owner's opens the victim organization.
+    expectProblem(await call('POST', '/api/auth/token', { body: { Email: victimEmail, Password: attackerPassword, OrgCode: victim.code } }), 401);
+    const after = await call('POST', '/api/auth/token', { body: { Email: victimEmail, Password: 'owner password 1', OrgCode: victim.code } });
     expect(after.status).toBe(200);
     expect(decodeToken(after.body.AccessToken)).toMatchObject({ OrganizationId: victim.organizationId, role: 'Customer' });
   });

@@ -33,15 +33,17 @@ describe('POST /api/users', () => {
     expect(decodeToken(only.body.AccessToken).OrganizationId).toBe(other.organizationId);
     const mail = await waitForMail(existing.email, (m) => m.subject === `Join ${org.name}?`);
     const token = /accept-membership\?token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
-    expect((await call('POST', '/api/users/memberships/accept', { body: { Token: token } })).status).toBe(200);
+    // Accepting sets a new password; the one from before no longer opens anything.
+    expect((await call('POST', '/api/users/memberships/accept', { body: { Token: token, Password: 'accepted password 1' } })).status).toBe(200);
+    expectProblem(await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1', OrgCode: other.code } }), 401);
     // Now in two organizations: login needs OrgCode.
-    const ambiguous = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1' } });
+    const ambiguous = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'accepted password 1' } });
     expectProblem(ambiguous, 400);
     expect(Object.keys(ambiguous.body.errors)).toEqual(['OrgCode']);
-    const here = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1', OrgCode: org.code } });
+    const here = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'accepted password 1', OrgCode: org.code } });
     expect(here.status).toBe(200);
     expect(decodeToken(here.body.AccessToken).OrganizationId).toBe(org.organizationId);
-    const there = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'member password 1', OrgCode: other.organizationId } });
+    const there = await call('POST', '/api/auth/token', { body: { Email: existing.email, Password: 'accepted password 1', OrgCode: other.organizationId } });
     expect(there.status).toBe(200);
     expect(decodeToken(there.body.AccessToken).OrganizationId).toBe(other.organizationId);
     // Adding the same user again is idempotent.

@@ -9,6 +9,8 @@ import { createMailer } from '../integrations/mail.js';
 import { resolveMailSettings } from '../services/integrations/provider-settings.js';
 
 const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
+/** A password-reset link is valid one hour. */
+const RESET_TTL_MS = 3600 * 1000;
 
 /** E-mail activities. deliverEmail is idempotent: an EmailMessage marked sent is not sent again. */
 export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
@@ -30,6 +32,15 @@ export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
           const token = randomToken(32);
           em.create(PasswordToken, { user, tokenHash: sha256(token), expiresAt: new Date(Date.now() + SET_PASSWORD_TTL_MS) });
           data.setPasswordUrl = `${deps.config.publicBaseUrl}/set-password?token=${token}`;
+        }
+      }
+      // Password-reset links: minted whether or not the account has a password, single use (src/services/auth/passwords.ts).
+      if (data.needsResetLink && typeof data.userId === 'string') {
+        const user = await em.findOne(User, { id: data.userId });
+        if (user) {
+          const token = randomToken(32);
+          em.create(PasswordToken, { user, tokenHash: sha256(token), expiresAt: new Date(Date.now() + RESET_TTL_MS) });
+          data.resetUrl = `${deps.config.publicBaseUrl}/reset-password?token=${token}`;
         }
       }
       // Acceptance links of pending memberships, minted the same way; a resend replaces the earlier link.

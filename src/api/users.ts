@@ -1,15 +1,9 @@
-/** User endpoints: create (or reuse) a user in the organization, profile, existence check, memberships. */
+/** User endpoints: create (or reuse) a user in the organization, accept a membership, profile, existence check, memberships. */
 import * as yup from 'yup';
-import { hashSecret } from '../domain/auth/secrets.js';
-import { OrganizationMember, User } from '../entities/index.js';
-import { acceptMembership, addMember, sendAcceptLink } from '../services/memberships/index.js';
-import { AppError } from '../errors.js';
+import { userInput } from '../domain/organizations/schemas.js';
 import { defineRoute, created, ok } from '../http/route.js';
-import { queueEmail } from '../integrations/temporal.js';
-import { email } from './schemas.js';
-import { orgOf, userInput } from './organizations.js';
-
-const profile = (u: User) => ({ UserId: u.id, FirstName: u.firstName, LastName: u.lastName, Email: u.email, PhoneNumber: u.phoneNumber ?? null });
+import { acceptMembership, addUser, ownOrganizations, ownProfile, userExists } from '../services/users/index.js';
+import { email, password } from './schemas.js';
 
 export const userRoutes = [
   defineRoute({
@@ -29,43 +23,24 @@ export const userRoutes = [
       409: 'Created concurrently',
     },
     async handler({ em, body, orgId, deps }) {
-      const org = await orgOf(em, orgId);
-      const passwordHash = body.Password && !(await em.count(User, { email: body.Email.toLowerCase() })) ? await hashSecret(body.Password) : null;
-      const { user, member, userCreated, memberCreated } = await addMember(em, org, {
-        email: body.Email,
-        firstName: body.FirstName,
-        lastName: body.LastName,
-        phoneNumber: body.PhoneNumber,
-        passwordHash,
-      });
-      if (memberCreated && member.status === 'pending') await sendAcceptLink(deps, org, user);
-      else if (!user.passwordHash) {
-        await queueEmail(deps.temporal, deps.config, {
-          emailId: `invite-user-${org.id}-${user.id}`,
-          organizationId: org.id,
-          template: 'invite-user',
-          to: user.email,
-          data: { firstName: user.firstName, organizationName: org.name, userId: user.id, needsPasswordLink: true },
-        });
-      }
-      // Another organization's profile is never shown: the answer echoes what was submitted.
-      const echo = { UserId: user.id, FirstName: body.FirstName, LastName: body.LastName, Email: user.email, PhoneNumber: body.PhoneNumber ?? null };
-      return userCreated ? created(echo) : ok(echo);
+      const added = await addUser(em, deps, orgId, body);
+      return added.created ? created(added.profile) : ok(added.profile);
     },
   }),
 
   defineRoute({
     method: 'post',
     path: '/api/users/memberships/accept',
-    summary: 'Accept a pending membership with the single-use token from the e-mailed link',
+    summary: 'Accept a pending membership with the single-use token from the e-mailed link, setting a new password (ends every earlier session of the account)',
     tag: 'Users',
     auth: 'public',
-    body: yup.object({ Token: yup.string().trim().required().max(200) }),
+    body: yup.object({ Token: yup.string().trim().required().max(200), Password: password().required() }),
     rateLimit: { scope: 'public', key: ({ ip }) => ip },
-    responses: { 200: '{ OrganizationId, Name }', 400: 'Invalid, used or expired token', 429: 'Rate limit exceeded' },
-    async handler({ em, body }) {
-      const org = await acceptMembership(em, body.Token);
-      return ok({ OrganizationId: org.organizationId, Name: org.name });
+    responses: { 200: '{ OrganizationId, Name }', 400: 'Invalid, used or expired token, or missing or weak Password', 429: 'Rate limit exceeded' },
+    async handler({ em, body, deps }) {
+      const joined = await acceptMembership(em, body.Token, body.Password);
+      deps.credentialVersions.invalidateUser(joined.userId);
+      return { ...ok({ OrganizationId: joined.organizationId, Name: joined.name }), headers: { 'Cache-Control': 'no-store' } };
     },
   }),
 
@@ -77,9 +52,7 @@ export const userRoutes = [
     auth: ['Customer', 'Admin', 'SalesRep'],
     responses: { 200: 'User profile', 401: 'Unauthenticated', 404: 'The token has no user record (client or API key token)' },
     async handler({ em, auth }) {
-      const user = auth.userId ? await em.findOne(User, { id: auth.userId }) : null;
-      if (!user) throw AppError.notFound('User record');
-      return ok(profile(user));
+      return ok(await ownProfile(em, auth));
     },
   }),
 
@@ -93,7 +66,7 @@ export const userRoutes = [
     rateLimit: { scope: 'public', key: ({ ip }) => ip },
     responses: { 200: '{ UserExists }', 400: 'Missing or invalid Email', 429: 'Rate limit exceeded' },
     async handler({ em, query }) {
-      return ok({ UserExists: (await em.count(User, { email: query.Email.toLowerCase() })) > 0 });
+      return ok({ UserExists: await userExists(em, query.Email) });
     },
   }),
 
@@ -105,12 +78,7 @@ export const userRoutes = [
     auth: ['Admin'],
     responses: { 200: '{ Organizations: [ { OrganizationId, Name, Slug } ] }', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, auth, orgId }) {
-      if (!auth.userId) {
-        const org = await orgOf(em, orgId);
-        return ok({ Organizations: [{ OrganizationId: org.id, Name: org.name, Slug: org.slug }] });
-      }
-      const members = await em.find(OrganizationMember, { user: auth.userId }, { populate: ['organization'], orderBy: { organization: { name: 'asc' } } });
-      return ok({ Organizations: members.map((m) => ({ OrganizationId: m.organization.id, Name: m.organization.name, Slug: m.organization.slug })) });
+      return ok({ Organizations: await ownOrganizations(em, auth, orgId) });
     },
   }),
 ];

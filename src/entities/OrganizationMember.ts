@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 import { User } from './User.js';
+import type { MembershipStatus } from '../domain/organizations/membership.js';
 
-export type MembershipStatus = 'active' | 'pending';
+export type { MembershipStatus };
 
 /**
  * Membership of a user in an organization; `isAdmin` grants the Admin role there. A user who
  * already had an account when the organization added them is `pending` until they accept the
  * e-mailed link (only the SHA-256 of its single-use token is stored); until then they cannot
- * sign in to this organization.
+ * sign in to this organization. While pending, the organization sees the person only as it
+ * entered them (`invited*`), never the account's own profile.
  */
 export const OrganizationMember = defineEntity({
   name: 'OrganizationMember',
@@ -22,6 +24,10 @@ export const OrganizationMember = defineEntity({
     acceptTokenHash: p.string().length(64).nullable().hidden(),
     acceptExpiresAt: p.datetime().nullable(),
     acceptedAt: p.datetime().nullable(),
+    /** Names and phone as the organization entered them when it added an existing account (shown while pending). */
+    invitedFirstName: p.string().nullable(),
+    invitedLastName: p.string().nullable(),
+    invitedPhoneNumber: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   uniques: [{ properties: ['organization', 'user'] }],

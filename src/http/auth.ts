@@ -9,10 +9,13 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type Koa from 'koa';
 import type { Config } from '../config.js';
 import { API_KEY_PREFIX, sha256 } from '../domain/auth/secrets.js';
+import type { ClaimsLoader, Role } from '../domain/auth/claims.js';
 import { AppError } from '../errors.js';
-import { liveClaims } from '../services/auth/claims.js';
 
-export type Role = 'Admin' | 'Customer' | 'SalesRep' | 'Super';
+export type { Role };
+
+/** Reads a user's live claims (src/services/auth/claims.ts, passed in by the composition root). */
+export type LoadClaims = ClaimsLoader<EntityManager>;
 
 export interface Principal {
   /** 'user' for user logins, 'client' for ClientId/ClientSecret logins, 'apikey' for static keys. */
@@ -108,11 +111,11 @@ function readPresented(ctx: Koa.Context): string | null {
  * now (DESIGN "Security decisions"): a user removed from the organization, an admin whose role
  * was taken away, or a deactivated or removed sales rep gets 401 at once; a re-associated user
  * acts for the new customer (and no longer for the old one), a changed rep number or Super flag
- * applies at once. One indexed query per user-token request.
+ * applies at once. One indexed query per user-token request, made by the injected loader.
  */
-async function currentPrincipal(em: EntityManager, claims: TokenClaims & { sub?: string }, userId: string): Promise<Principal> {
+async function currentPrincipal(em: EntityManager, loadClaims: LoadClaims, claims: TokenClaims & { sub?: string }, userId: string): Promise<Principal> {
   if (!UUID.test(userId)) throw AppError.unauthorized('The token is invalid.');
-  const live = await liveClaims(em, claims.OrganizationId, userId);
+  const live = await loadClaims(em, claims.OrganizationId, userId);
   if (!live || !live.membershipActive) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
   if (claims.role === 'Admin' && !live.isAdmin) throw AppError.unauthorized('The administrator role was removed; log in again.');
   if (claims.role === 'SalesRep' && !(live.repNumber && live.repActive)) throw AppError.unauthorized('This sales rep is inactive or was removed.');
@@ -134,7 +137,14 @@ async function currentPrincipal(em: EntityManager, claims: TokenClaims & { sub?:
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function authenticate(ctx: Koa.Context, em: EntityManager, config: Config, versions: CredentialVersions): Promise<Principal> {
+/** What authenticate needs besides the request: settings, the version cache and the claims loader. */
+export interface AuthContext {
+  config: Config;
+  credentialVersions: CredentialVersions;
+  loadClaims: LoadClaims;
+}
+
+export async function authenticate(ctx: Koa.Context, em: EntityManager, { config, credentialVersions: versions, loadClaims }: AuthContext): Promise<Principal> {
   const presented = readPresented(ctx);
   if (!presented) throw AppError.unauthorized();
   if (presented.startsWith(API_KEY_PREFIX)) {
@@ -173,7 +183,7 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, config: 
     if (!UUID.test(claims.UserId)) throw AppError.unauthorized('The token is invalid.');
     const tv = await versions.user(em, claims.UserId);
     if (tv === null || tv !== (typeof claims.tv === 'number' ? claims.tv : 1)) throw AppError.unauthorized('The password was changed after this token was issued; log in again.');
-    return currentPrincipal(em, claims, claims.UserId);
+    return currentPrincipal(em, loadClaims, claims, claims.UserId);
   }
   return {
     kind: claims.kind === 'user' ? 'user' : 'client',

@@ -2,7 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { createEmailActivities } from '../activities/email.js';
 import { bounded } from './retry-policies.js';
 
-export type EmailTemplate = 'welcome-admin' | 'invite-user' | 'welcome-sales-rep' | 'invite-sales-rep' | 'reinvite-sales-rep' | 'order-confirmation' | 'invoice-issued' | 'invoice-reminder' | 'accept-membership' | 'generic';
+export type EmailTemplate = 'welcome-admin' | 'invite-user' | 'welcome-sales-rep' | 'invite-sales-rep' | 'reinvite-sales-rep' | 'order-confirmation' | 'invoice-issued' | 'invoice-reminder' | 'accept-membership' | 'password-reset' | 'generic';
 
 export interface SendEmailInput {
   /** Business key, e.g. `welcome-admin-<orgId>-<userId>`; also the EmailMessage id. */

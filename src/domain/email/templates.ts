@@ -46,10 +46,20 @@ export function renderEmail(template: string, d: Record<string, unknown>): Rende
         [
           `Hello ${d.firstName},`,
           `${d.organizationName} (organization code ${d.organizationCode}) added your account. You can sign in to it once you accept.`,
+          'Accepting asks you to choose a new password; every earlier session of your account ends.',
           'If you did not expect this, ignore this e-mail: nothing changes until you accept.',
-          ...(d.setPasswordUrl ? [`Your account has no password yet; set one here: ${d.setPasswordUrl}`] : []),
         ],
         d.acceptUrl ? { href: String(d.acceptUrl), label: 'Accept the invitation' } : undefined,
+      );
+    case 'password-reset':
+      return page(
+        'Reset your password',
+        [
+          `Hello ${d.firstName},`,
+          'Someone asked to reset the password of your account. The link below works once, for one hour; using it signs out every session.',
+          'If you did not ask for this, ignore this e-mail: your password stays as it is.',
+        ],
+        d.resetUrl ? { href: String(d.resetUrl), label: 'Choose a new password' } : undefined,
       );
     case 'order-confirmation':
       return page(`Order ${d.orderNumber} confirmed`, [

@@ -1,5 +1,5 @@
 /** Which role a user gets in an organization, from membership facts. Pure. */
-import type { Role } from '../../http/auth.js';
+import type { Role } from '../auth/claims.js';
 
 export interface MembershipFacts {
   isAdmin: boolean;

@@ -4,7 +4,8 @@
  * e-mailed single-use link, makes it active. Signing in to an organization needs an active
  * membership. Pure.
  */
-import type { MembershipStatus } from '../../entities/OrganizationMember.js';
+/** A membership is active, or pending until the owner of an account that already existed accepts it. */
+export type MembershipStatus = 'active' | 'pending';
 
 /** How long an acceptance link stays valid. */
 export const ACCEPT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -234,10 +234,12 @@ export async function topSalesReps(em: EntityManager, s: Scope, r: Range, limit:
     'rep',
     limit,
     (inner, q) => `select nullif(t.k, '') as k, t.rev::text as rev, t.cnt::text as cnt,
-        case when t.k = '' then '${UNASSIGNED}' else coalesce(nullif(trim(concat_ws(' ', sr.first_name, sr.last_name)), ''), l.label) end as name
+        case when t.k = '' then '${UNASSIGNED}' else coalesce(nullif(trim(
+          case when om.status = 'pending' then concat_ws(' ', om.invited_first_name, om.invited_last_name) else concat_ws(' ', sr.first_name, sr.last_name) end), ''), l.label) end as name
       from (${inner}) t
       left join organization_sales_rep osr on osr.organization_id = ${q.p(s.orgId)} and osr.rep_number = t.k
-      left join sales_rep sr on sr.id = osr.sales_rep_id ${label(q, s.orgId, 'R')}`,
+      left join sales_rep sr on sr.id = osr.sales_rep_id
+      left join organization_member om on om.organization_id = osr.organization_id and om.user_id = sr.user_id ${label(q, s.orgId, 'R')}`,
   );
   return rankTop(
     rows.map((x) => ({ key: x.k, revenue: x.rev ?? '0', name: x.name, orders: Number(x.cnt) })),

@@ -5,20 +5,9 @@
  * request with a user token reads them again (src/http/auth.ts), so a change takes effect at once.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LiveClaims } from '../../domain/auth/claims.js';
 
-export interface LiveClaims {
-  /** False while a membership added for an existing account waits for its owner's acceptance. */
-  membershipActive: boolean;
-  isAdmin: boolean;
-  isSuper: boolean;
-  repNumber: string | null;
-  repActive: boolean;
-  customerNumber: string | null;
-  /** The customer's price tier as named on the customer. */
-  priceTier: string | null;
-  /** The currency of that tier (null when the tier does not exist). */
-  currencyCode: string | null;
-}
+export type { LiveClaims };
 
 interface Row {
   status: string;

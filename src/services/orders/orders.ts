@@ -10,7 +10,7 @@ import { Decimal } from 'decimal.js';
 import { checkStatusTransition, parseOrderStatus, type OrderStatus } from '../../domain/orders/status.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/pricing/index.js';
-import { Customer, Order, OrderItem, OrganizationSalesRep, type PriceTier } from '../../entities/index.js';
+import { Customer, Order, OrderItem, OrganizationMember, OrganizationSalesRep, type PriceTier } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import type { CustomerAddress } from '../../entities/CustomerAddress.js';
 import type { OrderAddress, OrderCustomer, OrderSalesRep } from '../../entities/Order.js';
@@ -19,6 +19,7 @@ import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, findVisibleCustomer, mayActFor } from '../customers/visibility.js';
+import { visibleProfile } from '../memberships/index.js';
 import { nextOrderNumber } from './numbers.js';
 
 /** Everything an order is made of, already decided (prices included). */
@@ -239,13 +240,15 @@ export async function repSnapshot(em: EntityManager, orgId: string, repNumber: s
   if (!repNumber) return null;
   const rep = await em.findOne(OrganizationSalesRep, { organization: orgId, repNumber }, { populate: ['salesRep'] });
   if (!rep) return null;
+  // A rep who has not accepted this organization yet is shown as the organization entered them.
+  const p = visibleProfile(await em.findOne(OrganizationMember, { organization: orgId, user: rep.salesRep.user.id }), rep.salesRep);
   return {
     repNumber: rep.repNumber,
-    firstName: rep.salesRep.firstName,
-    lastName: rep.salesRep.lastName,
-    fullName: `${rep.salesRep.firstName} ${rep.salesRep.lastName}`,
+    firstName: p.firstName,
+    lastName: p.lastName,
+    fullName: [p.firstName, p.lastName].filter(Boolean).join(' ') || null,
     email: rep.salesRep.email,
-    phoneNumber: rep.salesRep.phoneNumber ?? null,
+    phoneNumber: p.phoneNumber,
   };
 }
 
