@@ -63,9 +63,11 @@ async function viewsOf(em: EntityManager, orgId: string, storage: Storage, v: Pr
   return products.map((p) => productView(fieldsOf(p), prices.get(p.id) ?? [], v, images.get(p.sku) ?? []));
 }
 
-async function viewOf(em: EntityManager, orgId: string, auth: Principal, storage: Storage, where: FilterQuery<Product>, forCaller = true): Promise<ProductView> {
+/** One product's view: as the caller may see it, or (`afterWrite`, by id) as just written, whatever its active flag. */
+async function viewOf(em: EntityManager, orgId: string, auth: Principal, storage: Storage, where: { sku: string } | { id: string }, afterWrite = false): Promise<ProductView> {
   const v = await callerContext(em, orgId, auth);
-  const p = await em.findOne(Product, { ...(where as object), organization: orgId, ...(forCaller && v.activeOnly ? { active: true } : {}) }, { populate: ['category'], refresh: true });
+  const visible = !afterWrite && v.activeOnly ? { active: true } : {};
+  const p = await em.findOne(Product, { ...where, organization: orgId, ...visible }, { populate: ['category'], refresh: afterWrite });
   if (!p) throw AppError.notFound('Product');
   return (await viewsOf(em, orgId, storage, v, [p]))[0];
 }
@@ -164,7 +166,7 @@ async function upsertOne(databaseUrl: string, orgId: string, body: ProductInput)
 /** PUT /api/products: create or update by sku (externalId also matches); prices, when given, are fully replaced. */
 export async function upsertProduct(em: EntityManager, deps: CatalogDeps, orgId: string, auth: Principal, body: ProductInput): Promise<{ product: ProductView; created: boolean }> {
   const { id, created } = await upsertOne(deps.config.databaseUrl, orgId, body);
-  return { product: await viewOf(em, orgId, auth, deps.storage, { id }, false), created };
+  return { product: await viewOf(em, orgId, auth, deps.storage, { id }, true), created };
 }
 
 /** POST /api/products/{sku}/activate and /deactivate: answers the product. */
