@@ -150,6 +150,28 @@ describe('products', () => {
     expect(b.body.sku).toBe(newSku);
   });
 
+  test('when a product is given an externalId another product holds, then 409 and neither changes', async () => {
+    const ext = uniq('ext');
+    const holder = await put(org, { sku: uniq('SKU-'), name: 'Holder', externalId: ext });
+    const s = uniq('SKU-');
+    expect((await put(org, { sku: s, name: 'Taker' })).status).toBe(201);
+    const res = await put(org, { sku: s, name: 'Renamed', externalId: ext });
+    expect(res.status).toBe(409);
+    expect(res.body.detail ?? res.body.title).toMatch(/externalId/);
+    expect((await call('GET', `/api/products/${s}`, { token: org.adminToken })).body).toMatchObject({ name: 'Taker', externalId: null });
+    expect((await call('GET', `/api/products/${holder.body.sku}`, { token: org.adminToken })).body.externalId).toBe(ext);
+  });
+
+  test('when a bad field and a taken externalId come together, then 400 names the bad field', async () => {
+    const ext = uniq('ext');
+    await put(org, { sku: uniq('SKU-'), name: 'Holder', externalId: ext });
+    const s = uniq('SKU-');
+    await put(org, { sku: s, name: 'Taker' });
+    const res = await put(org, { sku: s, externalId: ext, prices: [{ tier: 'NoSuchTier', price: 1, atQuantity: 1 }] });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors)).toEqual(['prices[0].tier']);
+  });
+
   test('when several fields are bad, then one 400 names each of them', async () => {
     const res = await put(org, { sku: uniq('SKU-'), name: 'Bad', minimumOrderQuantity: 0, quantityIncrement: 1.5, weight: 'heavy', prices: [{ tier: retail, price: -1, atQuantity: 0 }] });
     expect(res.status).toBe(400);

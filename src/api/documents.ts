@@ -26,21 +26,13 @@ import {
 } from '../services/documents/documents.js';
 import { documentStoreFor } from '../services/documents/object-store.js';
 import { uuid } from './schemas.js';
+import { fileField } from '../http/upload.js';
 
 const P = '/api/companydocs';
 const TAG = 'Company documents';
 const READ = ['Admin', 'SalesRep'] as const;
 const WRITE = ['Admin'] as const;
 const common = { 401: 'Unauthenticated', 403: 'Customer token (reads) or not Admin (writes)' };
-
-/** The part of a formidable File the handler uses. */
-interface UploadedFile {
-  filepath: string;
-  originalFilename: string | null;
-  size: number;
-}
-const isUploadedFile = (v: unknown): v is UploadedFile =>
-  !!v && typeof v === 'object' && typeof (v as UploadedFile).filepath === 'string' && typeof (v as UploadedFile).size === 'number';
 
 const docDeps = (r: Pick<Req, 'em' | 'deps'>): DocumentDeps => ({ em: r.em, config: r.deps.config, store: documentStoreFor(r.deps.config) });
 
@@ -56,11 +48,7 @@ const folderBody = yup.object({
   externalId: yup.string().trim().max(200).nullable(),
 });
 const uploadBody = yup.object({
-  file: yup
-    .mixed<UploadedFile>()
-    .meta({ openapi: { type: 'string', format: 'binary' } })
-    .required('file is required (multipart/form-data).')
-    .test('is-file', 'file must be a file upload (multipart/form-data), not a text field.', (v) => v === undefined || isUploadedFile(v)),
+  file: fileField().required('file is required (multipart/form-data).'),
   folderId: uuid().nullable(),
   externalId: yup.string().trim().max(200).nullable(),
 });
@@ -143,7 +131,7 @@ export const documentRoutes = [
     async handler(r) {
       const doc = await uploadDocument(docDeps(r), r.orgId, {
         filepath: r.body.file.filepath,
-        originalFilename: r.body.file.originalFilename,
+        originalFilename: r.body.file.originalFilename ?? null,
         folderId: r.body.folderId,
         externalId: r.body.externalId,
       });

@@ -8,16 +8,10 @@ import { dataEnvelope, parseList, MAX_PAGE_SIZE } from '../http/paging.js';
 import { accepted, created, defineRoute, ok, type Req } from '../http/route.js';
 import { controlJob, createUpload, errorPage, errorReportCsv, findJob, jobView, listJobs, retryJob, submitImport, type ImportInput } from '../services/imports/jobs.js';
 import { uuid } from './schemas.js';
+import { fileField } from '../http/upload.js';
 
 const MAX_JSON_RECORDS = 10_000;
 const MAX_FILE_BYTES = 200 * 1024 * 1024;
-
-interface UploadedFile {
-  filepath: string;
-  size: number;
-  originalFilename?: string | null;
-}
-const isUploadedFile = (v: unknown): v is UploadedFile => !!v && typeof v === 'object' && typeof (v as UploadedFile).filepath === 'string' && typeof (v as UploadedFile).size === 'number';
 
 const submitSchema = yup.object({
   kind: yup
@@ -27,10 +21,7 @@ const submitSchema = yup.object({
   mode: yup.string().oneOf(['apply', 'validate'], 'mode must be apply or validate.').default('apply'),
   onError: yup.string().oneOf(['skip', 'abort'], 'onError must be skip or abort.').default('skip'),
   records: yup.array(yup.mixed()).max(MAX_JSON_RECORDS, `records can hold at most ${MAX_JSON_RECORDS} records; upload a file for more.`),
-  file: yup
-    .mixed<UploadedFile>()
-    .meta({ openapi: { type: 'string', format: 'binary' } })
-    .test('is-file', 'file must be a file upload (multipart/form-data).', (v) => v === undefined || isUploadedFile(v)),
+  file: fileField(),
   uploadId: uuid(),
   format: yup.string().oneOf(['csv', 'ndjson', 'json'], 'format must be csv, ndjson or json.'),
 });

@@ -1,7 +1,8 @@
 /** Shared yup building blocks, so every endpoint words the same rule the same way. */
 import * as yup from 'yup';
+import { UUID_RE } from './ids.js';
 
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { UUID_RE };
 export const uuid = () => yup.string().matches(UUID_RE, { message: '${path} must be a valid id (UUID).', excludeEmptyString: true });
 export const email = () => yup.string().trim().email('${path} must be a valid e-mail address.').max(254);
 export const currencyCode = () => yup.string().matches(/^[A-Z]{3}$/, '${path} must be an ISO 4217 code such as USD.');

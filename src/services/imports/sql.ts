@@ -23,3 +23,12 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<
     client.release();
   }
 }
+
+// One small pool per database for the API process's in-process set-based writes (the product
+// upsert, the bulk endpoints), created on first use: a cache, not a registry.
+const apiPools = new Map<string, pg.Pool>();
+export function apiPool(databaseUrl: string): pg.Pool {
+  let pool = apiPools.get(databaseUrl);
+  if (!pool) apiPools.set(databaseUrl, (pool = createImportPool(databaseUrl, 4)));
+  return pool;
+}

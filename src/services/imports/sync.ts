@@ -1,45 +1,13 @@
 /**
- * The synchronous bulk endpoints run the same set-based import code in process: one transaction
- * for the whole request (up to 1,000 entries), no per-record round trip.
+ * The synchronous bulk order and invoice endpoints run the same set-based import code in process:
+ * one transaction for the whole request (up to 1,000 entries), no per-record round trip.
+ * (PUT /api/products/prices does the same: src/services/catalog/prices.ts.)
  */
-import type pg from 'pg';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { applyInvoices } from './invoices.js';
 import { applyOrders } from './orders.js';
-import { applyPrices } from './products.js';
-import { createImportPool, inTransaction } from './sql.js';
+import { apiPool, inTransaction } from './sql.js';
 import type { ChunkApplier, WriteScope } from './types.js';
-
-// One small pool per database, created on first use by the API process (a cache, not a registry).
-const pools = new Map<string, pg.Pool>();
-const poolFor = (databaseUrl: string) => {
-  let pool = pools.get(databaseUrl);
-  if (!pool) pools.set(databaseUrl, (pool = createImportPool(databaseUrl, 4)));
-  return pool;
-};
-
-const skuOf = (entry: unknown): string | null =>
-  entry && typeof entry === 'object' && typeof (entry as { sku?: unknown }).sku === 'string' ? (entry as { sku: string }).sku.trim() || null : null;
-
-/** PUT /api/products/prices: `{ updated: [sku], errors: [{ sku, reason }] }` in input order. */
-export async function replacePricesInBulk(databaseUrl: string, orgId: string, entries: unknown[]): Promise<{ updated: string[]; errors: { sku: string | null; reason: string }[] }> {
-  const records = entries.map((data, i) => ({ n: i + 1, data, source: null }));
-  const out = await inTransaction(poolFor(databaseUrl), (sql) => applyPrices({ sql, orgId, write: true }, records));
-  const failed = new Map(out.failures.map((f) => [f.n, f.errors]));
-  const updated: string[] = [];
-  const errors: { sku: string | null; reason: string }[] = [];
-  records.forEach((r) => {
-    const fe = failed.get(r.n);
-    const sku = skuOf(r.data);
-    if (!fe) {
-      if (sku && !updated.includes(sku)) updated.push(sku);
-      return;
-    }
-    const notFound = Object.keys(fe).length === 1 && fe.sku?.[0] === 'Product not found.';
-    errors.push({ sku, reason: notFound ? 'Product not found.' : Object.entries(fe).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; ') });
-  });
-  return { updated, errors };
-}
 
 /**
  * POST /api/orders/bulk and POST /api/invoices/bulk: the import applier in one transaction for the
@@ -50,7 +18,7 @@ export async function replacePricesInBulk(databaseUrl: string, orgId: string, en
  */
 async function bulkUpsert(databaseUrl: string, orgId: string, list: string, applier: ChunkApplier, entries: unknown[], caller?: WriteScope): Promise<{ id: string; number: string }[]> {
   const records = entries.map((data, i) => ({ n: i + 1, data, source: null }));
-  const out = await inTransaction(poolFor(databaseUrl), async (sql) => {
+  const out = await inTransaction(apiPool(databaseUrl), async (sql) => {
     const o = await applier({ sql, orgId, write: true, caller }, records);
     if (o.failures.length) {
       const errors: FieldErrors = {};

@@ -18,8 +18,7 @@ import { nextInvoiceNumber } from './numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_RE } from '../../domain/ids.js';
 
 export interface DiscountInput {
   code?: string | null;

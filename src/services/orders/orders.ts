@@ -21,6 +21,7 @@ import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, findVisibleCustomer, mayActFor } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { nextOrderNumber } from './numbers.js';
+import { UUID_RE } from '../../domain/ids.js';
 
 /** Everything an order is made of, already decided (prices included). */
 export interface OrderDraft {
@@ -364,8 +365,6 @@ export async function placeOrder(em: EntityManager, orgId: string, auth: Princip
 export async function orderScope(em: EntityManager, orgId: string, auth: Principal): Promise<FilterQuery<Order>> {
   return byVisibleCustomer(em, orgId, auth);
 }
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findOrder(em: EntityManager, orgId: string, auth: Principal, orderId: string): Promise<Order> {
   if (!UUID_RE.test(orderId)) throw AppError.notFound('Order');

@@ -1,0 +1,108 @@
+/**
+ * The Product resource as a caller sees it (pure): which tier and currency price it, which
+ * `prices` it may see. The reader hands in plain fields, so one SQL row with its prices and
+ * images aggregated serves as well as an entity.
+ *
+ * Price visibility (DESIGN "Decisions" leaves the Admin case open; this is the choice):
+ * - Customer tokens see only active products, `prices` only of their own tier, and `price` /
+ *   `currencyCode` for their tier at quantity 1 (currency from the CurrencyCode claim, else the
+ *   tier's configured currency).
+ * - Admin and SalesRep tokens see every tier's `prices`. `price` / `currencyCode` use the token's
+ *   PriceTier claim when present, else the organization's first price tier by name; both are null
+ *   when the organization has no tiers (or the product no price in that tier). SalesRep tokens,
+ *   like Customers, see only active products; Admin sees inactive ones too.
+ * Every `prices` entry is formatted in its tier's configured currency.
+ */
+import { formatMoney, moneyNumber, resolveUnitPrice } from '../pricing/index.js';
+import type { PriceRow } from './prices.js';
+
+/** The caller's price context: which tier, which currency, which products. */
+export interface PriceContext {
+  customer: boolean;
+  tier: string | null;
+  currency: string | null;
+  /** lower(tier name) -> the tier's configured currency. */
+  tierCurrency: Map<string, string>;
+  activeOnly: boolean;
+}
+
+/** The token claims the price context depends on. */
+export interface PriceCaller {
+  role: string;
+  isSuper: boolean;
+  priceTier: string | null;
+  currencyCode: string | null;
+}
+
+/** `tiers` ordered by name: the organization's price tiers. */
+export function priceContext(tiers: readonly { name: string; currencyCode: string }[], caller: PriceCaller): PriceContext {
+  const tierCurrency = new Map(tiers.map((t) => [t.name.toLowerCase(), t.currencyCode]));
+  const customer = caller.role === 'Customer' && !caller.isSuper;
+  let tier = caller.priceTier;
+  if (!tier && !customer) tier = tiers[0]?.name ?? null;
+  // Use the configured spelling of the tier when it exists.
+  const configured = tier ? tiers.find((t) => t.name.toLowerCase() === tier!.toLowerCase()) : undefined;
+  if (configured) tier = configured.name;
+  const currency = caller.currencyCode ?? (tier ? tierCurrency.get(tier.toLowerCase()) ?? null : null);
+  return { customer, tier, currency, tierCurrency, activeOnly: customer || (caller.role === 'SalesRep' && !caller.isSuper) };
+}
+
+/** The stored product fields the view shows. */
+export interface ProductFields {
+  id: string;
+  organizationId: string;
+  sku: string;
+  name: string;
+  description: string | null;
+  categoryName: string | null;
+  quantityOnHand: number;
+  minimumOrderQuantity: number;
+  quantityIncrement: number;
+  weight: string | number | null;
+  weightUnit: string | null;
+  dimensions: string | null;
+  dimensionsUnit: string | null;
+  upc: string | null;
+  active: boolean;
+  productAttributes: Record<string, unknown> | null;
+  externalId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function productView(p: ProductFields, prices: readonly PriceRow[], v: PriceContext, images: unknown[] = []) {
+  const currencyFor = (tier: string) => (v.customer && v.currency ? v.currency : v.tierCurrency.get(tier.toLowerCase()) ?? v.currency ?? 'USD');
+  const unit = v.tier ? resolveUnitPrice(prices, v.tier, 1) : null;
+  const cur = v.currency ?? (v.tier ? currencyFor(v.tier) : null);
+  const visible = (v.customer ? prices.filter((e) => v.tier && e.tier.toLowerCase() === v.tier.toLowerCase()) : prices)
+    .slice()
+    .sort((a, b) => a.tier.localeCompare(b.tier) || a.atQuantity - b.atQuantity);
+  return {
+    productId: p.id,
+    organizationId: p.organizationId,
+    sku: p.sku,
+    name: p.name,
+    description: p.description ?? null,
+    category: p.categoryName ?? null,
+    price: unit && cur ? moneyNumber(unit, cur) : null,
+    priceFormatted: unit && cur ? formatMoney(unit, cur) : null,
+    currencyCode: cur,
+    prices: visible.map((e) => ({ tier: e.tier, price: moneyNumber(e.price, currencyFor(e.tier)), priceFormatted: formatMoney(e.price, currencyFor(e.tier)), atQuantity: e.atQuantity })),
+    quantityOnHand: p.quantityOnHand,
+    minimumOrderQuantity: p.minimumOrderQuantity,
+    quantityIncrement: p.quantityIncrement,
+    weight: p.weight === null || p.weight === undefined ? null : Number(p.weight),
+    weightUnit: p.weightUnit ?? null,
+    dimensions: p.dimensions ?? null,
+    dimensionsUnit: p.dimensionsUnit ?? null,
+    upc: p.upc ?? null,
+    active: p.active,
+    images,
+    productAttributes: p.productAttributes ?? {},
+    externalId: p.externalId ?? null,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+export type ProductView = ReturnType<typeof productView>;
