@@ -37,11 +37,12 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
   const opts = { base: org.base, token: org.adminToken };
   const category = await pathParamFixtures.category(org);
   const sku = uniq('SKU-');
+  const productExternalId = uniq('PX-');
   await must(
     'create product',
     call('PUT', '/api/products', {
       ...opts,
-      body: { sku, name: `Product ${sku}`, category, externalId: uniq('PX-'), prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] },
+      body: { sku, name: `Product ${sku}`, category, externalId: productExternalId, prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] },
     }),
   );
   const [imageId, ingestionJobId, folderId, webhookId, integrationId, importJobId] = await Promise.all([
@@ -54,8 +55,10 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
   ]);
   const documentId = await pathParamFixtures.documentId(org);
   const deliveryId = (await must('webhook test', call('POST', `/api/webhooks/${webhookId}/test`, opts), [202])).deliveryId as string;
-  const uploadId = (await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201]))
-    .uploadId as string;
+  const upload = await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201]);
+  const put = await fetch(upload.uploadUrl as string, { method: 'PUT', body: `sku,name\n${uniq('UP-')},Uploaded\n` });
+  if (!put.ok) throw new Error(`import file upload failed: ${put.status}`);
+  const uploadId = upload.uploadId as string;
   return {
     organizationId: org.organizationId,
     adminUserId: org.adminUserId,
@@ -70,6 +73,7 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
     integrationId,
     importJobId,
     uploadId,
+    productExternalId,
   };
 }
 
@@ -158,7 +162,8 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
         body: { amount: 1, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z', reference: 'CHK-1' },
       }),
     );
-    const paymentId = (payment.paymentId ?? payment.payment?.paymentId ?? payment.id ?? payment.payments?.at(-1)?.paymentId) as string;
+    // The answer is the invoice; its last payment is the one just recorded.
+    const paymentId = payment.payments?.at(-1)?.paymentId as string;
     return { orderId: order.data.id as string, invoiceId: invoice.id as string, draftInvoiceId: draft.id as string, paymentId };
   };
 

@@ -514,6 +514,11 @@ async function runCase(c: Case, failures: string[], skipKinds = new Set<string>(
   const who = c.target === 'A2' ? (KIND_SCOPE[c.slot.kind!] === 'rep' ? "the other rep's" : "the other customer's") : "org B's";
   const label = `${c.actor} with ${who} ${c.slot.kind} in ${c.slot.name}`;
   const foreignValue = world[c.target].ids[c.slot.kind!];
+  if (foreignValue === undefined) {
+    failures.push(`${label}: the world has no ${c.slot.kind} for ${c.target}; create one in test/matrix-world.ts`);
+    return;
+  }
+  tally.cases++;
   let res: Res;
   try {
     res = await send(c.op, c.actor, c.slot, world[c.target]);
@@ -600,6 +605,9 @@ async function runCases(cases: Case[], write: boolean, opts: { concurrency?: num
 }
 
 const deferred: Case[] = [];
+const tally = { cases: 0 };
+
+afterAll(() => console.log(`id-substitution matrix: ${tally.cases} cases over ${matrixOps.length} operations`));
 
 beforeAll(async () => {
   world = await buildWorld();
