@@ -236,7 +236,7 @@ export const customerRoutes = [
       201: `${CUSTOMER} (created)`,
       400: 'Missing or malformed fields, unknown pricing tier, several primaries',
       401: 'Unauthenticated',
-      403: 'Not Admin or SalesRep, or another rep number',
+      403: 'Not Admin or SalesRep, another rep number, or a SalesRep changing pricing or terms (errors name the field)',
       409: 'The customerNumber belongs to a customer with another externalId',
     },
     async handler({ em, orgId, auth, body }) {
@@ -257,7 +257,7 @@ export const customerRoutes = [
       200: CUSTOMER,
       400: 'Malformed fields, unknown pricing tier, several primaries',
       401: 'Unauthenticated',
-      403: 'Not Admin or SalesRep, or another rep number',
+      403: 'Not Admin or SalesRep, another rep number, or a SalesRep changing pricing or terms (errors name the field)',
       404: 'No such customer',
       409: 'The new customerNumber or externalId is taken',
     },

@@ -83,7 +83,7 @@ export const invoiceRoutes = [
     auth: WRITE,
     body: createSchema,
     idempotent: true,
-    responses: { 201: invoiceDoc, 204: 'active:false: the matching invoice was soft-deleted', 400: 'Invalid fields', 401: 'Unauthenticated', 403: 'Customer token', 404: 'active:false and no matching invoice', 409: 'invoiceNumber or externalId already used' },
+    responses: { 201: invoiceDoc, 204: 'active:false: the matching invoice was soft-deleted', 400: 'Invalid fields (a SalesRep\'s lines: items[i].sku or .quantity not in the catalog)', 401: 'Unauthenticated', 403: 'Customer token; a SalesRep\'s unassigned customer, or importedInvoiceTotal/importedBalance from a SalesRep (errors name the field)', 404: 'active:false and no matching invoice', 409: 'invoiceNumber or externalId already used' },
     async handler({ em, orgId, auth, body }) {
       if (body.active === false) {
         await softDeleteMatching(em, orgId, auth, body);
@@ -101,7 +101,7 @@ export const invoiceRoutes = [
     auth: WRITE,
     body: yup.object({ invoices: yup.array(createSchema).required().min(1, '${path} must have at least one invoice.').max(MAX_BULK, `\${path} must have at most ${MAX_BULK} invoices (use /api/imports for more).`) }),
     idempotent: true,
-    responses: { 201: 'Array of { data: { id, invoiceNumber }, links: [{ rel, href }] }, one per invoice in order', 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token', 409: 'An invoiceNumber or externalId clashes with another invoice' },
+    responses: { 201: 'Array of { data: { id, invoiceNumber }, links: [{ rel, href }] }, one per invoice in order', 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token; a SalesRep\'s entry for an unassigned customer or with importedInvoiceTotal/importedBalance (errors name invoices[i].field)', 404: 'A SalesRep\'s entry whose externalId or invoiceNumber names an invoice it may not see (errors name invoices[i].field); nothing changes', 409: 'An invoiceNumber or externalId clashes with another invoice' },
     async handler({ em, orgId, auth, body, deps }) {
       return created(await upsertInvoicesFor(em, deps.config.databaseUrl, orgId, auth, body.invoices));
     },
@@ -126,7 +126,7 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     auth: WRITE,
     body: updateSchema,
-    responses: { 200: invoiceDoc, 400: 'Invalid fields, or the field cannot change in this state', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such invoice', 409: 'invoiceNumber or externalId already used' },
+    responses: { 200: invoiceDoc, 400: 'Invalid fields, or the field cannot change in this state', 401: 'Unauthenticated', 403: 'Customer token; importedInvoiceTotal/importedBalance changed by a SalesRep (errors name the field)', 404: 'No such invoice', 409: 'invoiceNumber or externalId already used' },
     async handler({ em, orgId, auth, params, body }) {
       return ok(await updateInvoice(em, orgId, auth, params.invoiceId, body));
     },
