@@ -1,10 +1,10 @@
 /**
  * Card payment gateway: the one interface the service uses to talk to a payment provider
  * (ProviderDirect card-on-file charges, refunds, voids; ProviderHosted transaction setups).
- * `gatewayFor` picks the provider from the organization's settings (`paymentSettingsFor`), today
- * the deployment's default settings
- * (PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY, ProviderDirect active: the provider
- * sandbox in dev and tests).
+ * An adapter: `providerClient(settings)` takes the provider settings it is given (the caller in
+ * src/services/integrations/provider-settings.ts `gatewayFor` looks up the organization's
+ * Payment integration, else the deployment's PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY);
+ * it never reaches up into services.
  *
  * CONTRACT shared by the payments, checkout and invoices work: keep these signatures.
  *
@@ -15,11 +15,9 @@
  * makes a retry safe). Card numbers and CVVs are sent to the provider once and never logged,
  * stored or put into error messages.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { classifyProviderResponse } from '../domain/payments/provider-errors.js';
 import { AppError } from '../errors.js';
-import { resolvePaymentSettings } from '../services/integrations/provider-settings.js';
 
 export interface CardCharge {
   chargeId: string;
@@ -96,14 +94,6 @@ export interface PaymentProviderSettings {
 
 export function defaultPaymentSettings(config: Config): PaymentProviderSettings {
   return { provider: 'ProviderDirect', baseUrl: config.paymentProviderUrl, apiKey: config.paymentProviderApiKey };
-}
-
-/**
- * The provider settings of an organization: its enabled Payment integration, else the deployment's
- * settings. An explicit lookup (no registry).
- */
-export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
-  return (await resolvePaymentSettings(em, config, organizationId)) ?? defaultPaymentSettings(config);
 }
 
 /** The provider refused the service itself (401/403, unknown answer): a configuration problem that no retry fixes. */
@@ -244,8 +234,4 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
         'hosted transaction setup',
       ),
   };
-}
-
-export async function gatewayFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentGateway> {
-  return providerClient(await paymentSettingsFor(em, config, organizationId));
 }

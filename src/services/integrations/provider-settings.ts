@@ -3,9 +3,9 @@
  * the payment provider to charge through, the SMTP server to send through. Null means "no
  * enabled integration of that type": the deployment's defaults apply (DESIGN).
  *
- * Call sites: src/payments/gateway.ts `paymentSettingsFor` (every charge, refund, card
- * tokenization and hosted setup goes through `gatewayFor`), src/activities/email.ts
- * `deliverEmail` (every e-mail of an organization).
+ * Call sites: `gatewayFor` here (every charge, refund, card tokenization and hosted setup: the
+ * adapter src/integrations/payment-gateway.ts receives the settings), src/activities/email.ts
+ * `deliverEmail` (every e-mail of an organization: the mail adapter receives the settings).
  */
 import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
@@ -15,6 +15,7 @@ import type { Config } from '../../config.js';
 import { addressProblem } from '../../domain/images/rules.js';
 import { enabledIntegrationSettings } from './integrations.js';
 import type { OwnMailServer } from '../../integrations/mail.js';
+import { defaultPaymentSettings, providerClient, type PaymentGateway, type PaymentProviderSettings } from '../../integrations/payment-gateway.js';
 
 export interface OrganizationPaymentSettings {
   provider: 'ProviderDirect' | 'ProviderHosted';
@@ -34,6 +35,19 @@ export async function resolvePaymentSettings(em: EntityManager, config: Config, 
     apiKey: s.secrets.ApiKey ?? '',
     callbackSecret: s.secrets.CallbackSecret ?? null,
   };
+}
+
+/**
+ * The provider settings of an organization: its enabled Payment integration, else the deployment's
+ * settings. An explicit lookup (no registry).
+ */
+export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
+  return (await resolvePaymentSettings(em, config, organizationId)) ?? defaultPaymentSettings(config);
+}
+
+/** The payment gateway adapter for an organization, given its provider settings. */
+export async function gatewayFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentGateway> {
+  return providerClient(await paymentSettingsFor(em, config, organizationId));
 }
 
 /**
