@@ -209,13 +209,19 @@ function oneHop(url: URL, o: OutboundRequest, method: 'GET' | 'POST', body: stri
       fn();
     };
     const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.request(url, {
-      method,
-      agent: false,
-      // Node types `lookup` as the overloaded dns.lookup, which a guarded resolver cannot satisfy.
-      lookup: (o.operatorConfigured ? undefined : guardedLookup(o)) as unknown as http.RequestOptions['lookup'],
-      headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-    });
+    let req: http.ClientRequest;
+    try {
+      req = mod.request(url, {
+        method,
+        agent: false,
+        // Node types `lookup` as the overloaded dns.lookup, which a guarded resolver cannot satisfy.
+        lookup: (o.operatorConfigured ? undefined : guardedLookup(o)) as unknown as http.RequestOptions['lookup'],
+        headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+      });
+    } catch {
+      // A header a tenant supplied (an API key with a line break) that HTTP cannot carry.
+      return reject(fail('bad_url', false));
+    }
     // One timer bounds the whole exchange (a server dripping a byte at a time never trips an idle timeout).
     const hardStop = setTimeout(() => req.destroy(Object.assign(new Error('deadline'), { code: 'EOUTBOUNDDEADLINE' })), remaining);
     req.on('socket', (socket) => {
