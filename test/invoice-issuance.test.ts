@@ -78,8 +78,10 @@ describe('invoice issuance workflow', () => {
     const billing = `${uniq('billing')}@example.com`;
     const buyer = `${uniq('buyer')}@example.com`;
     const attacker = `${uniq('attacker')}@evil.test`;
+    const link = '<a href="http://evil.test/pay">Pay here</a>';
     await storeCustomer(customerNumber, office, {
       repNumber,
+      companyName: link,
       contacts: [
         { firstName: 'Bea', lastName: 'Billing', email: billing, contactType: 'Accounts Payable' },
         { firstName: 'Bo', lastName: 'Buyer', email: buyer, contactType: 'Purchasing' },
@@ -88,7 +90,6 @@ describe('invoice issuance workflow', () => {
     const sku = uniq('SKU-');
     const product = await call('PUT', '/api/products', { token: org.adminToken, body: { sku, name: 'Widget', prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] } });
     expect(product.status).toBe(201);
-    const link = '<a href="http://evil.test/pay">Pay here</a>';
     const body = invoiceBody({
       customer: { customerNumber, companyName: link, companyEmail: attacker },
       primarySalesRep: { repNumber, firstName: 'Rita', lastName: 'Rep' },

@@ -245,8 +245,8 @@ function oneHop(url: URL, o: OutboundRequest, method: 'GET' | 'POST', body: stri
       if (final && o.inspect) {
         const problem = o.inspect(status, res.headers);
         if (problem) {
-          res.destroy();
-          return settle(() => reject(problem));
+          settle(() => reject(problem));
+          return void res.destroy();
         }
       }
       if (!final || o.readBody === false) {
@@ -257,16 +257,17 @@ function oneHop(url: URL, o: OutboundRequest, method: 'GET' | 'POST', body: stri
       const max = o.maxBytes ?? 1024 * 1024;
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > max) {
-        res.destroy();
-        return settle(() => reject(fail('too_large', false)));
+        settle(() => reject(fail('too_large', false)));
+        return void res.destroy();
       }
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
         if (size > max) {
-          res.destroy();
-          return settle(() => reject(fail('too_large', false)));
+          // Settled first: destroying the response makes it report an abort, which must not win.
+          settle(() => reject(fail('too_large', false)));
+          return void res.destroy();
         }
         chunks.push(c);
       });
