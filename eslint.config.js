@@ -8,6 +8,16 @@ const PURE_DOMAIN = {
   group: ['@mikro-orm/*', 'koa', 'koa-*', '@koa/*', '@temporalio/*'],
   message: 'src/domain is pure: no ORM, no Koa, no Temporal (use src/services).',
 };
+/** src/domain sits below the HTTP layer and the entities: not even their types (issue 17 item 3). */
+const DOMAIN_DOWN = {
+  regex: '(^|/)(http|entities)(/|$)',
+  message: 'src/domain imports neither src/http nor src/entities (define the type in src/domain; they import it from there).',
+};
+/** Adapters receive their settings from the caller; they never reach up (issue 17 item 3). */
+const ADAPTERS_DOWN = {
+  regex: '(^|/)(services|api|http)(/|$)',
+  message: 'src/integrations (adapters) import neither src/services, src/api nor src/http: take settings as arguments.',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/*.mjs'] },
@@ -51,7 +61,11 @@ export default tseslint.config(
   },
   {
     files: ['src/domain/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN] }] },
+  },
+  {
+    files: ['src/integrations/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN] }] },
   },
   {
     files: ['src/workflows/**/*.ts'],

@@ -27,8 +27,6 @@ export interface Config {
   images: {
     /** Largest accepted image (upload or download), bytes; 20 MB by contract. */
     maxBytes: number;
-    /** Remote ingestion may fetch private, loopback and link-local addresses (tests only). */
-    fetchAllowPrivate: boolean;
     /** Per-download timeout. */
     fetchTimeoutMs: number;
   };
@@ -134,7 +132,6 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     },
     images: {
       maxBytes: int('IMAGE_MAX_BYTES', 20 * 1024 * 1024),
-      fetchAllowPrivate: env.IMAGE_FETCH_ALLOW_PRIVATE === 'true',
       fetchTimeoutMs: int('IMAGE_FETCH_TIMEOUT_MS', 30_000),
     },
     smtpUrl: need('SMTP_URL'),

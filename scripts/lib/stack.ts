@@ -249,7 +249,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
         // Webhook receivers and integration endpoints of dev and tests live on this machine.
         OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576' } : {}),
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576' } : {}),
       };
       notStopped();
       say(`Migrations: applying to ${dbNames[name]}`);

@@ -31,7 +31,7 @@ export function createImageActivities(deps: { orm: MikroORM; config: Config; sto
         fetched = await fetchImage(item.url, {
           maxBytes: deps.config.images.maxBytes,
           timeoutMs: deps.config.images.fetchTimeoutMs,
-          allowPrivate: deps.config.images.fetchAllowPrivate,
+          allowPrivate: deps.config.outboundAllowPrivateNetworks,
         });
       } catch (e) {
         if (e instanceof FetchFailure) {

@@ -3,7 +3,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { balanceOf } from '../domain/invoices/money.js';
 import { formatMoney } from '../domain/pricing/index.js';
-import { Invoice, Organization } from '../entities/index.js';
+import { invoiceRecipients } from '../domain/email/recipients.js';
+import { Customer, Invoice, Organization } from '../entities/index.js';
 import { invoicePdfKey, renderInvoicePdf } from '../services/invoices/pdf.js';
 import type { Storage } from '../integrations/storage.js';
 
@@ -13,6 +14,7 @@ export interface InvoiceRef {
 }
 
 export interface InvoiceMailFacts {
+  /** The customer record's stored company e-mail and billing contacts, comma-separated; null when none. */
   to: string | null;
   invoiceNumber: string;
   organizationName: string;
@@ -33,11 +35,14 @@ export function createInvoiceActivities(deps: { orm: MikroORM; config: Config; s
     if (!inv) throw ApplicationFailure.nonRetryable('The invoice no longer exists.', 'missing_invoice');
     const org = await em.findOneOrFail(Organization, { id: ref.organizationId });
     const balance = balanceOf(inv.total, inv.amountPaid, inv.currencyCode);
+    // Never the invoice's own customer.companyEmail: only what the customer record stores.
+    const customer = await em.findOne(Customer, { organization: ref.organizationId, customerNumber: inv.customerNumber, active: true }, { populate: ['contacts'] });
+    const recipients = invoiceRecipients(customer ? { companyEmail: customer.companyEmail, contacts: customer.contacts.getItems() } : null);
     return {
       inv,
       org,
       facts: {
-        to: inv.customer.companyEmail ?? null,
+        to: recipients.length ? recipients.join(', ') : null,
         invoiceNumber: inv.invoiceNumber,
         organizationName: org.name,
         companyName: inv.customer.companyName ?? inv.customer.customerNumber,

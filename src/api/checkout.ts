@@ -15,7 +15,7 @@ import type { Deps } from '../deps.js';
 import { Product } from '../entities/index.js';
 import { AppError, type ErrorKind } from '../errors.js';
 import { defineRoute, ok } from '../http/route.js';
-import { gatewayFor } from '../integrations/payment-gateway.js';
+import { gatewayFor } from '../services/integrations/provider-settings.js';
 import { searchAttributes } from '../integrations/temporal.js';
 import type { CheckoutInput, CheckoutResult } from '../workflows/checkout-cart.js';
 import { findVisibleCustomer } from '../services/customers/visibility.js';

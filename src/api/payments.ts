@@ -27,10 +27,9 @@ import { HostedPaymentSetup, Organization, PaymentMethod } from '../entities/ind
 import { AppError } from '../errors.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
 import { log } from '../logger.js';
-import { gatewayFor, paymentSettingsFor } from '../integrations/payment-gateway.js';
 import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
 import { findVisibleCustomer } from '../services/customers/visibility.js';
-import { hostedCallbackSecret } from '../services/integrations/provider-settings.js';
+import { gatewayFor, hostedCallbackSecret, paymentSettingsFor } from '../services/integrations/provider-settings.js';
 import { customerCurrency, paymentMethodView, saveProfileAsPaymentMethod } from '../services/payments/methods.js';
 import { runWorkflow } from '../workflow-runs.js';
 /** Name of the hostedPayment workflow's callback update (hostedCallbackUpdate in src/workflows/hosted-payment.ts). */

@@ -10,7 +10,8 @@ export const EmailMessage = defineEntity({
     id: p.string().primary(),
     organizationId: p.uuid().nullable().index(),
     template: p.string(),
-    toAddress: p.string(),
+    /** One address, or a comma-separated list (an invoice's company e-mail and billing contacts). */
+    toAddress: p.text(),
     subject: p.string().nullable(),
     status: p.string().$type<'pending' | 'sent'>().default('pending'),
     attempts: p.integer().default(0),

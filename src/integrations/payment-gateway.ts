@@ -1,10 +1,10 @@
 /**
  * Card payment gateway: the one interface the service uses to talk to a payment provider
  * (ProviderDirect card-on-file charges, refunds, voids; ProviderHosted transaction setups).
- * `gatewayFor` picks the provider from the organization's settings (`paymentSettingsFor`), today
- * the deployment's default settings
- * (PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY, ProviderDirect active: the provider
- * sandbox in dev and tests).
+ * An adapter: `providerClient(settings)` takes the provider settings it is given (the caller in
+ * src/services/integrations/provider-settings.ts `gatewayFor` looks up the organization's
+ * Payment integration, else the deployment's PAYMENT_PROVIDER_URL + PAYMENT_PROVIDER_API_KEY);
+ * it never reaches up into services.
  *
  * CONTRACT shared by the payments, checkout and invoices work: keep these signatures.
  *
@@ -15,11 +15,10 @@
  * makes a retry safe). Card numbers and CVVs are sent to the provider once and never logged,
  * stored or put into error messages.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { classifyProviderResponse } from '../domain/payments/provider-errors.js';
 import { AppError } from '../errors.js';
-import { resolvePaymentSettings } from '../services/integrations/provider-settings.js';
+import { OutboundError, outboundRequest, type OutboundResponse } from './http-client.js';
 
 export interface CardCharge {
   chargeId: string;
@@ -92,18 +91,16 @@ export interface PaymentProviderSettings {
   provider: 'ProviderDirect' | 'ProviderHosted';
   baseUrl: string;
   apiKey: string;
+  /**
+   * True for the deployment's own PAYMENT_PROVIDER_URL (operator configuration: its address is
+   * not checked); false for an organization's Payment integration Endpoint, which the outbound
+   * client checks like any tenant-supplied URL, link-local and metadata refused whatever the flag.
+   */
+  operatorConfigured: boolean;
 }
 
 export function defaultPaymentSettings(config: Config): PaymentProviderSettings {
-  return { provider: 'ProviderDirect', baseUrl: config.paymentProviderUrl, apiKey: config.paymentProviderApiKey };
-}
-
-/**
- * The provider settings of an organization: its enabled Payment integration, else the deployment's
- * settings. An explicit lookup (no registry).
- */
-export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
-  return (await resolvePaymentSettings(em, config, organizationId)) ?? defaultPaymentSettings(config);
+  return { provider: 'ProviderDirect', baseUrl: config.paymentProviderUrl, apiKey: config.paymentProviderApiKey, operatorConfigured: true };
 }
 
 /** The provider refused the service itself (401/403, unknown answer): a configuration problem that no retry fixes. */
@@ -145,28 +142,37 @@ export function mapProviderResponse<T>(status: number, body: unknown, what: stri
   }
 }
 
-export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15_000): PaymentGateway {
+/**
+ * The gateway for `settings`, calling out through the one outbound client (addresses and
+ * scheme checked for an organization's endpoint, no redirects, connect and total deadlines).
+ */
+export function providerClient(settings: PaymentProviderSettings, network: { allowPrivateNetworks: boolean }, timeoutMs = 15_000): PaymentGateway {
   const base = settings.baseUrl.replace(/\/+$/, '');
   const send = async <T>(method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<T> => {
     if (!base) throw new ProviderUnavailableError('No payment provider is configured (PAYMENT_PROVIDER_URL).');
-    let res: Response;
+    let res: OutboundResponse;
     try {
-      res = await fetch(`${base}${path}`, {
+      res = await outboundRequest(`${base}${path}`, {
         method,
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${settings.apiKey}` },
         body: method === 'POST' ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        maxBytes: 256 * 1024,
+        allowPrivateNetworks: network.allowPrivateNetworks,
+        neverLinkLocal: true,
+        operatorConfigured: settings.operatorConfigured,
       });
     } catch (e) {
-      // Never include the request (it may hold a card number); the cause message is transport-level only.
-      throw new ProviderUnavailableError(`Payment provider unreachable (${what}): ${(e as Error).name}`);
+      // Never include the request (it may hold a card number) nor anything the remote side said.
+      if (e instanceof OutboundError) throw new ProviderUnavailableError(`Payment provider unreachable (${what}).`);
+      throw e;
     }
-    const text = await res.text().catch(() => '');
+    const text = res.body.toString('utf8');
     let parsed: unknown = null;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
-      if (res.ok) throw new ProviderUnavailableError(`Payment provider answered ${what} with a non-JSON body.`);
+      if (res.status >= 200 && res.status < 300) throw new ProviderUnavailableError(`Payment provider answered ${what} with a non-JSON body.`);
     }
     return mapProviderResponse<T>(res.status, parsed, what);
   };
@@ -228,8 +234,8 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
     },
     getPaymentProfile: (paymentProfileId) =>
       send<CardProfile>('GET', `/direct/payment-profiles/${encodeURIComponent(paymentProfileId)}`, undefined, 'payment profile lookup'),
-    createHostedSetup: (input) =>
-      post<HostedSetupResult>(
+    createHostedSetup: async (input) =>
+      hostedPageChecked(await post<HostedSetupResult>(
         '/hosted/transaction-setup',
         {
           amount: input.amount,
@@ -242,10 +248,18 @@ export function providerClient(settings: PaymentProviderSettings, timeoutMs = 15
           expiresInSeconds: input.expiresInSeconds,
         },
         'hosted transaction setup',
-      ),
+      )),
   };
 }
 
-export async function gatewayFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentGateway> {
-  return providerClient(await paymentSettingsFor(em, config, organizationId));
+/** The hosted page URL goes back to the caller as a redirect: only an http(s) URL is passed on. */
+function hostedPageChecked(r: HostedSetupResult): HostedSetupResult {
+  let ok = false;
+  try {
+    ok = ['https:', 'http:'].includes(new URL(r.hostedPaymentUrl).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ProviderRejectedError('Payment provider answered the hosted transaction setup without a usable page URL.');
+  return r;
 }

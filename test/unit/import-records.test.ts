@@ -1,4 +1,4 @@
-import { csvField, csvRowToRecord, errorCsv, recordKey, toRecordErrors } from '../../src/domain/imports/records';
+import { csvRowToRecord, errorCsv, recordKey, toRecordErrors } from '../../src/domain/imports/records';
 
 describe('csvRowToRecord', () => {
   test('when cells are empty, then the fields are absent; dotted names nest and numeric segments index arrays', () => {
@@ -28,6 +28,11 @@ describe('csvRowToRecord', () => {
     expect(csvRowToRecord('products', { sku: 'S', 'attr:color': 'red' })).toEqual({ sku: 'S', productAttributes: { color: 'red' } });
     expect(csvRowToRecord('customers', { customerNumber: 'C', 'attr:segment': 'gold' })).toEqual({ customerNumber: 'C', customerAttributes: { segment: 'gold' } });
   });
+
+  test('when a failed record holds a formula, then its cell in the error CSV is neutralised', () => {
+    const csv = errorCsv(['sku', 'name'], [{ record: 1, source: { sku: '=HYPERLINK("http://evil.test","fix")', name: '@x' }, errors: toRecordErrors({ sku: ['bad.'] }) }]);
+    expect(csv).toBe('sku,name,error_field,error_message\r\n"\'=HYPERLINK(""http://evil.test"",""fix"")",\'@x,sku,bad.\r\n');
+  });
 });
 
 describe('record keys and error CSV', () => {
@@ -42,7 +47,10 @@ describe('record keys and error CSV', () => {
   test('when failed records are written as CSV, then the original columns come first with error_field and error_message, quoted per RFC 4180', () => {
     const csv = errorCsv(['sku', 'name'], [{ record: 2, source: { sku: 'S,1', name: 'say "hi"' }, errors: toRecordErrors({ name: ['too long.'], sku: ['bad.'] }) }]);
     expect(csv).toBe('sku,name,error_field,error_message\r\n"S,1","say ""hi""",name; sku,name: too long.; sku: bad.\r\n');
-    expect(csvField(null)).toBe('');
-    expect(csvField('a\nb')).toBe('"a\nb"');
+  });
+
+  test('when a failed record holds a formula, then its cell in the error CSV is neutralised', () => {
+    const csv = errorCsv(['sku', 'name'], [{ record: 1, source: { sku: '=HYPERLINK("http://evil.test","fix")', name: '@x' }, errors: toRecordErrors({ sku: ['bad.'] }) }]);
+    expect(csv).toBe('sku,name,error_field,error_message\r\n"\'=HYPERLINK(""http://evil.test"",""fix"")",\'@x,sku,bad.\r\n');
   });
 });

@@ -11,9 +11,17 @@ describe('classifyProviderResponse', () => {
     ['insufficient_funds', 'Payment failed: The card has insufficient funds.'],
     ['expired_card', 'Payment failed: The card has expired.'],
     ['invalid_card', 'Payment failed: The card is not valid.'],
-    ['something_new', 'Payment failed: The payment provider did not approve the card.'],
   ])('when the provider declines with %s, then it is a decline carrying that code', (code, message) => {
     expect(classifyProviderResponse(402, { error: { code, message: 'x' } })).toEqual({ kind: 'declined', code, message });
+  });
+
+  test('when the provider answers a code the service does not know (provider answer reflection), then only payment_failed is repeated', () => {
+    expect(classifyProviderResponse(402, { error: { code: '<a href="http://evil.test">x</a>', message: 'x' } })).toEqual({
+      kind: 'declined',
+      code: 'payment_failed',
+      message: 'Payment failed: The payment provider did not approve the card.',
+    });
+    expect(classifyProviderResponse(409, { error: { code: 'REFLECTED-MARKER' } })).toEqual({ kind: 'conflict', code: 'payment_failed' });
   });
 
   test('when the provider is down, rate limited or times out, then it is unavailable (retryable)', () => {
@@ -21,10 +29,10 @@ describe('classifyProviderResponse', () => {
   });
 
   test('when the provider rejects fields, then every field is named', () => {
-    expect(classifyProviderResponse(400, { error: { code: 'invalid_request', fields: { amount: 'bad', currency: 'bad too' } } })).toEqual({
+    expect(classifyProviderResponse(400, { error: { code: 'invalid_request', fields: { amount: 'bad', currency: 'REFLECTED-MARKER', '<b>evil</b>': 'x' } } })).toEqual({
       kind: 'invalid',
       code: 'invalid_request',
-      fields: { amount: ['bad'], currency: ['bad too'] },
+      fields: { amount: ['was refused by the payment provider.'], currency: ['was refused by the payment provider.'] },
     });
     expect(classifyProviderResponse(400, { error: { code: 'invalid_json' } })).toEqual({
       kind: 'invalid',

@@ -61,6 +61,9 @@ describe('webhook rules', () => {
     expect(targetProblem('https://[::1]/hook', false)).toMatch(/loopback/);
     expect(targetProblem('https://user:pw@example.com/', false)).toBe('url must not contain credentials.');
     expect(targetProblem('https://example.com/hook', false)).toBeNull();
+    expect(targetProblem('https://2130706433/hook', false)).toMatch(/private, loopback or link-local/);
+    expect(targetProblem('https://0x7f.1/hook', false)).toMatch(/private, loopback or link-local/);
+    expect(targetProblem('https://[::ffff:169.254.169.254]/', false)).toMatch(/link-local/);
     expect(targetProblem('http://127.0.0.1:8080/hook', true)).toBeNull();
   });
 });

@@ -1,4 +1,9 @@
-/** E-mail texts. Pure functions: data in, subject/text/html out. */
+/**
+ * E-mail texts. Pure functions: data in, subject/text/html out. Every string a tenant wrote
+ * (organization and company names, people's names, notes, line descriptions) is length-capped
+ * and stripped of control characters before it is used, and HTML-escaped in the HTML part, so
+ * a name carrying markup or a link arrives as text (DESIGN "Security decisions").
+ */
 
 import { formatMoney } from '../pricing/index.js';
 export interface RenderedEmail {
@@ -17,7 +22,28 @@ function page(title: string, lines: string[], link?: { href: string; label: stri
   return { subject: title, text, html };
 }
 
-export function renderEmail(template: string, d: Record<string, unknown>): RenderedEmail {
+/** Longest tenant-written value in a message; a generic body may be longer. */
+export const MAX_TENANT_TEXT = 200;
+export const MAX_TENANT_BODY = 2000;
+
+/** A tenant-written value: control characters (line breaks too) become spaces, then capped with an ellipsis. */
+export function tenantText(v: unknown, max = MAX_TENANT_TEXT): string {
+  const s = String(v ?? '')
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .trim();
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** Template data with every text capped; links the service minted (`...Url`) and numbers stay as they are. */
+function capped(d: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) out[k] = typeof v !== 'string' || k.endsWith('Url') ? v : tenantText(v, k === 'body' ? MAX_TENANT_BODY : MAX_TENANT_TEXT);
+  return out;
+}
+
+export function renderEmail(template: string, data: Record<string, unknown>): RenderedEmail {
+  const d = capped(data);
   switch (template) {
     case 'welcome-admin':
       return page(

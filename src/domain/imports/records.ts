@@ -4,6 +4,7 @@
  * the error report, chunking, and the error CSV. No ORM, no Koa, no Temporal.
  */
 import type { FieldErrors } from '../../errors.js';
+import { toCsv } from '../csv.js';
 
 export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links';
 
@@ -109,12 +110,6 @@ export function chunkCount(total: number, size = CHUNK_SIZE): number {
   return Math.ceil(total / size);
 }
 
-/** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF. */
-export function csvField(v: unknown): string {
-  const s = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export interface FailedRecord {
   record: number;
   /** The record as submitted: CSV columns, or a JSON record. */
@@ -125,15 +120,16 @@ export interface FailedRecord {
 /**
  * The error CSV: the failed records with their original columns plus `error_field` and
  * `error_message` (several failing fields of one record are joined with "; "), ready to fix
- * and resubmit. For JSON input the columns are the records' top-level fields.
+ * and resubmit. For JSON input the columns are the records' top-level fields. Written by the one
+ * CSV writer (src/domain/csv.ts): a cell starting with =, +, -, @ comes back prefixed with '.
  */
 export function errorCsv(columns: string[] | null, failed: FailedRecord[]): string {
   const cols = columns ?? [...new Set(failed.flatMap((f) => Object.keys(f.source)))];
-  const lines = [[...cols, 'error_field', 'error_message'].map(csvField).join(',')];
+  const rows: unknown[][] = [[...cols, 'error_field', 'error_message']];
   for (const f of failed) {
     const fields = f.errors.map((e) => e.field).join('; ');
     const messages = f.errors.map((e) => (f.errors.length > 1 ? `${e.field}: ${e.message}` : e.message)).join('; ');
-    lines.push([...cols.map((c) => f.source[c]), fields, messages].map(csvField).join(','));
+    rows.push([...cols.map((c) => f.source[c]), fields, messages]);
   }
-  return `${lines.join('\r\n')}\r\n`;
+  return toCsv(rows);
 }

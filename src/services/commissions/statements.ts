@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { toCsv } from '../../domain/csv.js';
 import { financeMove, type FinanceAction } from '../../domain/commissions/statement.js';
 import { moneyNumber } from '../../domain/pricing/index.js';
 import type { StatementEvent } from '../../entities/Commission.js';
@@ -210,13 +211,6 @@ export async function listStatements(em: EntityManager, orgId: string, viewer: V
   return dataEnvelope(data, total, q);
 }
 
-const csvCell = (v: unknown): string => {
-  const s = v === null || v === undefined ? '' : String(v);
-  // Cells starting with a formula character are prefixed so spreadsheets do not run them.
-  const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-};
-
 /** Payroll CSV: one line per invoice entry and per adjustment. */
 export async function statementCsv(em: EntityManager, st: CommissionStatement): Promise<string> {
   const v = await statementView(em, st);
@@ -227,7 +221,7 @@ export async function statementCsv(em: EntityManager, st: CommissionStatement): 
     ...v.entries.map((e) => [...fixed, 'Commission', e.invoiceNumber, e.customerNumber, e.invoiceDate, digits(e.base), digits(e.commission), '']),
     ...v.adjustments.map((a) => [...fixed, a.type, a.invoiceNumber, '', '', '', digits(a.amount), a.reason]),
   ];
-  return [head, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return toCsv([head, ...rows]);
 }
 
 export type FinanceRequest =

@@ -1,16 +1,16 @@
 /**
  * Real connection tests of integrations (DESIGN): Payment GETs the provider's /health and
  * checks that the API key is accepted; Smtp connects and authenticates; Http GETs the
- * endpoint. Targets pass the outbound SSRF guard unless private networks are allowed.
+ * endpoint. Every target goes through the one outbound client (src/integrations/http-client.ts;
+ * SMTP hosts through its `resolveAllowed`), link-local and metadata addresses refused whatever
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS says. A failure reads the same whatever went wrong on the
+ * wire (UNREACHABLE: an open port and a closed one, a private address and a dead host look
+ * alike); an answer is reported by its HTTP status only, never by what the remote side wrote.
  * Messages never contain secret values.
  */
-import { lookup } from 'node:dns/promises';
 import nodemailer from 'nodemailer';
-import { addressProblem } from '../../domain/images/rules.js';
 import { redact } from '../../domain/integrations/templates.js';
-import { guardedLookup } from '../media/fetch-image.js';
-import http from 'node:http';
-import https from 'node:https';
+import { OutboundError, outboundRequest, resolveAllowed, UNREACHABLE, type OutboundTargets } from '../../integrations/http-client.js';
 
 const TIMEOUT_MS = 10_000;
 
@@ -20,32 +20,20 @@ export interface ConnectionResult {
   latencyMs: number;
 }
 
-function get(rawUrl: string, headers: Record<string, string>, allowPrivate: boolean): Promise<{ status: number }> {
-  const url = new URL(rawUrl);
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return Promise.reject(new Error('The endpoint must use https.'));
-  return new Promise((resolve, reject) => {
-    const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.get(
-      url,
-      // The guard's callback signature is Node's dns.lookup; the agent option types it loosely.
-      {
-        headers: { 'user-agent': 'b2b-commerce-integrations/1', ...headers },
-        lookup: guardedLookup(allowPrivate) as unknown as http.RequestOptions['lookup'],
-        timeout: TIMEOUT_MS,
-      },
-      (res) => {
-        res.resume();
-        resolve({ status: res.statusCode ?? 0 });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`No answer within ${TIMEOUT_MS / 1000} s.`)));
-    req.on('error', (e: NodeJS.ErrnoException) =>
-      reject(new Error(e.code === 'EUNSAFEADDRESS' ? e.message : e.code ? `Connection failed (${e.code}).` : e.message)),
-    );
+async function getStatus(rawUrl: string, headers: Record<string, string>, targets: OutboundTargets): Promise<number> {
+  const res = await outboundRequest(rawUrl, {
+    headers: { 'user-agent': 'b2b-commerce-integrations/1', ...headers },
+    timeoutMs: TIMEOUT_MS,
+    readBody: false,
+    ...targets,
   });
+  return res.status;
 }
 
 const join = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
+
+/** SMTP answers that mean "the server is there and refused these credentials" (RFC 4954 535, 534, 530). */
+const isAuthRefusal = (e: unknown) => (e as { code?: string }).code === 'EAUTH';
 
 export async function testConnection(
   provider: string,
@@ -54,6 +42,7 @@ export async function testConnection(
   allowPrivate: boolean,
 ): Promise<ConnectionResult> {
   const started = Date.now();
+  const targets: OutboundTargets = { allowPrivateNetworks: allowPrivate, neverLinkLocal: true };
   const done = (success: boolean, message: string): ConnectionResult => ({
     success,
     message: redact(message, Object.values(secrets)),
@@ -61,23 +50,17 @@ export async function testConnection(
   });
   try {
     if (provider === 'ProviderDirect' || provider === 'ProviderHosted') {
-      const health = await get(join(configuration.Endpoint, '/health'), {}, allowPrivate);
-      if (health.status !== 200) return done(false, `The provider's health check answered HTTP ${health.status}.`);
-      const auth = await get(
-        join(configuration.Endpoint, '/direct/charges/connection-test'),
-        { authorization: `Bearer ${secrets.ApiKey ?? ''}` },
-        allowPrivate,
-      );
-      if (auth.status === 401 || auth.status === 403) return done(false, `The provider refused the API key (HTTP ${auth.status}).`);
+      const health = await getStatus(join(configuration.Endpoint, '/health'), {}, targets);
+      if (health !== 200) return done(false, `The provider's health check answered HTTP ${health}.`);
+      const auth = await getStatus(join(configuration.Endpoint, '/direct/charges/connection-test'), { authorization: `Bearer ${secrets.ApiKey ?? ''}` }, targets);
+      if (auth === 401 || auth === 403) return done(false, `The provider refused the API key (HTTP ${auth}).`);
       return done(true, 'The provider is reachable and accepted the API key.');
     }
     if (provider === 'Smtp') {
       const host = configuration.Host;
-      const addresses = (await lookup(host, { all: true })).map((a) => a.address);
-      const problem = addressProblem(host, addresses, allowPrivate);
-      if (problem) return done(false, problem);
+      const [address] = await resolveAllowed(host, targets);
       const transport = nodemailer.createTransport({
-        host: addresses[0],
+        host: address,
         port: Number(configuration.Port),
         secure: configuration.Secure === 'true',
         auth: secrets.Username ? { user: secrets.Username, pass: secrets.Password ?? '' } : undefined,
@@ -88,16 +71,19 @@ export async function testConnection(
       });
       try {
         await transport.verify();
+      } catch (e) {
+        // The server's own words are not repeated: they are the remote side's text.
+        if (isAuthRefusal(e)) return done(false, 'The server refused the credentials.');
+        return done(false, UNREACHABLE);
       } finally {
         transport.close();
       }
       return done(true, secrets.Username ? 'Connected and authenticated.' : 'Connected (no credentials configured).');
     }
-    const res = await get(configuration.Endpoint, secrets.ApiKey ? { authorization: `Bearer ${secrets.ApiKey}` } : {}, allowPrivate);
-    return res.status >= 200 && res.status < 300
-      ? done(true, `The endpoint answered HTTP ${res.status}.`)
-      : done(false, `The endpoint answered HTTP ${res.status}.`);
+    const status = await getStatus(configuration.Endpoint, secrets.ApiKey ? { authorization: `Bearer ${secrets.ApiKey}` } : {}, targets);
+    return done(status >= 200 && status < 300, `The endpoint answered HTTP ${status}.`);
   } catch (e) {
-    return done(false, e instanceof Error ? e.message : 'The connection failed.');
+    if (e instanceof OutboundError) return done(false, UNREACHABLE);
+    throw e;
   }
 }

@@ -9,6 +9,7 @@ import { UUID_RE } from '../../domain/ids.js';
 import {
   checkConfiguration,
   checkSecrets,
+  FIELD_TYPES,
   findTemplate,
   INTEGRATION_TYPES,
   needsConnectionTest,
@@ -20,6 +21,7 @@ import { decryptJson, encryptJson } from '../../domain/secrets/crypto.js';
 import { Integration } from '../../entities/Integration.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { encryptionKeys } from '../secrets.js';
+import { hostProblem, savedUrlProblem } from '../../integrations/http-client.js';
 import { testConnection } from './connection-test.js';
 
 export function templateView(t: IntegrationTemplate) {
@@ -125,6 +127,24 @@ function fail(errors: Record<string, string[]>): void {
   if (Object.keys(errors).length) throw AppError.validation(errors);
 }
 
+/**
+ * Where the submitted configuration points the service (URL fields, an SMTP Host), checked
+ * like every outbound target (DESIGN "Security decisions"): link-local and metadata addresses
+ * are refused whatever OUTBOUND_ALLOW_PRIVATE_NETWORKS says; without it, plain http and private
+ * addresses too. A host name is judged by what it resolves to now; it is checked again on every call.
+ */
+async function targetErrors(t: IntegrationTemplate, values: Record<string, string>, config: Config): Promise<Record<string, string[]>> {
+  const targets = { allowPrivateNetworks: config.outboundAllowPrivateNetworks, neverLinkLocal: true };
+  const errors: Record<string, string[]> = {};
+  for (const f of t.configurationFields) {
+    const v = values[f.key];
+    if (v === undefined || v === '') continue;
+    const problem = f.type === FIELD_TYPES.Url ? await savedUrlProblem(v, targets) : f.key === 'Host' ? await hostProblem(v, targets) : null;
+    if (problem) errors[`configuration.${f.key}`] = [problem];
+  }
+  return errors;
+}
+
 export async function createIntegration(
   em: EntityManager,
   config: Config,
@@ -147,6 +167,7 @@ export async function createIntegration(
   const c = checkConfiguration(t, input.configuration, { requireAll: true });
   const s = checkSecrets(t, input.secrets, { requireAll: true });
   fail({ ...c.errors, ...s.errors });
+  fail(await targetErrors(t, c.values, config));
   const i = em.create(Integration, {
     organizationId: orgId,
     integrationType: t.type,
@@ -179,6 +200,7 @@ export async function updateIntegration(
   const c = checkConfiguration(t, input.configuration ?? {}, { requireAll: false });
   const s = checkSecrets(t, input.secrets ?? {}, { requireAll: false });
   fail({ ...c.errors, ...s.errors });
+  fail(await targetErrors(t, c.values, config));
   const before = { ...i.configuration };
   const after = { ...before, ...c.values };
   const secretsChanged = Object.keys(s.values).length > 0;

@@ -3,23 +3,20 @@
  * the payment provider to charge through, the SMTP server to send through. Null means "no
  * enabled integration of that type": the deployment's defaults apply (DESIGN).
  *
- * Call sites: src/payments/gateway.ts `paymentSettingsFor` (every charge, refund, card
- * tokenization and hosted setup goes through `gatewayFor`), src/activities/email.ts
- * `deliverEmail` (every e-mail of an organization).
+ * Call sites: `gatewayFor` here (every charge, refund, card tokenization and hosted setup: the
+ * adapter src/integrations/payment-gateway.ts receives the settings), src/activities/email.ts
+ * `deliverEmail` (every e-mail of an organization: the mail adapter receives the settings).
  */
 import { createHash } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../../config.js';
-import { addressProblem } from '../../domain/images/rules.js';
+import { OutboundError, resolveAllowed } from '../../integrations/http-client.js';
 import { enabledIntegrationSettings } from './integrations.js';
 import type { OwnMailServer } from '../../integrations/mail.js';
+import { defaultPaymentSettings, providerClient, type PaymentGateway, type PaymentProviderSettings } from '../../integrations/payment-gateway.js';
 
-export interface OrganizationPaymentSettings {
-  provider: 'ProviderDirect' | 'ProviderHosted';
-  baseUrl: string;
-  apiKey: string;
+export interface OrganizationPaymentSettings extends PaymentProviderSettings {
   /** Secret the organization's provider signs hosted-payment callbacks with, when set. */
   callbackSecret: string | null;
 }
@@ -33,7 +30,21 @@ export async function resolvePaymentSettings(em: EntityManager, config: Config, 
     baseUrl: s.configuration.Endpoint.replace(/\/+$/, ''),
     apiKey: s.secrets.ApiKey ?? '',
     callbackSecret: s.secrets.CallbackSecret ?? null,
+    operatorConfigured: false,
   };
+}
+
+/**
+ * The provider settings of an organization: its enabled Payment integration, else the deployment's
+ * settings. An explicit lookup (no registry).
+ */
+export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
+  return (await resolvePaymentSettings(em, config, organizationId)) ?? defaultPaymentSettings(config);
+}
+
+/** The payment gateway adapter for an organization, given its provider settings. */
+export async function gatewayFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentGateway> {
+  return providerClient(await paymentSettingsFor(em, config, organizationId), { allowPrivateNetworks: config.outboundAllowPrivateNetworks });
 }
 
 /**
@@ -51,15 +62,20 @@ export type OrganizationMailSettings = OwnMailServer;
 
 /**
  * The enabled Email (Smtp) integration's transport options and sender for `organizationId`, or
- * null. The host must resolve to public addresses unless OUTBOUND_ALLOW_PRIVATE_NETWORKS.
+ * null. The host must resolve to public addresses unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (never to
+ * link-local or metadata ones); the transport connects to the checked address, never re-resolving.
  */
 export async function resolveMailSettings(em: EntityManager, config: Config, organizationId: string): Promise<OrganizationMailSettings | null> {
   const s = await enabledIntegrationSettings(em, config, organizationId, 4);
   if (!s || s.provider !== 'Smtp') return null;
   const host = s.configuration.Host;
-  const addresses = (await lookup(host, { all: true })).map((a) => a.address);
-  const problem = addressProblem(host, addresses, config.outboundAllowPrivateNetworks);
-  if (problem) throw new Error(`The organization's SMTP integration cannot be used: ${problem}`);
+  let addresses: string[];
+  try {
+    addresses = await resolveAllowed(host, { allowPrivateNetworks: config.outboundAllowPrivateNetworks, neverLinkLocal: true });
+  } catch (e) {
+    if (e instanceof OutboundError) throw new Error(`The organization's SMTP integration cannot be used: ${e.message}`);
+    throw e;
+  }
   const transport: SMTPTransport.Options = {
     host: addresses[0],
     port: Number(s.configuration.Port),

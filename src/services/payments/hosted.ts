@@ -25,7 +25,7 @@ import { findPayableInvoice } from '../invoices/invoices.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { log } from '../../logger.js';
 import { startOnce } from '../../integrations/temporal.js';
-import { gatewayFor } from '../../integrations/payment-gateway.js';
+import { gatewayFor } from '../integrations/provider-settings.js';
 import { saveProfileAsPaymentMethod } from './methods.js';
 
 export const hostedWorkflowId = (transactionSetupId: string) => `hosted-payment-${transactionSetupId}`;

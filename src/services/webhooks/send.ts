@@ -1,13 +1,9 @@
 /**
- * One outbound webhook POST with the image-ingestion SSRF guard (src/media/fetch-image.ts):
- * https only and public addresses only (checked in the socket's DNS lookup) unless
- * OUTBOUND_ALLOW_PRIVATE_NETWORKS; no redirects followed; a hard timeout.
+ * One outbound webhook POST through the one outbound client (src/integrations/http-client.ts):
+ * https only and public addresses only unless OUTBOUND_ALLOW_PRIVATE_NETWORKS; no redirects
+ * followed (a 3xx is a failed attempt); a hard deadline; every transport failure reads the same.
  */
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import { addressProblem } from '../../domain/images/rules.js';
-import { guardedLookup } from '../media/fetch-image.js';
+import { outboundRequest, OutboundError, UNREACHABLE, urlProblem } from '../../integrations/http-client.js';
 
 export interface PostResult {
   statusCode: number | null;
@@ -16,22 +12,13 @@ export interface PostResult {
   durationMs: number;
 }
 
-/** Why a target URL may not be called (shape and scheme; addresses are checked at connect), or null. */
+/** Why a target URL may not be stored (shape, scheme, IP literal; host names are checked when called), or null. */
 export function targetProblem(raw: string, allowPrivate: boolean): string | null {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return 'url is not a valid absolute URL.';
-  }
-  if (u.protocol !== 'https:' && !(allowPrivate && u.protocol === 'http:')) return 'url must use https.';
-  if (u.username || u.password) return 'url must not contain credentials.';
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return addressProblem(host, [host], allowPrivate);
-  return null;
+  const problem = urlProblem(raw, { allowPrivateNetworks: allowPrivate });
+  return problem ? `url ${problem}` : null;
 }
 
-export function postJson(
+export async function postJson(
   rawUrl: string,
   body: string,
   headers: Record<string, string>,
@@ -44,36 +31,19 @@ export function postJson(
     retryAfter,
     durationMs: Date.now() - started,
   });
-  const problem = targetProblem(rawUrl, opts.allowPrivate);
-  if (problem) return Promise.resolve(done(null, problem));
-  const url = new URL(rawUrl);
-  return new Promise((resolve) => {
-    const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.request(
-      url,
-      {
-        method: 'POST',
-        // The guard's callback signature is Node's dns.lookup; the agent option types it loosely.
-        lookup: guardedLookup(opts.allowPrivate) as unknown as http.RequestOptions['lookup'],
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'b2b-commerce-webhooks/1', ...headers },
-        timeout: opts.timeoutMs,
-      },
-      (res) => {
-        res.resume();
-        const ra = res.headers['retry-after'];
-        res.on('end', () => resolve(done(res.statusCode ?? 0, null, typeof ra === 'string' ? ra : null)));
-        res.on('error', () => resolve(done(res.statusCode ?? 0, null, typeof ra === 'string' ? ra : null)));
-      },
-    );
-    const hardStop = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_WEBHOOK' })), opts.timeoutMs);
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_WEBHOOK' })));
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(hardStop);
-      if (e.code === 'ETIMEDOUT_WEBHOOK') return resolve(done(null, `No answer within ${opts.timeoutMs} ms.`));
-      if (e.code === 'EUNSAFEADDRESS') return resolve(done(null, e.message));
-      resolve(done(null, `Connection failed: ${e.code ?? e.message}.`));
+  try {
+    const res = await outboundRequest(rawUrl, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'user-agent': 'b2b-commerce-webhooks/1', ...headers },
+      timeoutMs: opts.timeoutMs,
+      allowPrivateNetworks: opts.allowPrivate,
+      readBody: false,
     });
-    req.on('close', () => clearTimeout(hardStop));
-    req.end(body);
-  });
+    const ra = res.headers['retry-after'];
+    return done(res.status, null, typeof ra === 'string' ? ra : null);
+  } catch (e) {
+    if (e instanceof OutboundError) return done(null, UNREACHABLE);
+    throw e;
+  }
 }
