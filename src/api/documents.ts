@@ -5,7 +5,6 @@
  */
 import * as yup from 'yup';
 import { folderNameProblem } from '../domain/documents/rules.js';
-import { DocumentFolder } from '../entities/CompanyDocument.js';
 import type { Req } from '../http/route.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
 import {
@@ -17,6 +16,7 @@ import {
   getDocument,
   getFolder,
   listDocuments,
+  listFolders,
   moveDocuments,
   openDownload,
   signedUrl,
@@ -85,8 +85,7 @@ export const documentRoutes = [
     auth: READ,
     responses: { 200: '{ folders: [Folder] }', ...common },
     async handler({ em, orgId }) {
-      const rows = await em.find(DocumentFolder, { organizationId: orgId }, { orderBy: { path: 'asc' } });
-      return ok({ folders: rows.map(folderView) });
+      return ok({ folders: (await listFolders(em, orgId)).map(folderView) });
     },
   }),
   defineRoute({

@@ -1,12 +1,9 @@
 /** Bulk import jobs (DESIGN "Bulk import jobs"): routes and their yup schemas; the logic is in src/services/imports. */
-import { readFile } from 'node:fs/promises';
 import * as yup from 'yup';
-import { IMPORT_KINDS, IMPORT_STATUSES, type ImportFormat } from '../entities/ImportJob.js';
-import { Organization, User } from '../entities/index.js';
-import { AppError } from '../errors.js';
+import { IMPORT_KINDS, IMPORT_STATUSES } from '../domain/imports/kinds.js';
 import { dataEnvelope, parseList, MAX_PAGE_SIZE } from '../http/paging.js';
-import { accepted, created, defineRoute, ok, type Req } from '../http/route.js';
-import { controlJob, createUpload, errorPage, errorReportCsv, findJob, jobView, listJobs, retryJob, submitImport, type ImportInput } from '../services/imports/jobs.js';
+import { accepted, created, defineRoute, ok } from '../http/route.js';
+import { controlJob, createUpload, errorPage, errorReportCsv, findJob, importInputOf, jobView, listJobs, retryJob, submitImport } from '../services/imports/jobs.js';
 import { uuid } from './schemas.js';
 import { fileField } from '../http/upload.js';
 
@@ -29,14 +26,6 @@ const submitSchema = yup.object({
 const jobParam = 'importJobId';
 const JOB = 'Import job: jobId, kind, mode, onError, status, totalRecords, processed, created, updated, unchanged, failed, createdAt, startedAt, finishedAt, workflowId, errorReportUrl';
 
-async function submitterEmail(req: Req): Promise<string | null> {
-  if (req.auth.userId) {
-    const u = await req.em.findOne(User, { id: req.auth.userId });
-    if (u?.email) return u.email;
-  }
-  return (await req.em.findOne(Organization, { id: req.orgId }))?.email ?? null;
-}
-
 const selfLinks = (jobId: string) => [{ rel: 'self', href: `/api/imports/${jobId}` }];
 
 export const importRoutes = [
@@ -53,23 +42,9 @@ export const importRoutes = [
     body: submitSchema,
     idempotent: true,
     responses: { 202: '{ jobId, status, workflowId, links }; header Location', 400: 'Invalid kind, mode, onError, or not exactly one of records, file, uploadId', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'File larger than 200 MB' },
-    async handler(req) {
-      const { body, deps, em, orgId, auth } = req;
-      const given = [body.records !== undefined, body.file !== undefined, body.uploadId !== undefined].filter(Boolean).length;
-      if (given !== 1) throw AppError.field(body.records === undefined && body.file === undefined && body.uploadId === undefined ? 'records' : '$', 'Send exactly one of records, file or uploadId.');
-      let input: ImportInput;
-      if (body.records) input = { records: body.records };
-      else if (body.file) input = { file: await readFile(body.file.filepath), fileName: body.file.originalFilename ?? null };
-      else input = { uploadId: body.uploadId!, format: (body.format as ImportFormat | undefined) ?? null };
-      const job = await submitImport(em, deps, {
-        orgId,
-        userId: auth.userId,
-        email: await submitterEmail(req),
-        kind: body.kind,
-        mode: body.mode,
-        onError: body.onError,
-        input,
-      });
+    async handler({ body, deps, em, orgId, auth }) {
+      const input = await importInputOf(body);
+      const job = await submitImport(em, deps, { orgId, userId: auth.userId, kind: body.kind, mode: body.mode, onError: body.onError, input });
       return { ...accepted({ jobId: job.id, status: job.status, workflowId: job.workflowId, links: selfLinks(job.id) }), headers: { Location: `/api/imports/${job.id}` } };
     },
   }),

@@ -5,14 +5,15 @@
  */
 import * as yup from 'yup';
 import { INTEGRATION_TYPE_IDS, TEMPLATES } from '../domain/integrations/templates.js';
-import { Integration } from '../entities/Integration.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
 import {
   availableIntegrations,
   createdView,
   createIntegration,
+  deleteIntegration,
   detailView,
   findIntegration,
+  listIntegrations,
   rotateSecrets,
   runConnectionTest,
   summaryView,
@@ -119,12 +120,7 @@ export const integrationRoutes = [
     query: yup.object({ integrationType: integrationType(), isEnabled: yup.boolean() }),
     responses: { 200: '{ integrations: [IntegrationSummary] }', 400: 'Bad filter', ...common },
     async handler({ em, orgId, query }) {
-      const where = {
-        organizationId: orgId,
-        ...(query.integrationType !== undefined ? { integrationType: query.integrationType } : {}),
-        ...(query.isEnabled !== undefined ? { isEnabled: query.isEnabled } : {}),
-      };
-      const rows = await em.find(Integration, where, { orderBy: { createdAt: 'asc' } });
+      const rows = await listIntegrations(em, orgId, query);
       return ok({ integrations: rows.map(summaryView) });
     },
   }),
@@ -195,7 +191,7 @@ export const integrationRoutes = [
     auth: ADMIN,
     responses: { 204: 'Deleted', 404: 'No such integration', ...common },
     async handler({ em, orgId, params }) {
-      await em.remove(await findIntegration(em, orgId, params.integrationId)).flush();
+      await deleteIntegration(em, orgId, params.integrationId);
       return noContent();
     },
   }),

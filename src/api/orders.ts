@@ -6,13 +6,13 @@
  */
 import * as yup from 'yup';
 import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
-import type { Order } from '../entities/index.js';
 import { created, defineRoute, ok } from '../http/route.js';
 import { upsertOrdersInBulk } from '../services/imports/sync.js';
 import { findOrder, listOrders, orderView, placeOrder, updateOrder, updateShipping } from '../services/orders/orders.js';
 
-const links = (o: Order) => [{ rel: 'self', href: `/api/orders/${o.id}` }];
-const ref = (o: Order) => ({ data: { id: o.id, orderNumber: o.orderNumber }, links: links(o) });
+type OrderRef = { id: string; orderNumber: string };
+const links = (o: OrderRef) => [{ rel: 'self', href: `/api/orders/${o.id}` }];
+const ref = (o: OrderRef) => ({ data: { id: o.id, orderNumber: o.orderNumber }, links: links(o) });
 
 const ORDER = 'Order with items (sku, productName, quantity, price, priceFormatted, subTotal, subTotalFormatted) and subtotal, discountAmount, tax, shippingTotal, total (+Formatted)';
 const ROLES = ['Admin', 'SalesRep', 'Customer'] as const;

@@ -5,11 +5,9 @@
  */
 import * as yup from 'yup';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/rules.js';
-import { WebhookDelivery } from '../entities/Webhook.js';
 import { accepted, created, defineRoute, noContent, ok } from '../http/route.js';
 import { getDelivery, listDeliveries, redeliver, replayFailed, sendTestEvent } from '../services/webhooks/deliveries.js';
-import { createSubscription, findSubscription, rotateSubscriptionSecret, updateSubscription, webhookView } from '../services/webhooks/subscriptions.js';
-import { WebhookSubscription } from '../entities/Webhook.js';
+import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSubscriptionSecret, updateSubscription, webhookView } from '../services/webhooks/subscriptions.js';
 
 const SUBSCRIBABLE = [...WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test'), '*'];
 const eventsSchema = () =>
@@ -78,8 +76,7 @@ export const webhookRoutes = [
     auth: ADMIN,
     responses: { 200: '{ webhooks: [Webhook] }', ...common },
     async handler({ em, orgId }) {
-      const rows = await em.find(WebhookSubscription, { organizationId: orgId }, { orderBy: { createdAt: 'asc' } });
-      return ok({ webhooks: rows.map(webhookView) });
+      return ok({ webhooks: (await listSubscriptions(em, orgId)).map(webhookView) });
     },
   }),
   defineRoute({
@@ -113,9 +110,7 @@ export const webhookRoutes = [
     auth: ADMIN,
     responses: { 204: 'Deleted', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params }) {
-      const s = await findSubscription(em, orgId, params.webhookId);
-      await em.nativeDelete(WebhookDelivery, { organizationId: orgId, webhookId: s.id });
-      await em.remove(s).flush();
+      await deleteSubscription(em, orgId, params.webhookId);
       return noContent();
     },
   }),

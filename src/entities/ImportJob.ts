@@ -2,13 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 
-export const IMPORT_KINDS = ['customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links'] as const;
-export type ImportKind = (typeof IMPORT_KINDS)[number];
-export const IMPORT_STATUSES = ['Queued', 'Running', 'Paused', 'Succeeded', 'SucceededWithErrors', 'Failed', 'Cancelled'] as const;
-export type ImportStatus = (typeof IMPORT_STATUSES)[number];
-export type ImportMode = 'apply' | 'validate';
-export type ImportOnError = 'skip' | 'abort';
-export type ImportFormat = 'csv' | 'ndjson' | 'json';
+import { IMPORT_KINDS, IMPORT_STATUSES, type ImportFormat, type ImportKind, type ImportMode, type ImportOnError, type ImportStatus } from '../domain/imports/kinds.js';
+
+export { IMPORT_KINDS, IMPORT_STATUSES, type ImportFormat, type ImportKind, type ImportMode, type ImportOnError, type ImportStatus };
 
 const list = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(', ');
 

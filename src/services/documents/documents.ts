@@ -52,6 +52,11 @@ async function findFolder(em: EntityManager, orgId: string, id: string): Promise
   return UUID_RE.test(id) ? em.findOne(DocumentFolder, { id, organizationId: orgId }) : null;
 }
 
+/** Every folder of the organization, by path. */
+export async function listFolders(em: EntityManager, orgId: string): Promise<DocumentFolder[]> {
+  return em.find(DocumentFolder, { organizationId: orgId }, { orderBy: { path: 'asc' } });
+}
+
 export async function getFolder(em: EntityManager, orgId: string, id: string): Promise<DocumentFolder> {
   const f = await findFolder(em, orgId, id);
   if (!f) throw AppError.notFound('Folder');

@@ -5,9 +5,11 @@
  * the job's workflow, which acts on them between chunks.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { errorCsv, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
+import { Organization, User } from '../../entities/index.js';
 import { ImportJob, type ImportFormat, type ImportMode, type ImportOnError, type ImportStatus } from '../../entities/ImportJob.js';
 import { AppError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
@@ -25,7 +27,6 @@ export type ImportInput = { records: unknown[] } | { file: Buffer; fileName: str
 export interface SubmitOptions {
   orgId: string;
   userId: string | null;
-  email: string | null;
   kind: ImportKindName;
   mode: ImportMode;
   onError: ImportOnError;
@@ -93,6 +94,24 @@ export async function purgeExpiredReports(em: EntityManager, orgId: string): Pro
   );
 }
 
+/** Where the completion e-mail goes: the submitting user, else the organization's address. */
+async function submitterEmail(em: EntityManager, orgId: string, userId: string | null): Promise<string | null> {
+  if (userId) {
+    const u = await em.findOne(User, { id: userId });
+    if (u?.email) return u.email;
+  }
+  return (await em.findOne(Organization, { id: orgId }))?.email ?? null;
+}
+
+/** The request's one source of records: JSON records, an uploaded file, or an earlier presigned upload. */
+export async function importInputOf(body: { records?: unknown[]; file?: { filepath: string; originalFilename?: string | null }; uploadId?: string; format?: string }): Promise<ImportInput> {
+  const given = [body.records !== undefined, body.file !== undefined, body.uploadId !== undefined].filter(Boolean).length;
+  if (given !== 1) throw AppError.field(given === 0 ? 'records' : '$', 'Send exactly one of records, file or uploadId.');
+  if (body.records) return { records: body.records };
+  if (body.file) return { file: await readFile(body.file.filepath), fileName: body.file.originalFilename ?? null };
+  return { uploadId: body.uploadId!, format: (body.format as ImportFormat | undefined) ?? null };
+}
+
 export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptions): Promise<ImportJob> {
   await purgeExpiredReports(em, o.orgId);
   const id = randomUUID();
@@ -123,7 +142,7 @@ export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptio
     inputKey,
     fileName,
     submittedBy: o.userId,
-    submitterEmail: o.email,
+    submitterEmail: await submitterEmail(em, o.orgId, o.userId),
     workflowId: workflowIdOf(id),
   });
   await em.flush();

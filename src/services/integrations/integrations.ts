@@ -97,6 +97,21 @@ async function flushOrConflict(em: EntityManager, i: Integration): Promise<void>
   }
 }
 
+/** The organization's integrations, oldest first, filtered by type and enabled flag. */
+export async function listIntegrations(em: EntityManager, orgId: string, q: { integrationType?: number; isEnabled?: boolean }): Promise<Integration[]> {
+  const where = {
+    organizationId: orgId,
+    ...(q.integrationType !== undefined ? { integrationType: q.integrationType } : {}),
+    ...(q.isEnabled !== undefined ? { isEnabled: q.isEnabled } : {}),
+  };
+  return em.find(Integration, where, { orderBy: { createdAt: 'asc' } });
+}
+
+/** Deletes an integration with its encrypted secrets. */
+export async function deleteIntegration(em: EntityManager, orgId: string, id: string): Promise<void> {
+  await em.remove(await findIntegration(em, orgId, id)).flush();
+}
+
 export async function availableIntegrations(em: EntityManager, orgId: string) {
   const rows = await em.find(Integration, { organizationId: orgId }, { orderBy: { createdAt: 'asc' } });
   const byType: Record<string, unknown[]> = {};

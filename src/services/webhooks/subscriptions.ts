@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import { decryptSecret, encryptSecret } from '../../domain/secrets/crypto.js';
 import { newWebhookSecret } from '../../domain/webhooks/signature.js';
-import { WebhookSubscription } from '../../entities/Webhook.js';
+import { WebhookDelivery, WebhookSubscription } from '../../entities/Webhook.js';
 import { AppError } from '../../errors.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { encryptionKeys } from '../secrets.js';
@@ -45,6 +45,18 @@ export async function findSubscription(em: EntityManager, orgId: string, id: str
   const s = UUID_RE.test(id) ? await em.findOne(WebhookSubscription, { id, organizationId: orgId }) : null;
   if (!s) throw AppError.notFound('Webhook');
   return s;
+}
+
+/** The organization's subscriptions, oldest first. */
+export async function listSubscriptions(em: EntityManager, orgId: string): Promise<WebhookSubscription[]> {
+  return em.find(WebhookSubscription, { organizationId: orgId }, { orderBy: { createdAt: 'asc' } });
+}
+
+/** Deletes a subscription and its delivery log; pending deliveries find no subscription and stop. */
+export async function deleteSubscription(em: EntityManager, orgId: string, id: string): Promise<void> {
+  const s = await findSubscription(em, orgId, id);
+  await em.nativeDelete(WebhookDelivery, { organizationId: orgId, webhookId: s.id });
+  await em.remove(s).flush();
 }
 
 export async function createSubscription(
