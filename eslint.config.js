@@ -59,6 +59,30 @@ export default tseslint.config(
     ignores: ['src/app.ts', 'src/api/**'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API] }] },
   },
+  // Route files: routes and yup schemas only. The use cases (and every query) live in src/services;
+  // entities stay behind them; a route file never reaches into another (shared schemas: ./schemas.js).
+  {
+    files: ['src/api/**/*.ts'],
+    ignores: ['src/api/index.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)entities(/|$)', message: 'src/api does not touch entities: call a service in src/services and shape its view.' },
+            { regex: '^\\./(?!schemas\\.js$)', message: 'Route files do not import each other: move the shared logic to src/services (or the schema to ./schemas.js).' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.type='MemberExpression'][callee.object.name='em'], CallExpression[callee.type='MemberExpression'][callee.object.property.name='em']",
+          message: 'No EntityManager calls in src/api: put the query in a service function (src/services/<domain>).',
+        },
+      ],
+    },
+  },
   {
     files: ['src/domain/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN] }] },
