@@ -190,7 +190,7 @@ export const paymentRoutes = [
     auth: ROLES,
     body: transactionSetupSchema,
     idempotent: true,
-    responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed', 404: 'Customer not found' },
+    responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed, or transactionAmount above the invoice balance', 404: 'Customer not found' },
     handler: async ({ em, deps, auth, orgId, body }) => {
       return created(await setUpHostedPayment(em, deps, orgId, auth, body));
     },

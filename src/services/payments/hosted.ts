@@ -12,7 +12,11 @@
  *   setup's status leaves `pending` once (conditional update). A duplicate or late callback
  *   therefore records nothing twice.
  * - An invoice (invoiceId or invoiceNumber) must be a payable invoice of the same customer
- *   (src/services/invoices/invoices.ts `findPayableInvoice`), else 400 naming the field.
+ *   (src/services/invoices/invoices.ts `findPayableInvoice`), else 400 naming the field, and the
+ *   amount may not exceed its balance (400 transactionAmount).
+ * - An approval the invoice refuses when it is recorded (the balance went down meanwhile, the
+ *   invoice was voided) is voided at the provider, as card payments are: the setup becomes
+ *   `declined` with result `Voided`, nothing is recorded and no card is saved.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
