@@ -12,7 +12,6 @@ import {
   createInvoiceFor,
   listInvoices,
   move,
-  reload,
   softDeleteMatching,
   updateInvoice,
 } from '../services/invoices/invoices.js';
