@@ -24,11 +24,20 @@ export function appErrorOf(e: WorkflowFailedError, what: string): AppError {
   return new AppError('internal', `${what} failed.`);
 }
 
-export async function runWorkflow<T>(
-  client: Client,
-  config: Config,
-  opts: { workflowType: string; workflowId: string; args: unknown[]; keys: BusinessKeys; waitMs: number; what: string },
-): Promise<T> {
+export interface WorkflowRun {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  keys: BusinessKeys;
+  waitMs: number;
+  /** Names the work in messages: "<what> failed.", "<what> is still in progress; ...". */
+  what: string;
+  /** The 503 detail when the wait runs out (default: repeat the request with the same Idempotency-Key). */
+  inProgress?: string;
+}
+
+/** Starts the workflow (or attaches to the run with its id) and answers its result; see the file header. */
+export async function runWorkflow<T>(client: Client, config: Config, opts: WorkflowRun): Promise<T> {
   try {
     await client.workflow.start(opts.workflowType, {
       workflowId: opts.workflowId,
@@ -40,10 +49,18 @@ export async function runWorkflow<T>(
   } catch (e) {
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
   }
+  return awaitWorkflow<T>(client, opts);
+}
+
+/**
+ * Waits at most `waitMs` for the result of the run with this id, without starting one
+ * (WorkflowNotFoundError when there is none); failures map as in runWorkflow.
+ */
+export async function awaitWorkflow<T>(client: Client, opts: Pick<WorkflowRun, 'workflowId' | 'waitMs' | 'what' | 'inProgress'>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new AppError('unavailable', `${opts.what} is still in progress; repeat the request (same Idempotency-Key) to get its result.`)),
+      () => reject(new AppError('unavailable', opts.inProgress ?? `${opts.what} is still in progress; repeat the request (same Idempotency-Key) to get its result.`)),
       opts.waitMs,
     );
   });

@@ -1,10 +1,13 @@
-import { call, createOrg, stack, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, dbQuery, stack, uniq, type OrgFixture } from './helpers';
 import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
 
 /** A hosted payment set up for an invoice: the provider's callback records one payment and moves the invoice. */
 const PROVIDER = stack.urls.provider;
 const RETURN_URL = 'https://shop.example.com/pay/return';
 const nextYear = String(new Date().getUTCFullYear() + 2);
+
+const ledger = async (query: string) =>
+  ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; chargeId: string; amount: string }[] }).entries;
 
 async function payOnProviderPage(hostedPaymentUrl: string, cardNumber = '4111111111111111') {
   const page = await fetch(hostedPaymentUrl);
@@ -110,5 +113,59 @@ describe('hosted payment against an invoice', () => {
       body: { customerNumber: otherCustomer, transactionAmount: 5, applicationReturnUrl: RETURN_URL, invoiceId: inv.id },
     });
     expect(wrong.status).toBe(400);
+  });
+  test('when a hosted setup for an invoice asks for more than its balance (500.00 on 100.00), then 400 names transactionAmount and no page is set up', async () => {
+    const customerNumber = await customer();
+    const inv = await issuedInvoiceFor(customerNumber, 100);
+    for (const ref of [{ invoiceId: inv.id }, { invoiceNumber: inv.invoiceNumber }]) {
+      const refused = await call('POST', '/api/payments/hosted/transaction-setup', {
+        token: org.adminToken,
+        body: { customerNumber, transactionAmount: 500, applicationReturnUrl: RETURN_URL, ...ref },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(Object.keys(refused.body.errors)).toEqual(['transactionAmount']);
+    }
+    expect(await dbQuery('select 1 from hosted_payment_setup where invoice_id = $1', [inv.id])).toHaveLength(0);
+    // The whole balance is still accepted.
+    const whole = await call('POST', '/api/payments/hosted/transaction-setup', {
+      token: org.adminToken,
+      body: { customerNumber, transactionAmount: 100, applicationReturnUrl: RETURN_URL, invoiceId: inv.id },
+    });
+    expect(whole.status).toBe(201);
+  });
+
+  test('when another payment reduces the balance after a hosted setup and the provider approves the hosted charge, then the charge is voided at the provider, not recorded, and the setup says Voided', async () => {
+    const customerNumber = await customer();
+    const inv = await issuedInvoiceFor(customerNumber, 100);
+    const setup = await call('POST', '/api/payments/hosted/transaction-setup', {
+      token: org.adminToken,
+      body: { customerNumber, transactionAmount: 80, applicationReturnUrl: RETURN_URL, invoiceId: inv.id },
+    });
+    expect(setup.status).toBe(201);
+    const transactionSetupId = setup.body.transactionSetupId as string;
+    // Meanwhile the customer pays 50.00 by wire: 50.00 is left, less than the 80.00 on the hosted page.
+    const wire = await call('POST', `/api/invoices/${inv.id}/payments`, {
+      token: org.adminToken,
+      body: { amount: 50, currencyCode: 'USD', method: 'Wire', paymentDate: '2026-02-01T00:00:00.000Z' },
+    });
+    expect(wire.status).toBe(200);
+    const paid = await payOnProviderPage(setup.body.hostedPaymentUrl);
+    expect(paid.status).toBe(302);
+    expect(new URL(paid.location!).searchParams.get('result')).toBe('Voided');
+    const [row] = await dbQuery('select status, result, provider_transaction_id, invoice_payment_id from hosted_payment_setup where transaction_setup_id = $1', [transactionSetupId]);
+    expect(row).toMatchObject({ result: 'Voided', invoice_payment_id: null, provider_transaction_id: expect.any(String) });
+    const entries = await ledger(`chargeId=${encodeURIComponent(row.provider_transaction_id)}`);
+    expect(entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['charge', '80.00'],
+      ['void', '80.00'],
+    ]);
+    const after = await call('GET', `/api/invoices/${inv.id}`, { token: org.adminToken });
+    expect(after.body).toMatchObject({ status: 'PartiallyPaid', amountPaid: 50, balance: 50 });
+    expect(after.body.payments).toHaveLength(1);
+    // The provider calling back again voids nothing more and records nothing.
+    expect((await call('POST', `/hosted/callbacks/${transactionSetupId}/resend`, { base: PROVIDER })).status).toBe(200);
+    expect((await ledger(`chargeId=${encodeURIComponent(row.provider_transaction_id)}`)).map((e) => e.kind)).toEqual(['charge', 'void']);
+    expect((await call('GET', `/api/invoices/${inv.id}`, { token: org.adminToken })).body.payments).toHaveLength(1);
   });
 });

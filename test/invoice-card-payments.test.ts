@@ -1,9 +1,8 @@
-import { call, createOrg, ensureCustomer, saveCard, stack, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, dbQuery, ensureCustomer, expectProblem, saveCard, stack, uniq, type OrgFixture } from './helpers';
 import { invoiceBody } from './matrix-fixtures';
 
 /** Invoice payments by card on file: charged and refunded through the provider sandbox, proven by its ledger. */
 const PROVIDER = stack.urls.provider;
-const KEY = stack.env.production.PAYMENT_PROVIDER_API_KEY;
 
 
 interface LedgerEntry {
@@ -71,22 +70,26 @@ describe('invoice card payments through the provider', () => {
     expect(refunds.map((e) => e.amount)).toEqual(['40.00']);
   });
 
-  test('when the card is declined, then 402 problem details and the invoice stays unpaid', async () => {
+  test('when the card is declined, then 402 problem details naming the provider code, nothing is charged and the invoice stays unpaid', async () => {
     const inv = await issuedInvoice();
-    // A card that was fine when saved can still be declined at charge time only with the expired rule;
-    // the decline card cannot be saved, so use the insufficient-funds card's profile creation failure instead.
-    const res = await fetch(`${PROVIDER}/direct/customer-profiles`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-      body: JSON.stringify({ customerNumber: uniq('C'), email: 'ap@example.com', card: { number: '4000000000000002', expMonth: '12', expYear: '2031', cvv: '123' }, billingAddress: {} }),
+    const saved = await providerProfile(inv, '4111111111111111');
+    // The sandbox declines a saved card at charge time only when the provider no longer knows it
+    // (payment_profile_not_found, a 402 refusal): the card on file points at a profile the provider dropped.
+    const gone = uniq('pp_gone_');
+    await dbQuery('update payment_method set payment_profile_id = $1 where organization_id = $2 and payment_profile_id = $3', [gone, org.organizationId, saved]);
+    const declined = await call('POST', `/api/invoices/${inv.id}/payments`, {
+      token: org.adminToken,
+      body: { amount: 10, currencyCode: 'USD', method: 'Card', paymentDate: '2026-02-01T00:00:00.000Z', paymentProfileId: gone },
     });
-    expect(res.status).toBe(402);
-    const unknownProfile = await call('POST', `/api/invoices/${inv.id}/payments`, {
+    expectProblem(declined, 402);
+    expect(declined.body.errors).toEqual({ card: ['payment_profile_not_found'] });
+    expect(await ledger(`paymentProfileId=${encodeURIComponent(gone)}`)).toHaveLength(0);
+    // A profile that is not one of the customer's cards on file is not found (nothing is sent to the provider).
+    const notOnFile = await call('POST', `/api/invoices/${inv.id}/payments`, {
       token: org.adminToken,
       body: { amount: 10, currencyCode: 'USD', method: 'Card', paymentDate: '2026-02-01T00:00:00.000Z', paymentProfileId: 'pp_does_not_exist' },
     });
-    expect([400, 402, 404]).toContain(unknownProfile.status);
-    expect(unknownProfile.headers.get('content-type')).toMatch(/problem\+json/);
+    expectProblem(notOnFile, 404);
     const after = await call('GET', `/api/invoices/${inv.id}`, { token: org.adminToken });
     expect(after.body.status).toBe('Issued');
     expect(after.body.payments).toHaveLength(0);

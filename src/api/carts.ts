@@ -1,104 +1,33 @@
 /**
- * Cart endpoints (SPEC "Cart endpoints", "Cart states"). One PENDING cart per customer is
- * enforced by the partial unique index `cart_one_pending_per_customer`; a concurrent second
- * create hits it and answers 400. Line prices come from the customer's tier with quantity
- * breaks and are recomputed whenever a line's quantity changes. Customer tokens reach only
- * their own carts, sales reps only their customers' carts (404 otherwise).
- * complete-checkout lives in ./checkout.ts.
+ * Cart endpoints (SPEC "Cart endpoints", "Cart states"): routes and their schemas. The rules
+ * (one PENDING cart per customer, tier prices with quantity breaks, who sees which cart) live in
+ * src/services/carts/carts.ts; complete-checkout is ./checkout.ts.
  */
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
-import { moneyNumber } from '../domain/pricing/index.js';
-import { Cart, CartItem } from '../entities/index.js';
-import type { CartAddress } from '../entities/Cart.js';
-import { AppError, isUniqueViolation } from '../errors.js';
-import type { Principal } from '../http/auth.js';
-import { dataEnvelope, parseList, type ListSpec } from '../http/paging.js';
 import { created, defineRoute, ok } from '../http/route.js';
-import { findPriceTier, priceLine } from '../services/catalog/pricing.js';
-import { byVisibleCustomer, findVisibleCustomer } from '../services/customers/visibility.js';
-import { countryCode, UUID_RE, uuid } from './schemas.js';
+import {
+  activeCartsOf,
+  addCartItem,
+  cartView,
+  createCart,
+  findCart,
+  listCarts,
+  removeCartItem,
+  setCartItemQuantity,
+  setCartPoNumber,
+  setCartShipping,
+  updateCart,
+} from '../services/carts/carts.js';
+import { countryCode, uuid } from './schemas.js';
 
 const qty = () => yup.number().typeError('${path} must be a whole number.').integer('${path} must be a whole number.');
 
 export const CART_FIELDS =
   'Cart: shoppingCartId, customerNumber, organizationId, companyName, status, pricingTier, currencyCode, orderType, items[itemId, sku, name, quantity, unitPrice, lineTotal], subtotal, specialInstructions, poNumber, shippingAddress, createdAt, updatedAt';
 
-export function cartView(c: Cart) {
-  const items = [...c.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.sku.localeCompare(b.sku));
-  const subtotal = items.reduce((s, i) => s.plus(i.lineTotal), new Decimal(0));
-  return {
-    shoppingCartId: c.id,
-    customerNumber: c.customerNumber,
-    organizationId: c.organization.id,
-    companyName: c.companyName,
-    status: c.status,
-    pricingTier: c.pricingTier,
-    currencyCode: c.currencyCode,
-    orderType: c.orderType,
-    items: items.map((i) => ({
-      itemId: i.id,
-      sku: i.sku,
-      name: i.name,
-      quantity: i.quantity,
-      unitPrice: moneyNumber(i.unitPrice, c.currencyCode),
-      lineTotal: moneyNumber(i.lineTotal, c.currencyCode),
-    })),
-    subtotal: moneyNumber(subtotal, c.currencyCode),
-    specialInstructions: c.specialInstructions ?? null,
-    poNumber: c.poNumber ?? null,
-    shippingAddress: c.shippingAddress ?? null,
-    createdAt: c.createdAt.toISOString(),
-    updatedAt: c.updatedAt.toISOString(),
-  };
-}
-
-export async function findCart(em: EntityManager, orgId: string, auth: Principal, cartId: string, customerNumber?: string): Promise<Cart> {
-  if (!UUID_RE.test(cartId)) throw AppError.notFound('Cart');
-  const where: FilterQuery<Cart> = { organization: orgId, id: cartId, ...(customerNumber !== undefined ? { customerNumber } : {}) };
-  const cart = await em.findOne(Cart, { $and: [where, await byVisibleCustomer(em, orgId, auth)] }, { populate: ['items'] });
-  if (!cart) throw AppError.notFound('Cart');
-  return cart;
-}
-
-function assertOpen(cart: Cart): void {
-  if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed (checked out) and can no longer be modified.');
-}
-
-function bodyCustomerMatches(bodyValue: string | undefined, path: string): void {
-  if (bodyValue !== undefined && bodyValue !== path) throw AppError.field('customerNumber', 'customerNumber must match the customer number in the path.');
-}
-
-async function setLine(em: EntityManager, orgId: string, cart: Cart, sku: string, quantity: number): Promise<void> {
-  const existing = cart.items.getItems().find((i) => i.sku.toLowerCase() === sku.toLowerCase());
-  if (quantity === 0) {
-    if (!existing) throw AppError.notFound('Cart item');
-    cart.items.remove(existing);
-    cart.updatedAt = new Date();
-    return;
-  }
-  const { product, unitPrice } = await priceLine(em, orgId, cart.pricingTier, existing?.sku ?? sku, quantity);
-  const lineTotal = unitPrice.times(quantity);
-  if (existing) {
-    existing.quantity = quantity;
-    existing.unitPrice = unitPrice.toString();
-    existing.lineTotal = lineTotal.toString();
-    existing.name = product.name;
-  } else {
-    cart.items.add(em.create(CartItem, { cart, sku: product.sku, name: product.name, quantity, unitPrice: unitPrice.toString(), lineTotal: lineTotal.toString() }));
-  }
-  cart.updatedAt = new Date();
-}
-
-async function flushCart(em: EntityManager): Promise<void> {
-  try {
-    await em.flush();
-  } catch (e) {
-    if (isUniqueViolation(e, 'cart_one_pending_per_customer')) throw AppError.badRequest('The customer already has an active cart.');
-    throw e;
-  }
-}
+/** The cart named by the path /api/carts/{customerNumber}/{shoppingCartId}[/items/{sku}]. */
+const cartRef = (params: Record<string, string>) => ({ customerNumber: params.customerNumber, shoppingCartId: params.shoppingCartId });
+const lineRef = (params: Record<string, string>) => ({ ...cartRef(params), sku: params.sku });
 
 const createSchema = yup.object({
   customerNumber: yup.string().trim().max(50),
@@ -123,16 +52,6 @@ const cartAddressSchema = yup
   })
   .noUnknown(false);
 
-const cartListSpec: ListSpec = {
-  filters: {
-    customerNumber: { prop: 'customerNumber', type: 'string' },
-    companyName: { prop: 'companyName', type: 'string' },
-    status: { prop: 'status', type: 'string' },
-  },
-  sorts: { CompanyName: 'companyName', CustomerNumber: 'customerNumber', Status: 'status' },
-  defaultSort: 'CompanyName',
-};
-
 const ROLES = ['Admin', 'SalesRep', 'Customer'] as const;
 const CART_PATH = '/api/carts/:customerNumber/:shoppingCartId';
 
@@ -145,13 +64,7 @@ export const cartRoutes = [
     auth: ['Admin'],
     responses: { 200: 'data, totalRecords, currentPage, totalPages', 400: 'Bad paging, sorting or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, query }) {
-      const q = parseList(query, cartListSpec);
-      const [rows, total] = await em.findAndCount(
-        Cart,
-        { $and: [{ organization: orgId }, q.where as FilterQuery<Cart>] },
-        { populate: ['items'], orderBy: [q.orderBy, { createdAt: 'asc' }, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
-      );
-      return ok(dataEnvelope(rows.map(cartView), total, q));
+      return ok(await listCarts(em, orgId, query));
     },
   }),
 
@@ -165,38 +78,7 @@ export const cartRoutes = [
     body: createSchema,
     responses: { 201: CART_FIELDS, 400: 'Invalid input, quantity rules, unknown SKU, or an active cart exists', 401: 'Unauthenticated', 403: 'organizationId is not the token organization', 404: 'No such customer (or not visible)' },
     async handler({ em, orgId, auth, body, params }) {
-      const withItem = body.sku !== undefined || body.quantity !== undefined;
-      const errors: Record<string, string[]> = {};
-      if (withItem) {
-        if (!body.customerNumber) errors.customerNumber = ['customerNumber is required.'];
-        if (!body.sku) errors.sku = ['sku is required.'];
-        if (body.quantity === undefined) errors.quantity = ['quantity is required.'];
-      } else {
-        if (!body.organizationId) errors.organizationId = ['organizationId is required (or give customerNumber, sku and quantity).'];
-        if (!body.userId) errors.userId = ['userId is required (or give customerNumber, sku and quantity).'];
-      }
-      if (!body.orderType) errors.orderType = ['orderType is required.'];
-      const customer = await findVisibleCustomer(em, orgId, auth, params.customerNumber, ['addresses']);
-      if (Object.keys(errors).length) throw AppError.validation(errors);
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
-      if (body.organizationId && body.organizationId.toLowerCase() !== orgId.toLowerCase() && !auth.isSuper)
-        throw AppError.forbidden('organizationId must be the organization of the token.');
-      const existing = await em.count(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' });
-      if (existing) throw AppError.badRequest('The customer already has an active cart.');
-      const tier = await findPriceTier(em, orgId, customer.pricing);
-      const cart = em.create(Cart, {
-        organization: orgId,
-        customerNumber: customer.customerNumber,
-        companyName: customer.companyName,
-        status: 'PENDING',
-        pricingTier: tier?.name ?? customer.pricing,
-        currencyCode: tier?.currencyCode ?? 'USD',
-        orderType: body.orderType!,
-        userId: body.userId ?? auth.userId ?? null,
-      });
-      if (withItem) await setLine(em, orgId, cart, body.sku!, body.quantity!);
-      await flushCart(em);
-      return created(cartView(cart));
+      return created(cartView(await createCart(em, orgId, auth, params.customerNumber, body)));
     },
   }),
 
@@ -208,9 +90,7 @@ export const cartRoutes = [
     auth: ROLES,
     responses: { 200: `array of ${CART_FIELDS}`, 401: 'Unauthenticated', 404: 'No such customer (or not visible)' },
     async handler({ em, orgId, auth, params }) {
-      const customer = await findVisibleCustomer(em, orgId, auth, params.customerNumber, ['addresses']);
-      const carts = await em.find(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' }, { populate: ['items'], orderBy: { createdAt: 'asc' } });
-      return ok(carts.map(cartView));
+      return ok((await activeCartsOf(em, orgId, auth, params.customerNumber)).map(cartView));
     },
   }),
 
@@ -243,15 +123,7 @@ export const cartRoutes = [
     }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
-      assertOpen(cart);
-      const c = body.cart;
-      if (c.orderType !== undefined) cart.orderType = c.orderType;
-      if (c.specialInstructions !== undefined) cart.specialInstructions = c.specialInstructions;
-      if (c.poNumber !== undefined) cart.poNumber = c.poNumber;
-      cart.updatedAt = new Date();
-      await flushCart(em);
-      return ok(cartView(cart));
+      return ok(cartView(await updateCart(em, orgId, auth, cartRef(params), body.cart)));
     },
   }),
 
@@ -264,14 +136,7 @@ export const cartRoutes = [
     body: yup.object({ sku: yup.string().trim().min(1).max(100).required(), quantity: qty().required(), customerNumber: yup.string().trim().max(50).required() }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input, quantity rules, unknown SKU, closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
-      assertOpen(cart);
-      if (body.quantity < 1) throw AppError.field('quantity', 'quantity must be a whole number of at least 1.');
-      const existing = cart.items.getItems().find((i) => i.sku.toLowerCase() === body.sku.toLowerCase());
-      await setLine(em, orgId, cart, body.sku, (existing?.quantity ?? 0) + body.quantity);
-      await flushCart(em);
-      return ok(cartView(cart));
+      return ok(cartView(await addCartItem(em, orgId, auth, cartRef(params), body)));
     },
   }),
 
@@ -284,13 +149,7 @@ export const cartRoutes = [
     body: yup.object({ quantity: qty().min(0, '${path} must be at least 0.').required(), customerNumber: yup.string().trim().max(50) }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input, quantity rules, closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
     async handler({ em, orgId, auth, body, params }) {
-      const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
-      assertOpen(cart);
-      if (!cart.items.getItems().some((i) => i.sku.toLowerCase() === params.sku.toLowerCase())) throw AppError.notFound('Cart item');
-      await setLine(em, orgId, cart, params.sku, body.quantity);
-      await flushCart(em);
-      return ok(cartView(cart));
+      return ok(cartView(await setCartItemQuantity(em, orgId, auth, lineRef(params), body)));
     },
   }),
 
@@ -302,11 +161,7 @@ export const cartRoutes = [
     auth: ROLES,
     responses: { 200: CART_FIELDS, 400: 'Closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
     async handler({ em, orgId, auth, params }) {
-      const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
-      assertOpen(cart);
-      await setLine(em, orgId, cart, params.sku, 0);
-      await flushCart(em);
-      return ok(cartView(cart));
+      return ok(cartView(await removeCartItem(em, orgId, auth, lineRef(params))));
     },
   }),
 
@@ -319,25 +174,7 @@ export const cartRoutes = [
     body: yup.object({ shippingAddress: cartAddressSchema.required(), customerNumber: yup.string().trim().max(50).required() }),
     responses: { 200: CART_FIELDS, 400: 'Invalid address or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
-      assertOpen(cart);
-      const a = body.shippingAddress;
-      const address: CartAddress = {
-        line1: a.line1,
-        line2: a.line2 ?? null,
-        city: a.city,
-        state: a.state ?? null,
-        postalCode: a.postalCode ?? null,
-        country: a.country,
-        phone: a.phone ?? null,
-        addressType: a.addressType ?? 'Shipping',
-        isPrimary: a.isPrimary ?? false,
-      };
-      cart.shippingAddress = address;
-      cart.updatedAt = new Date();
-      await flushCart(em);
-      return ok(cartView(cart));
+      return ok(cartView(await setCartShipping(em, orgId, auth, cartRef(params), body)));
     },
   }),
 
@@ -350,13 +187,7 @@ export const cartRoutes = [
     body: yup.object({ poNumber: yup.string().trim().min(1).max(100).required(), customerNumber: yup.string().trim().max(50).required() }),
     responses: { 200: CART_FIELDS, 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
-      const cart = await findCart(em, orgId, auth, params.shoppingCartId, params.customerNumber);
-      bodyCustomerMatches(body.customerNumber, params.customerNumber);
-      assertOpen(cart);
-      cart.poNumber = body.poNumber;
-      cart.updatedAt = new Date();
-      await flushCart(em);
-      return ok(cartView(cart));
+      return ok(cartView(await setCartPoNumber(em, orgId, auth, cartRef(params), body)));
     },
   }),
 ];

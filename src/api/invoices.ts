@@ -6,35 +6,18 @@
  * void and cancel. Status moves go through src/domain/invoices/state.ts; money through
  * src/domain/invoices/money.ts. Decisions are written down in docs/invoices.md.
  */
-import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
 import * as yup from 'yup';
-import { InvoicePayment } from '../entities/index.js';
-import type { PaymentStatus } from '../entities/Invoice.js';
-import { AppError } from '../errors.js';
 import { created, defineRoute, noContent, ok } from '../http/route.js';
-import { startOnce } from '../integrations/temporal.js';
-import type { InvoiceCardPaymentInput } from '../workflows/invoice-payments.js';
-import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget, type RefundInput } from '../services/invoices/card-payments.js';
-import { runWorkflow } from '../workflow-runs.js';
 import {
   createInvoiceFor,
-  findInvoice,
   listInvoices,
-  markIssued,
   move,
-  must,
-  recompute,
-  reload,
   softDeleteMatching,
-  toDiscount,
   updateInvoice,
-  viewOf,
 } from '../services/invoices/invoices.js';
+import { applyDiscount, invoicePdf, issueDraftInvoice, readInvoice } from '../services/invoices/lifecycle.js';
 import { upsertInvoicesFor } from '../services/invoices/bulk.js';
-import { checkPayment, recordInvoicePayment } from '../services/invoices/record-payment.js';
-import { invoiceWorkflowId, signalInvoiceClosed } from '../services/invoices/signal.js';
-import { findActivePaymentMethod } from '../services/payments/methods.js';
+import { payInvoice, refundInvoice, type PaymentStatus } from '../services/payments/invoice-payments.js';
 import { createSchema, discountFields, isoDate, str, updateSchema } from '../domain/invoices/schemas.js';
 import { currencyCode, uuid } from './schemas.js';
 
@@ -53,10 +36,6 @@ const paymentSchema = yup.object({
 });
 const refundSchema = yup.object({ amount: yup.number().required(), paymentId: uuid().nullable(), reason: yup.string().trim().max(500).nullable() });
 const discountBody = yup.object(discountFields);
-
-/** `<scope>:<Idempotency-Key>`; without the header `<scope>:<derived>` when given (card money), else a fresh key. */
-const idempotencyKey = (header: string | undefined, scope: string, derived?: string) =>
-  header && header.trim() ? `${scope}:${header.trim().slice(0, 200)}` : `${scope}:${derived ?? randomUUID()}`;
 
 const invoiceDoc = 'invoice: id, organizationId, orderId, orderNumber, invoiceNumber, externalId, status, invoiceDate, dueDate, terms, currencyCode, poNumber, notes, customer, primarySalesRep, items, payments, refunds, discount, subtotal, discountAmount, tax, total, amountPaid, balance (+ ...Formatted)';
 const WRITE = ['Admin', 'SalesRep'] as const;
@@ -115,7 +94,7 @@ export const invoiceRoutes = [
     auth: READ,
     responses: { 200: invoiceDoc, 401: 'Unauthenticated', 404: 'No such invoice in the organization (or not the customer’s)' },
     async handler({ em, orgId, auth, params }) {
-      return ok(await viewOf(em, await findInvoice(em, orgId, params.invoiceId, auth)));
+      return ok(await readInvoice(em, orgId, auth, params.invoiceId));
     },
   }),
 
@@ -140,14 +119,7 @@ export const invoiceRoutes = [
     auth: WRITE,
     responses: { 200: `${invoiceDoc} (status Issued)`, 400: 'The invoice is not Draft', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such invoice' },
     async handler({ em, deps, orgId, auth, params }) {
-      const inv = await markIssued(em, orgId, auth, params.invoiceId);
-      await startOnce(deps.temporal, deps.config, {
-        workflowType: 'issueInvoice',
-        workflowId: invoiceWorkflowId(inv.id),
-        args: [{ organizationId: orgId, invoiceId: inv.id, reminderDelaySeconds: deps.config.invoiceReminderDelayOverrideSeconds }],
-        keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
-      });
-      return ok(await reload(em, orgId, inv.id));
+      return ok(await issueDraftInvoice(em, deps, orgId, auth, params.invoiceId));
     },
   }),
 
@@ -159,11 +131,8 @@ export const invoiceRoutes = [
     auth: READ,
     responses: { 200: 'application/pdf (attachment)', 401: 'Unauthenticated', 404: 'No such invoice, or its PDF is not rendered yet' },
     async handler({ em, deps, orgId, auth, params }) {
-      const inv = await findInvoice(em, orgId, params.invoiceId, auth);
-      const data = inv.pdfKey ? await deps.storage.get(inv.pdfKey) : null;
-      if (!data) throw new AppError('not_found', 'The invoice PDF is not available yet; it is rendered when the invoice is issued.');
-      const file = `invoice-${inv.invoiceNumber.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`;
-      return { status: 200, raw: { contentType: 'application/pdf', data }, headers: { 'Content-Disposition': `attachment; filename="${file}"` } };
+      const pdf = await invoicePdf(em, deps, orgId, auth, params.invoiceId);
+      return { status: 200, raw: { contentType: 'application/pdf', data: pdf.data }, headers: { 'Content-Disposition': `attachment; filename="${pdf.fileName}"` } };
     },
   }),
 
@@ -176,56 +145,7 @@ export const invoiceRoutes = [
     body: paymentSchema,
     responses: { 200: `${invoiceDoc}: the updated invoice (PartiallyPaid or Paid)`, 400: 'Invalid fields, amount not in (0, balance], currency mismatch, or the invoice is not payable', 401: 'Unauthenticated', 402: 'Card declined', 403: 'Customer token', 404: 'No such invoice' },
     async handler({ em, deps, orgId, auth, params, body, ctx }) {
-      const inv = await findInvoice(em, orgId, params.invoiceId, auth);
-      if (body.paymentProfileId) await findActivePaymentMethod(em, orgId, inv.customerNumber, body.paymentProfileId);
-      const amount = new Decimal(body.amount).toFixed();
-      const status = body.status ?? 'Completed';
-      if (body.paymentProfileId && status === 'Completed') {
-        // Card money moves only in the payInvoiceByCard workflow (charge, then record, crash-safe).
-        // Without an Idempotency-Key the key is derived from the invoice, the amount and what was paid so far.
-        const key = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-payment:${inv.id}`, `${amount}:${new Decimal(inv.amountPaid).toFixed()}`);
-        if (!(await em.findOne(InvoicePayment, { organizationId: orgId, idempotencyKey: key }))) checkPayment(inv, { amount, currencyCode: body.currencyCode });
-        const input: InvoiceCardPaymentInput = {
-          organizationId: orgId,
-          invoiceId: inv.id,
-          amount,
-          currencyCode: body.currencyCode,
-          paymentProfileId: body.paymentProfileId,
-          paymentDate: new Date(body.paymentDate).toISOString(),
-          reference: body.reference ?? null,
-          notes: body.notes ?? null,
-          cardType: body.cardType ?? null,
-          last4Digits: body.last4Digits ?? null,
-          idempotencyKey: key,
-        };
-        await runWorkflow(deps.temporal, deps.config, {
-          workflowType: 'payInvoiceByCard',
-          workflowId: `invoice-payment-${key}`,
-          args: [input],
-          keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
-          waitMs: deps.config.checkoutWaitMs,
-          what: 'The card payment',
-        });
-        return ok(await reload(em, orgId, inv.id));
-      }
-      const key = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-payment:${inv.id}`);
-      const result = await recordInvoicePayment(em, {
-        organizationId: orgId,
-        invoiceId: inv.id,
-        amount,
-        currencyCode: body.currencyCode,
-        method: body.paymentProfileId ? 'Card' : body.method,
-        paymentDate: new Date(body.paymentDate),
-        reference: body.reference ?? null,
-        notes: body.notes ?? null,
-        paymentProfileId: body.paymentProfileId ?? null,
-        cardType: body.cardType ?? null,
-        last4Digits: body.last4Digits ?? null,
-        idempotencyKey: key,
-        status,
-      });
-      if (result.status === 'Paid') await signalInvoiceClosed(deps.temporal, inv.id);
-      return ok(await reload(em, orgId, inv.id));
+      return ok(await payInvoice(em, deps, orgId, auth, params.invoiceId, body, ctx.get('Idempotency-Key')));
     },
   }),
 
@@ -238,28 +158,7 @@ export const invoiceRoutes = [
     body: refundSchema,
     responses: { 200: `${invoiceDoc}: the updated invoice`, 400: 'Invalid amount, payment not refundable, or the invoice state forbids it', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such invoice or payment' },
     async handler({ em, deps, orgId, auth, params, body, ctx }) {
-      const inv = await findInvoice(em, orgId, params.invoiceId, auth);
-      const amount = new Decimal(body.amount);
-      const payment = await refundTarget(em, inv, body.paymentId, amount);
-      const refunded = payment ? payment.refundedAmount : inv.amountPaid;
-      const refundKey = idempotencyKey(ctx.get('Idempotency-Key'), `invoice-refund:${inv.id}`, `${payment?.id ?? 'invoice'}:${amount.toFixed()}:${new Decimal(refunded).toFixed()}`);
-      if (refundRecorded(inv, refundKey)) return ok(await reload(em, orgId, inv.id));
-      checkRefund(inv, payment, amount);
-      const refund: RefundInput = { organizationId: orgId, invoiceId: inv.id, paymentId: payment?.id ?? null, amount: amount.toFixed(), reason: body.reason ?? null, refundKey, providerRefunded: false };
-      if (payment?.providerChargeId) {
-        // Card money goes back through the provider in the refundInvoicePayment workflow (refund, then record).
-        await runWorkflow(deps.temporal, deps.config, {
-          workflowType: 'refundInvoicePayment',
-          workflowId: `invoice-refund-${refundKey}`,
-          args: [{ ...refund, chargeId: payment.providerChargeId }],
-          keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
-          waitMs: deps.config.checkoutWaitMs,
-          what: 'The refund',
-        });
-      } else {
-        await applyInvoiceRefund(em, refund);
-      }
-      return ok(await reload(em, orgId, inv.id));
+      return ok(await refundInvoice(em, deps, orgId, auth, params.invoiceId, body, ctx.get('Idempotency-Key')));
     },
   }),
 
@@ -272,14 +171,7 @@ export const invoiceRoutes = [
     body: discountBody,
     responses: { 200: `${invoiceDoc}: totals recomputed`, 400: 'Invalid fields or the invoice is not Draft', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such invoice' },
     async handler({ em, orgId, auth, params, body }) {
-      await em.fork().transactional(async (tx) => {
-        const inv = await findInvoice(tx, orgId, params.invoiceId, auth, true);
-        must(inv.status, { type: 'discount' });
-        inv.discount = toDiscount(body);
-        recompute(inv);
-        await tx.flush();
-      });
-      return ok(await reload(em, orgId, params.invoiceId));
+      return ok(await applyDiscount(em, orgId, auth, params.invoiceId, body));
     },
   }),
 

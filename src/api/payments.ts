@@ -1,56 +1,29 @@
 /**
- * Payment endpoints (SPEC "Payment endpoints"): cards on file and hosted payments.
+ * Payment endpoints (SPEC "Payment endpoints"): cards on file and hosted payments. Routes and
+ * their schemas only; the use cases are src/services/payments (cards-on-file.ts: saving and
+ * listing cards; hosted-pages.ts: hosted setups and the provider's callback; return-url.ts: where
+ * a hosted page may return the browser).
  *
- * - POST /api/payments/payment-methods: ProviderDirect tokenizes the card at the provider (the
- *   number and CVV go to the provider once, never to the database, logs or workflow inputs);
- *   ProviderHosted answers a hosted page (a 0.00 setup that only saves the card).
- * - GET /api/payments/:customerNumber/profiles: the customer's active cards.
- * - POST /api/payments/hosted/transaction-setup: a hosted page for a payment (optionally for an
- *   invoice) or a card save; the `hostedPayment` workflow waits for the callback until expiry.
- * - POST /api/payments/hosted/callback (public, form-encoded, provider only): verifies the
- *   Signature (401 when invalid), hands the callback to the workflow as an update and answers 302
- *   to applicationReturnUrl with the workflow's outcome (result, transactionSetupId, amount,
- *   last4). After the setup's timer fired, an approved charge is voided at the provider and the
- *   redirect says result=Voided; a late card save records nothing (result=Expired).
+ * - POST /api/payments/hosted/callback (public, form-encoded, provider only): 401 when the
+ *   Signature is invalid, else 302 to applicationReturnUrl with the workflow's outcome (result,
+ *   transactionSetupId, amount, last4).
  *
  * Customer tokens act only for their own customerNumber and sales reps for their customers
  * (others answer 404, like another organization's customer).
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
+import type Koa from 'koa';
 import * as yup from 'yup';
-import { checkCard, isExpired, luhnValid, normalizeCardNumber } from '../domain/payments/cards.js';
-import { verifyCallbackSignature, type CallbackFields } from '../domain/payments/callback-signature.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
-import { isAllowedReturnUrl, originOf } from '../domain/organizations/return-url.js';
-import { HostedPaymentSetup, Organization, PaymentMethod } from '../entities/index.js';
-import { AppError } from '../errors.js';
+import { isExpired, luhnValid, normalizeCardNumber } from '../domain/payments/cards.js';
+import type { CallbackFields } from '../domain/payments/callback-signature.js';
 import { created, defineRoute, ok, type Reply } from '../http/route.js';
-import { log } from '../logger.js';
-import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
-import { findVisibleCustomer } from '../services/customers/visibility.js';
-import { gatewayFor, hostedCallbackSecret, paymentSettingsFor } from '../services/integrations/provider-settings.js';
-import { customerCurrency, paymentMethodView, saveProfileAsPaymentMethod } from '../services/payments/methods.js';
-import { runWorkflow } from '../workflow-runs.js';
-/** Name of the hostedPayment workflow's callback update (hostedCallbackUpdate in src/workflows/hosted-payment.ts). */
-const HOSTED_CALLBACK_UPDATE = 'hostedCallbackUpdate';
-/** How long the callback waits for the workflow's answer before redirecting with the provider's result. */
-const CALLBACK_WAIT_MS = 10_000;
+import { addPaymentMethod, listPaymentMethods, type NewCardResult } from '../services/payments/cards-on-file.js';
+import type { HostedOutcome } from '../services/payments/hosted.js';
+import { acceptHostedCallback, setUpHostedPayment } from '../services/payments/hosted-pages.js';
+import { paymentMethodView } from '../services/payments/methods.js';
 import { email, UUID_RE } from './schemas.js';
 
 const TAG = 'Payments';
 const ROLES = ['Admin', 'SalesRep', 'Customer'] as const;
-/** Return URL of the hosted card-save flow when the client gives no appUrl (a local development address). */
-const DEFAULT_APP_URL = 'http://localhost:3000/payment-methods/complete';
-
-/** A hosted page returns the browser only to the API's own origin, the deployment's storefronts or the organization's origins (no open redirect). */
-async function assertReturnUrlAllowed(em: EntityManager, config: Config, orgId: string, field: string, url: string): Promise<void> {
-  const org = await em.findOne(Organization, { id: orgId });
-  const own = originOf(config.publicBaseUrl);
-  const allowed = [...(own ? [own] : []), ...config.allowedReturnOrigins, ...(org?.allowedReturnOrigins ?? [])];
-  if (!isAllowedReturnUrl(url, allowed))
-    throw AppError.field(field, `${field} must be on this API's origin or one of the organization's return origins (PUT /api/organizations/return-origins).`);
-}
 
 const httpUrl = () =>
   yup
@@ -164,6 +137,18 @@ function returnRedirect(returnUrl: string, o: HostedOutcome): Reply {
   return redirect(withQuery(returnUrl, params));
 }
 
+/** The callback form as koa-body parsed it (the signature covers the raw fields; Koa's Request type does not declare `body`); only string fields are kept. */
+function callbackFields(ctx: Koa.Context): CallbackFields {
+  const raw = ((ctx.request as unknown as { body?: unknown }).body ?? {}) as Record<string, unknown>;
+  const fields: CallbackFields = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') fields[k] = v;
+  return fields;
+}
+
+const newCardReply = (r: NewCardResult) =>
+  r.provider === 'ProviderHosted'
+    ? { requiresRedirect: true, redirectUrl: r.hostedPaymentUrl, provider: r.provider, paymentMethod: null }
+    : { requiresRedirect: false, redirectUrl: null, provider: r.provider, paymentMethod: paymentMethodView(r.method) };
 
 export const paymentRoutes = [
   defineRoute({
@@ -181,45 +166,7 @@ export const paymentRoutes = [
       404: 'Customer not found',
     },
     handler: async ({ em, deps, auth, orgId, body }) => {
-      const customer = await findVisibleCustomer(em, orgId, auth, body.customerNumber);
-      const settings = await paymentSettingsFor(em, deps.config, orgId);
-      const provider = (body.paymentProvider as 'ProviderDirect' | 'ProviderHosted' | undefined) ?? settings.provider;
-      if (provider === 'ProviderHosted') {
-        if (body.appUrl) await assertReturnUrlAllowed(em, deps.config, orgId, 'appUrl', body.appUrl);
-        const setup = await startHostedSetup(em, deps, {
-          organizationId: orgId,
-          customerNumber: customer.customerNumber,
-          amount: '0.00',
-          currency: await customerCurrency(em, orgId, customer),
-          returnUrl: body.appUrl ?? DEFAULT_APP_URL,
-          marketCode: 'Default',
-          isDefault: body.isDefault ?? false,
-          saveCard: true,
-          billingAddress: body.billingAddress as Record<string, unknown>,
-        });
-        return created({ requiresRedirect: true, redirectUrl: setup.hostedPaymentUrl, provider: 'ProviderHosted', paymentMethod: null });
-      }
-      // The schema required the card fields (the provider was not ProviderHosted in the body);
-      // when the organization's default is hosted-only they may be missing: check again.
-      const check = checkCard({ number: body.cardNumber, expMonth: body.expirationMonth, expYear: body.expirationYear, cvv: undefined });
-      if (!body.cardNumber || !body.expirationMonth || !body.expirationYear || !body.cardCode || check.outcome === 'invalid') {
-        throw AppError.field('cardNumber', 'cardNumber, expirationMonth, expirationYear and cardCode must describe a valid card.');
-      }
-      const gateway = await gatewayFor(em, deps.config, orgId);
-      const profile = await gateway.tokenizeCard({
-        customerNumber: customer.customerNumber,
-        email: body.emailAddress,
-        card: { number: body.cardNumber, expMonth: body.expirationMonth, expYear: body.expirationYear, cvv: body.cardCode },
-        billingAddress: body.billingAddress as Record<string, unknown>,
-      });
-      const { method } = await saveProfileAsPaymentMethod(em, orgId, {
-        customerNumber: customer.customerNumber,
-        profile,
-        billingAddress: body.billingAddress as Record<string, unknown>,
-        isDefault: body.isDefault ?? false,
-        paymentProvider: 'ProviderDirect',
-      });
-      return created({ requiresRedirect: false, redirectUrl: null, provider: 'ProviderDirect', paymentMethod: paymentMethodView(method) });
+      return created(newCardReply(await addPaymentMethod(em, deps, orgId, auth, body)));
     },
   }),
 
@@ -231,13 +178,7 @@ export const paymentRoutes = [
     auth: ROLES,
     responses: { 200: 'Array of payment method', 404: 'Customer not found' },
     handler: async ({ em, auth, orgId, params }) => {
-      const customer = await findVisibleCustomer(em, orgId, auth, params.customerNumber);
-      const rows = await em.find(
-        PaymentMethod,
-        { organization: orgId, customerNumber: customer.customerNumber, active: true },
-        { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] },
-      );
-      return ok(rows.map(paymentMethodView));
+      return ok((await listPaymentMethods(em, orgId, auth, params.customerNumber)).map(paymentMethodView));
     },
   }),
 
@@ -249,23 +190,9 @@ export const paymentRoutes = [
     auth: ROLES,
     body: transactionSetupSchema,
     idempotent: true,
-    responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed', 404: 'Customer not found' },
+    responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed, or transactionAmount above the invoice balance', 404: 'Customer not found' },
     handler: async ({ em, deps, auth, orgId, body }) => {
-      await assertReturnUrlAllowed(em, deps.config, orgId, 'applicationReturnUrl', body.applicationReturnUrl);
-      const customer = await findVisibleCustomer(em, orgId, auth, body.customerNumber);
-      const result = await startHostedSetup(em, deps, {
-        organizationId: orgId,
-        customerNumber: customer.customerNumber,
-        amount: body.transactionAmount.toFixed(2),
-        currency: await customerCurrency(em, orgId, customer),
-        returnUrl: body.applicationReturnUrl,
-        marketCode: body.marketCode ?? 'Default',
-        isDefault: body.isDefault ?? false,
-        saveCard: body.saveCard,
-        invoiceId: body.invoiceId ?? null,
-        invoiceNumber: body.invoiceNumber ?? null,
-      });
-      return created(result);
+      return created(await setUpHostedPayment(em, deps, orgId, auth, body));
     },
   }),
 
@@ -283,61 +210,8 @@ export const paymentRoutes = [
       404: 'Unknown transaction setup',
     },
     handler: async ({ ctx, deps }) => {
-      // The form body as koa-body parsed it (Koa's Request type does not declare `body`); only string fields are kept.
-      const raw = ((ctx.request as unknown as { body?: unknown }).body ?? {}) as Record<string, unknown>;
-      const fields: CallbackFields = {};
-      for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') fields[k] = v;
-      // Callbacks carry no organization: the setup id is the lookup key (unique across organizations).
-      const em = deps.orm.em.fork();
-      const setup = await em.findOne(HostedPaymentSetup, { transactionSetupId: fields.TransactionSetupID ?? '' }, { populate: ['organization'] });
-      const secret = setup ? await hostedCallbackSecret(em, deps.config, setup.organization.id) : deps.config.providerCallbackSecret;
-      if (!secret || !verifyCallbackSignature(fields, secret)) {
-        throw AppError.unauthorized('The callback signature is missing or invalid.');
-      }
-      if (!setup) throw AppError.notFound('Transaction setup');
-      const orgId = setup.organization.id;
-      const callback = callbackForWorkflow(fields);
-      // The workflow decides (its timer is the authority on expiry) and answers through the update.
-      let outcome: HostedOutcome | null = null;
-      try {
-        outcome = await withTimeout(
-          deps.temporal.workflow.getHandle(hostedWorkflowId(setup.transactionSetupId)).executeUpdate<HostedOutcome, [HostedCallback]>(HOSTED_CALLBACK_UPDATE, { args: [callback] }),
-          CALLBACK_WAIT_MS,
-        );
-      } catch (e) {
-        if (!(e instanceof WorkflowNotFoundError) && !(e instanceof CallbackTimeout)) throw e;
-        if (e instanceof CallbackTimeout) {
-          // Still reconciling: the workflow finishes it; the browser learns the provider's result.
-          return returnRedirect(setup.returnUrl, { ...outcomeOf(setup), result: fields.Result ?? 'Pending', lastFour: fields.LastFour ?? null });
-        }
-      }
-      if (!outcome) {
-        // The workflow has closed: a duplicate of a reconciled callback, or one after the expiry.
-        const current = (await deps.orm.em.fork().findOne(HostedPaymentSetup, { id: setup.id })) ?? setup;
-        outcome =
-          current.status === 'expired'
-            ? await runWorkflow<HostedOutcome>(deps.temporal, deps.config, {
-                workflowType: 'settleLateHostedCallback',
-                workflowId: `hosted-late-${setup.transactionSetupId}`,
-                args: [{ organizationId: orgId, transactionSetupId: setup.transactionSetupId, callback }],
-                keys: { organizationId: orgId, customerNumber: setup.customerNumber },
-                waitMs: CALLBACK_WAIT_MS,
-                what: 'The late callback',
-              })
-            : outcomeOf(current);
-      }
-      if (outcome.status === 'expired') log.warn('hosted callback after expiry', { transactionSetupId: setup.transactionSetupId, result: outcome.result });
-      return returnRedirect(setup.returnUrl, outcome);
+      const { returnUrl, outcome } = await acceptHostedCallback(deps, callbackFields(ctx));
+      return returnRedirect(returnUrl, outcome);
     },
   }),
 ];
-
-class CallbackTimeout extends Error {}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CallbackTimeout('timeout')), ms);
-  });
-  return Promise.race([p, t]).finally(() => clearTimeout(timer));
-}

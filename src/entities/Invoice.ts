@@ -1,27 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
+import type { PostalAddress } from './Order.js';
 import type { InvoiceStatus } from '../domain/invoices/state.js';
 
 /** Only a Completed payment moves the balance; Pending and Failed are recorded only. */
 export type PaymentStatus = 'Completed' | 'Pending' | 'Failed';
-
-export interface InvoiceAddress {
-  address1?: string | null;
-  address2?: string | null;
-  city?: string | null;
-  stateProvince?: string | null;
-  zipPostalCode?: string | null;
-  country?: string | null;
-}
 
 export interface InvoiceCustomer {
   customerNumber: string;
   companyName?: string | null;
   companyEmail?: string | null;
   companyPhone?: string | null;
-  billingAddress?: InvoiceAddress | null;
-  shippingAddress?: InvoiceAddress | null;
+  billingAddress?: PostalAddress | null;
+  shippingAddress?: PostalAddress | null;
 }
 
 export interface InvoiceSalesRep {

@@ -3,8 +3,8 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 import type { OrderStatus } from '../domain/orders/status.js';
 
-/** Order and invoice address shape. */
-export interface OrderAddress {
+/** The address shape of orders and invoices (customer billing and shipping). */
+export interface PostalAddress {
   address1?: string | null;
   address2?: string | null;
   city?: string | null;
@@ -19,8 +19,8 @@ export interface OrderCustomer {
   companyEmail?: string | null;
   companyPhone?: string | null;
   companyFax?: string | null;
-  billingAddress?: OrderAddress | null;
-  shippingAddress?: OrderAddress | null;
+  billingAddress?: PostalAddress | null;
+  shippingAddress?: PostalAddress | null;
 }
 
 export interface OrderSalesRep {

@@ -7,11 +7,11 @@
  * at once. A non-retryable failure or a cancellation after the charge voids it (saga
  * compensation); the cart stays PENDING. Raw card data never enters this workflow.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CheckoutInput, createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
-import { reportDecline } from './payment-failed.js';
+import { chargeOrReportDecline, surface } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email.js';
 
@@ -32,56 +32,36 @@ const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttribu
 const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>(mustSucceed);
 const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
 
-/** The failure type of a non-retryable activity error (an AppError kind), or null. */
-function failureType(e: unknown): string | null {
-  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure) return e.cause.type ?? null;
-  return null;
-}
-
-function rethrow(e: unknown): never {
-  const type = failureType(e);
-  if (type && e instanceof ActivityFailure && e.cause instanceof ApplicationFailure) {
-    throw ApplicationFailure.create({ message: e.cause.message, type, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
-  }
-  throw e;
-}
-
 export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult> {
   const runId = workflowInfo().runId;
   let prepared;
   try {
     prepared = await acts.reserveOrderNumber(input);
   } catch (e) {
-    rethrow(e);
+    surface(e);
   }
   upsertSearchAttributes([{ key: OrderNumber, value: prepared.orderNumber }]);
   let chargeId: string | null = null;
   if (Number(prepared.amount) > 0 && !prepared.existingOrderId) {
     if (!input.paymentProfileId) throw ApplicationFailure.nonRetryable('A payment method is required.', 'bad_request');
-    try {
-      const charge = await provider.chargeProfile({
+    chargeId = await chargeOrReportDecline(
+      {
         organizationId: input.organizationId,
         paymentProfileId: input.paymentProfileId,
         amount: prepared.amount,
         currency: prepared.currency,
         idempotencyKey: `checkout-${input.cartId}`,
         reference: prepared.orderNumber,
-      });
-      chargeId = charge.chargeId;
-    } catch (e) {
-      await reportDecline(e, {
-        organizationId: input.organizationId,
+      },
+      {
         source: 'checkout',
         invoiceId: null,
         invoiceNumber: null,
         cartId: input.cartId,
         orderNumber: prepared.orderNumber,
         customerNumber: input.customerNumber,
-        amount: prepared.amount,
-        currencyCode: prepared.currency,
-      });
-      rethrow(e);
-    }
+      },
+    );
   }
   let order;
   try {
@@ -93,7 +73,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       // A cancelled checkout still gives the money back: the void runs outside the cancelled scope.
       await (isCancellation(e) ? CancellationScope.nonCancellable(voidIt) : voidIt());
     }
-    rethrow(e);
+    surface(e);
   }
   // The order's invoice: Issued and paid by this charge; its issuance workflow stores the PDF and e-mails it.
   const invoice = await acts.invoiceCheckoutOrder({

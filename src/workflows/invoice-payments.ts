@@ -11,27 +11,19 @@
  * refundInvoicePayment (id `invoice-refund-<refund key>`): refund at the provider (key = refund
  * key) -> record the refund on the invoice (must succeed).
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createInvoicePaymentActivities, InvoiceCardPaymentInput } from '../activities/invoice-payments.js';
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { RecordPaymentResult } from '../services/invoices/record-payment.js';
 import type { RefundInput } from '../services/invoices/card-payments.js';
 import { invoiceClosedSignal } from './issue-invoice.js';
-import { reportDecline } from './payment-failed.js';
+import { chargeOrReportDecline, surface } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 
 export type { InvoiceCardPaymentInput, RefundInput };
 
 const db = proxyActivities<ReturnType<typeof createInvoicePaymentActivities>>(mustSucceed);
 const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
-
-/** A non-retryable activity failure re-thrown as the workflow's failure (same type and details, so the API maps it to the same status). */
-function surface(e: unknown): never {
-  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type) {
-    throw ApplicationFailure.create({ message: e.cause.message, type: e.cause.type, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
-  }
-  throw e;
-}
 
 async function signalClosed(invoiceId: string): Promise<void> {
   try {
@@ -50,31 +42,24 @@ export async function payInvoiceByCard(input: InvoiceCardPaymentInput): Promise<
     surface(e);
   }
   if (prepared.recorded) return prepared.recorded;
-  let chargeId: string;
-  try {
-    const charge = await provider.chargeProfile({
+  const chargeId = await chargeOrReportDecline(
+    {
       organizationId: input.organizationId,
       paymentProfileId: input.paymentProfileId,
       amount: prepared.chargeAmount,
       currency: prepared.currency,
       idempotencyKey: input.idempotencyKey,
       reference: prepared.invoiceNumber,
-    });
-    chargeId = charge.chargeId;
-  } catch (e) {
-    await reportDecline(e, {
-      organizationId: input.organizationId,
+    },
+    {
       source: 'invoice',
       invoiceId: input.invoiceId,
       invoiceNumber: prepared.invoiceNumber,
       cartId: null,
       orderNumber: null,
       customerNumber: null,
-      amount: prepared.chargeAmount,
-      currencyCode: prepared.currency,
-    });
-    surface(e);
-  }
+    },
+  );
   let result: RecordPaymentResult;
   try {
     result = await db.recordInvoiceCardPayment({ ...input, providerChargeId: chargeId });

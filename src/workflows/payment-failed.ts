@@ -1,27 +1,54 @@
 /**
- * Workflow-side reporting of a declined card charge as the `payment.failed` webhook event
- * (used by payInvoiceByCard and checkoutCart). Not a workflow itself. Behind
+ * Workflow-side card charging shared by payInvoiceByCard and checkoutCart (not a workflow
+ * itself): charge a saved profile; when the provider declines, write the `payment.failed`
+ * webhook event, then surface the refusal as the workflow's failure. The event is behind
  * `patched('payment-failed-event')`: histories recorded before the event existed replay unchanged.
  */
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createPaymentActivities, PaymentFailedInput } from '../activities/payments.js';
-import { mustSucceed } from './retry-policies.js';
+import type { ChargeInput, createPaymentActivities, PaymentFailedInput } from '../activities/payments.js';
+import { mustSucceed, providerCall } from './retry-policies.js';
 
-const events = proxyActivities<ReturnType<typeof createPaymentActivities>>(mustSucceed);
+type Acts = ReturnType<typeof createPaymentActivities>;
+const events = proxyActivities<Acts>(mustSucceed);
+const provider = proxyActivities<Acts>(providerCall);
 
 /** Whether a failed charge is the provider declining the card (AppError payment_required). */
 function declined(e: unknown): e is ActivityFailure & { cause: ApplicationFailure } {
   return e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type === 'payment_required';
 }
 
+/** A non-retryable activity failure re-thrown as the workflow's failure (same type and details, so the API maps it to the same status); anything else as it is. */
+export function surface(e: unknown): never {
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type) {
+    throw ApplicationFailure.create({ message: e.cause.message, type: e.cause.type, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
+  }
+  throw e;
+}
+
+/** What the payment.failed event says about a declined charge besides the charge itself and the provider's answer. */
+export type DeclineContext = Pick<PaymentFailedInput, 'source' | 'invoiceId' | 'invoiceNumber' | 'cartId' | 'orderNumber' | 'customerNumber'>;
+
 /** When `e` is a decline, writes the payment.failed event (once per workflow run) before the caller surfaces `e`. */
-export async function reportDecline(e: unknown, what: Omit<PaymentFailedInput, 'eventKey' | 'message' | 'details'>): Promise<void> {
+async function reportDecline(e: unknown, charge: ChargeInput, about: DeclineContext): Promise<void> {
   if (!declined(e) || !patched('payment-failed-event')) return;
   const info = workflowInfo();
   await events.recordPaymentFailed({
-    ...what,
+    organizationId: charge.organizationId,
+    ...about,
+    amount: charge.amount,
+    currencyCode: charge.currency,
     eventKey: `${info.workflowId}:${info.runId}`,
     message: e.cause.message,
     details: e.cause.details ? [...e.cause.details] : [],
   });
+}
+
+/** Charges the saved profile and answers the provider's charge id; a decline is reported (payment.failed) and surfaced. */
+export async function chargeOrReportDecline(charge: ChargeInput, about: DeclineContext): Promise<string> {
+  try {
+    return (await provider.chargeProfile(charge)).chargeId;
+  } catch (e) {
+    await reportDecline(e, charge, about);
+    surface(e);
+  }
 }

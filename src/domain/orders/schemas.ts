@@ -64,3 +64,6 @@ const orderFields = {
 export const orderSchema = yup.object(orderFields);
 export const bulkOrderSchema = yup.object({ ...orderFields, orderNumber: str(50).min(1).nullable(), orderDate: yup.string().test('iso', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))).nullable(), active: yup.boolean().nullable() });
 
+
+/** An order as the API receives it (POST /api/orders, a bulk row, an `orders` import record). */
+export type OrderInput = yup.InferType<typeof bulkOrderSchema>;

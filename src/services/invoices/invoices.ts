@@ -6,7 +6,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
-import { computeTotals } from '../../domain/invoices/money.js';
+import { balanceOf, computeTotals } from '../../domain/invoices/money.js';
 import { CLOSED_STATUSES, INVOICE_STATUSES, isInvoiceStatus, transition, type InvoiceEvent, type InvoiceStatus } from '../../domain/invoices/state.js';
 import { Invoice, InvoicePayment } from '../../entities/index.js';
 import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../entities/Invoice.js';
@@ -293,6 +293,8 @@ export interface PayableInvoice {
   invoiceNumber: string;
   customerNumber: string;
   currencyCode: string;
+  /** What is still owed (decimal string). */
+  balance: string;
 }
 
 /**
@@ -306,7 +308,7 @@ export async function findPayableInvoice(em: EntityManager, orgId: string, ref: 
   if (!inv) return null;
   if (inv.status !== 'Issued' && inv.status !== 'PartiallyPaid')
     throw AppError.field(ref.invoiceId ? 'invoiceId' : 'invoiceNumber', `The invoice is ${inv.status}; only Issued or PartiallyPaid invoices can be paid.`);
-  return { invoiceId: inv.id, invoiceNumber: inv.invoiceNumber, customerNumber: inv.customerNumber, currencyCode: inv.currencyCode };
+  return { invoiceId: inv.id, invoiceNumber: inv.invoiceNumber, customerNumber: inv.customerNumber, currencyCode: inv.currencyCode, balance: balanceOf(inv.total, inv.amountPaid, inv.currencyCode).toFixed() };
 }
 
 /** POST /api/invoices with active:false: soft-deletes the invoice matching externalId, else invoiceNumber (404 when none). */

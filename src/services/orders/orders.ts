@@ -13,7 +13,8 @@ import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/
 import { Customer, Order, OrderItem, OrganizationMember, OrganizationSalesRep, type PriceTier } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import type { CustomerAddress } from '../../entities/CustomerAddress.js';
-import type { OrderAddress, OrderCustomer, OrderSalesRep } from '../../entities/Order.js';
+import type { OrderCustomer, OrderSalesRep, PostalAddress } from '../../entities/Order.js';
+import type { OrderInput } from '../../domain/orders/schemas.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
@@ -23,13 +24,8 @@ import { visibleProfile } from '../memberships/index.js';
 import { nextOrderNumber } from './numbers.js';
 import { UUID_RE } from '../../domain/ids.js';
 
-/** Everything an order is made of, already decided (prices included). */
-export interface OrderDraft {
-  /** Generated from the organization's counter when absent. */
-  orderNumber?: string | null;
-  orderDate?: Date | null;
-  /** Left unchanged on an update when absent; new orders start Pending. */
-  orderStatus?: OrderStatus | null;
+/** The order columns a draft gives as they are stored (no number, status, money or lines). */
+export interface OrderHeader {
   orderType: string;
   poNumber: string | null;
   priceTier: string | null;
@@ -43,63 +39,36 @@ export interface OrderDraft {
   primarySalesRep: OrderSalesRep | null;
   takenBySalesRep: OrderSalesRep | null;
   repNumber: string | null;
+  createdByUserId: string | null;
+  createdByUserType: string | null;
+}
+
+/** Everything an order is made of, already decided (prices included). */
+export interface OrderDraft extends OrderHeader {
+  /** Generated from the organization's counter when absent. */
+  orderNumber?: string | null;
+  orderDate?: Date | null;
+  /** Left unchanged on an update when absent; new orders start Pending. */
+  orderStatus?: OrderStatus | null;
   shippingDetails: { method: string | null; total: Amount } | null;
   tax: Amount;
   items: { sku: string; productName: string; quantity: number; price: Amount }[];
   active?: boolean | null;
   paymentChargeId?: string | null;
-  createdByUserId: string | null;
-  createdByUserType: string | null;
 }
 
-/** An order as the API receives it (POST /api/orders and the bulk import). */
-export interface OrderInput {
-  customer: OrderCustomer;
-  orderType: string;
-  poNumber?: string | null;
-  priceTier: string;
-  currencyCode: string;
-  primarySalesRep: OrderSalesRep;
-  items: { sku: string; productName: string; quantity: number; price: number }[];
-  user: { userId?: string | null; userType?: string | null };
-  shippingDetails?: { method?: string | null; total: number } | null;
-  takenBySalesRep?: OrderSalesRep | null;
-  terms?: string | null;
-  notes?: string | null;
-  orderStatus?: string | null;
-  channel?: string | null;
-  externalId?: string | null;
-  tax?: number | null;
-  originationCartId?: string | null;
-  orderNumber?: string | null;
-  orderDate?: string | null;
-  active?: boolean | null;
-}
+/** An order as the API receives it (POST /api/orders and the bulk import): the schema's type. */
+export type { OrderInput };
 
 /** The columns and lines an order takes from a draft (totals from src/domain/orders/totals.ts); undefined = keep the stored value. */
 export interface OrderValues {
-  scalars: {
-    orderType: string;
-    poNumber: string | null;
-    priceTier: string | null;
-    currencyCode: string;
-    terms: string | null;
-    channel: string | null;
-    externalId: string | null;
-    notes: string | null;
-    originationCartId: string | null;
+  scalars: OrderHeader & {
     customerNumber: string;
-    customer: OrderCustomer;
-    primarySalesRep: OrderSalesRep | null;
-    takenBySalesRep: OrderSalesRep | null;
-    repNumber: string | null;
     shippingDetails: { method: string | null; total: number } | null;
     subtotal: string;
     tax: string;
     shippingTotal: string;
     total: string;
-    createdByUserId: string | null;
-    createdByUserType: string | null;
   };
   orderStatus?: OrderStatus;
   orderDate?: Date;
@@ -209,7 +178,7 @@ export async function createOrder(em: EntityManager, orgId: string, draft: Order
 }
 
 /** An order address from a customer address or a cart address (SPEC cart shape: line1, state, postalCode). */
-export function toOrderAddress(a: CustomerAddress | CartAddress | null | undefined): OrderAddress | null {
+export function toOrderAddress(a: CustomerAddress | CartAddress | null | undefined): PostalAddress | null {
   if (!a) return null;
   return {
     address1: a.line1 ?? null,
@@ -222,7 +191,7 @@ export function toOrderAddress(a: CustomerAddress | CartAddress | null | undefin
 }
 
 /** The customer block of an order, from the customer record (billing: its primary billing address). */
-export function customerSnapshot(customer: Customer, shippingAddress: OrderAddress | null): OrderCustomer {
+export function customerSnapshot(customer: Customer, shippingAddress: PostalAddress | null): OrderCustomer {
   const addresses = customer.addresses.isInitialized() ? customer.addresses.getItems() : [];
   const billing = addresses.find((a) => a.addressType === 'Billing' && a.isPrimary) ?? addresses.find((a) => a.addressType === 'Billing');
   return {
@@ -425,7 +394,7 @@ export async function updateOrder(em: EntityManager, orgId: string, auth: Princi
 export interface ShippingUpdate {
   method?: string | null;
   total?: number;
-  shippingAddress?: OrderAddress | null;
+  shippingAddress?: PostalAddress | null;
 }
 
 /** Shipping method, charge and address of a Pending or Processing order; the total is recomputed. */

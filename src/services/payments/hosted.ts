@@ -12,7 +12,11 @@
  *   setup's status leaves `pending` once (conditional update). A duplicate or late callback
  *   therefore records nothing twice.
  * - An invoice (invoiceId or invoiceNumber) must be a payable invoice of the same customer
- *   (src/services/invoices/invoices.ts `findPayableInvoice`), else 400 naming the field.
+ *   (src/services/invoices/invoices.ts `findPayableInvoice`), else 400 naming the field, and the
+ *   amount may not exceed its balance (400 transactionAmount).
+ * - An approval the invoice refuses when it is recorded (the balance went down meanwhile, the
+ *   invoice was voided) is voided at the provider, as card payments are: the setup becomes
+ *   `declined` with result `Voided`, nothing is recorded and no card is saved.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
@@ -61,15 +65,17 @@ export async function startHostedSetup(
   let invoiceId = input.invoiceId ?? null;
   let invoiceNumber = input.invoiceNumber ?? null;
   let currency = input.currency;
+  const amount = new Decimal(input.amount).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
   if (invoiceId || invoiceNumber) {
     const field = invoiceId ? 'invoiceId' : 'invoiceNumber';
     const inv = await findPayableInvoice(em, input.organizationId, { invoiceId, invoiceNumber });
     if (!inv || inv.customerNumber !== input.customerNumber) throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
+    if (amount.gt(inv.balance))
+      throw AppError.field('transactionAmount', `transactionAmount must not be more than the invoice balance (${new Decimal(inv.balance).toFixed(2)} ${inv.currencyCode}).`);
     invoiceId = inv.invoiceId;
     invoiceNumber = inv.invoiceNumber;
     currency = inv.currencyCode;
   }
-  const amount = new Decimal(input.amount).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
   const saveCard = input.saveCard ?? (amount.isZero() || input.isDefault);
   const gateway = await gatewayFor(em, config, input.organizationId);
   const expirySeconds = Math.max(1, config.hostedPaymentExpirySeconds);
@@ -183,36 +189,18 @@ export async function reconcileHosted(
   const approved = cb.Result === 'Approved';
   let invoicePaymentId: string | null = setup.invoicePaymentId ?? null;
   let paymentMethodId: string | null = setup.paymentMethodId ?? null;
+  let voided = false;
   if (approved && setup.invoiceId && new Decimal(setup.amount).gt(0)) {
     try {
-      const r = await recordInvoicePayment(em, {
-        organizationId: input.organizationId,
-        invoiceId: setup.invoiceId,
-        amount: new Decimal(setup.amount).toFixed(2),
-        currencyCode: setup.currency,
-        method: 'Card',
-        paymentDate: new Date(),
-        reference: cb.TransactionId || setup.transactionSetupId,
-        notes: `Hosted payment ${setup.transactionSetupId}`,
-        paymentProfileId: cb.PaymentProfileId || null,
-        cardType: cb.CardType || null,
-        last4Digits: cb.LastFour || null,
-        providerChargeId: cb.TransactionId || null,
-        idempotencyKey: `hosted-${setup.transactionSetupId}`,
-      });
-      invoicePaymentId = r.paymentId;
+      invoicePaymentId = (await recordHostedInvoicePayment(em, input.organizationId, setup, cb)).paymentId;
     } catch (e) {
-      // A business refusal (invoice voided meanwhile...) cannot be fixed by retrying: the setup
-      // is still reconciled (the provider took the money) and the problem is logged for follow-up.
+      // A business refusal (the balance went down or the invoice was voided since the setup) cannot
+      // be fixed by retrying: the provider's charge is voided, as a card payment's is, and nothing is recorded.
       if (!(e instanceof AppError)) throw e;
-      log.error('hosted payment could not be recorded on the invoice', {
-        transactionSetupId: setup.transactionSetupId,
-        invoiceId: setup.invoiceId,
-        error: e.message,
-      });
+      voided = await voidUnrecordable(em, config, input.organizationId, setup, cb, e);
     }
   }
-  if (approved && setup.saveCard && cb.PaymentProfileId) {
+  if (approved && !voided && setup.saveCard && cb.PaymentProfileId) {
     const gateway = await gatewayFor(em, config, input.organizationId);
     const profile = await gateway.getPaymentProfile(cb.PaymentProfileId);
     const { method } = await saveProfileAsPaymentMethod(em, input.organizationId, {
@@ -228,8 +216,8 @@ export async function reconcileHosted(
     HostedPaymentSetup,
     { id: setup.id, status: 'pending' },
     {
-      status: approved ? 'approved' : 'declined',
-      result: cb.Result || 'Declined',
+      status: approved && !voided ? 'approved' : 'declined',
+      result: voided ? 'Voided' : cb.Result || 'Declined',
       cardType: cb.CardType || null,
       lastFour: cb.LastFour || null,
       paymentProfileId: cb.PaymentProfileId || null,
@@ -241,6 +229,41 @@ export async function reconcileHosted(
   );
   const fresh = await em.fork().findOneOrFail(HostedPaymentSetup, { id: setup.id });
   return outcomeOf(fresh);
+}
+
+function recordHostedInvoicePayment(em: EntityManager, organizationId: string, setup: HostedPaymentSetup, cb: HostedCallback) {
+  return recordInvoicePayment(em, {
+    organizationId,
+    invoiceId: setup.invoiceId!,
+    amount: new Decimal(setup.amount).toFixed(2),
+    currencyCode: setup.currency,
+    method: 'Card',
+    paymentDate: new Date(),
+    reference: cb.TransactionId || setup.transactionSetupId,
+    notes: `Hosted payment ${setup.transactionSetupId}`,
+    paymentProfileId: cb.PaymentProfileId || null,
+    cardType: cb.CardType || null,
+    last4Digits: cb.LastFour || null,
+    providerChargeId: cb.TransactionId || null,
+    idempotencyKey: `hosted-${setup.transactionSetupId}`,
+  });
+}
+
+/**
+ * Gives back an approved hosted charge the invoice refused (provider key `hosted-void-<setupId>`,
+ * so a retried reconciliation voids once). Answers whether it was voided: without the provider's
+ * transaction id there is nothing to void, and the refusal is logged for follow-up.
+ */
+async function voidUnrecordable(em: EntityManager, config: Config, organizationId: string, setup: HostedPaymentSetup, cb: HostedCallback, refusal: AppError): Promise<boolean> {
+  const ref = { transactionSetupId: setup.transactionSetupId, invoiceId: setup.invoiceId, error: refusal.message };
+  if (!cb.TransactionId) {
+    log.error('hosted payment could not be recorded on the invoice and has no transaction id to void', ref);
+    return false;
+  }
+  const gateway = await gatewayFor(em, config, organizationId);
+  await gateway.void({ chargeId: cb.TransactionId, idempotencyKey: `hosted-void-${setup.transactionSetupId}` });
+  log.warn('hosted payment could not be recorded on the invoice; the charge was voided at the provider', ref);
+  return true;
 }
 
 /** Marks a setup nobody paid in time as expired (no-op when it was reconciled first). */
