@@ -13,7 +13,7 @@ import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../en
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { byVisibleCustomer, mayActFor } from '../customers/visibility.js';
+import { byVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { nextInvoiceNumber } from './numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
@@ -215,9 +215,23 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
 /** POST /api/invoices: an Admin's invoice as given; a rep's for an assigned customer (else 403) by the rep rules of ./rep-rules.ts. */
 export async function createInvoiceFor(em: EntityManager, orgId: string, auth: Principal, input: NewInvoice) {
   await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
+  await assertKeysVisible(em, orgId, auth, input);
   if (!writesAsGiven(auth)) assertNoAdminOnlyChanges(input, null);
   const inv = await createInvoice(em, orgId, await repPriced(em, orgId, auth, input, null));
   return reload(em, orgId, inv.id);
+}
+
+/** DESIGN "Security decisions": a key (externalId, invoiceNumber) held by an invoice the caller may not see is a 404 naming it, not a 409. */
+async function assertKeysVisible(em: EntityManager, orgId: string, auth: Principal, input: { externalId?: string | null; invoiceNumber?: string | null }): Promise<void> {
+  const numbers = await visibleCustomerNumbers(em, orgId, auth);
+  if (numbers === null) return;
+  const errors: Record<string, string[]> = {};
+  for (const field of ['externalId', 'invoiceNumber'] as const) {
+    const value = input[field];
+    if (value && (await em.count(Invoice, { organization: orgId, [field]: value, customerNumber: { $nin: numbers } })))
+      errors[field] = [`No invoice with this ${field} is visible to you; nothing was changed.`];
+  }
+  if (Object.keys(errors).length) throw new AppError('not_found', 'The invoice names a key of an invoice that is not visible to you.', errors);
 }
 
 export const invoiceLinks = (id: string) => [

@@ -19,7 +19,7 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
-import { byVisibleCustomer, findVisibleCustomer, mayActFor } from '../customers/visibility.js';
+import { byVisibleCustomer, findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { nextOrderNumber } from './numbers.js';
 import { UUID_RE } from '../../domain/ids.js';
@@ -327,6 +327,9 @@ export async function placeOrder(em: EntityManager, orgId: string, auth: Princip
   if (auth.isSuper || auth.role === 'Admin') return createOrder(em, orgId, await draftAsGiven(em, orgId, input));
   if (!(await mayActFor(em, orgId, auth, input.customer.customerNumber)))
     throw AppError.forbidden(auth.role === 'Customer' ? 'A customer can only place orders for itself.' : 'This customer is not assigned to your rep number.');
+  // DESIGN "Security decisions": an externalId held by an order the caller may not see is a 404, not a 409.
+  if (input.externalId && (await em.count(Order, { organization: orgId, externalId: input.externalId, customerNumber: { $nin: (await visibleCustomerNumbers(em, orgId, auth)) ?? [] } })))
+    throw new AppError('not_found', 'The externalId names an order that is not visible to you; nothing was changed.', { externalId: ['No order with this externalId is visible to you.'] });
   return createOrder(em, orgId, await draftFromCatalog(em, orgId, auth, input));
 }
 
