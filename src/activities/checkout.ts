@@ -15,16 +15,9 @@ import { Cart, Customer, Order } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { nextOrderNumber } from '../services/orders/numbers.js';
 import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
+import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
 
-export interface CheckoutInput {
-  organizationId: string;
-  cartId: string;
-  customerNumber: string;
-  channel: string;
-  paymentProfileId: string | null;
-  userId: string | null;
-}
 
 export interface Prepared {
   orderNumber: string;
