@@ -138,7 +138,7 @@ export const InvoicePayment = defineEntity({
 });
 export type InvoicePayment = InferEntity<typeof InvoicePayment>;
 
-/** Last invoice number issued or claimed per organization (src/services/numbering.ts: atomic upsert, no duplicates). */
+/** Last invoice number issued per organization (src/services/numbering.ts: atomic upsert, no duplicates). */
 export const InvoiceCounter = defineEntity({
   name: 'InvoiceCounter',
   properties: {

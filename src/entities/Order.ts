@@ -108,7 +108,7 @@ export const OrderItem = defineEntity({
 });
 export type OrderItem = InferEntity<typeof OrderItem>;
 
-/** Last order number issued or claimed per organization (src/services/numbering.ts: atomic upsert, no duplicates). */
+/** Last order number issued per organization (src/services/numbering.ts: atomic upsert, no duplicates). */
 export const OrderNumberCounter = defineEntity({
   name: 'OrderNumberCounter',
   properties: {

@@ -6,14 +6,15 @@
  * - Allocation bumps the organization's counter row with one atomic upsert inside the caller's
  *   transaction (the row stays locked until it ends): two transactions never get the same value,
  *   and a rolled-back transaction gives its values back.
- * - A number is never handed out when it is already stored. A caller storing an explicit number
- *   (bulk, import, an edit) calls `claimNumbers` first, in the same transaction and before the
- *   row is written: a number in the sequence's own format moves the counter past it
- *   (GREATEST), under the same row lock, so a concurrent allocation waits and then continues
- *   above it. Should a candidate still be taken (a number stored before this rule existed),
- *   the counter jumps past the highest stored number of the sequence and allocation goes on.
- * - Not gapless: numbers between the counter and a claimed explicit number are never generated,
- *   and a number reserved by a checkout that never completes stays unused.
+ * - A number already stored (supplied by bulk, an import or an edit) is never handed out: a taken
+ *   candidate is skipped, and the counter jumps to just below the first free value above it (one
+ *   query, however long the run of imported numbers).
+ * - A caller storing an explicit number in the sequence's format calls `claimNumbers` first, in
+ *   the same transaction and before the row is written: it takes the counter row's lock, so an
+ *   allocation running meanwhile waits for the commit and then sees (and skips) the number.
+ * - Gaps: generated numbers fill the sequence around imported ones, so it has none of its own,
+ *   except a number reserved by a checkout that never completes and a stored number that an edit
+ *   later replaces.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -72,26 +73,36 @@ async function bump(q: NumberingSql, seq: NumberSequence, orgId: string, by: num
   return BigInt(row[c]);
 }
 
-async function raiseTo(q: NumberingSql, seq: NumberSequence, orgId: string, value: bigint): Promise<void> {
+/** Takes the counter row's lock (creating the row) without moving it. */
+async function lockCounter(q: NumberingSql, seq: NumberSequence, orgId: string): Promise<void> {
   const { counterTable: t, counterColumn: c } = seq;
-  await q(`insert into "${t}" (organization_id, "${c}") values (?, ?) on conflict (organization_id) do update set "${c}" = greatest("${t}"."${c}", excluded."${c}")`, [
-    orgId,
-    value.toString(),
-  ]);
+  await q(`insert into "${t}" (organization_id, "${c}") values (?, 0) on conflict (organization_id) do update set "${c}" = "${t}"."${c}"`, [orgId]);
 }
 
 /**
- * Stored numbers are about to include `numbers` (explicit ones: bulk, import, an edit): the
- * counter moves past the highest of them that has the sequence's format. Call it in the writing
- * transaction, before the rows are written.
+ * Stored numbers are about to include `numbers` (explicit ones: bulk, import, an edit). When one
+ * has the sequence's format, the counter row is locked until the writing transaction ends, so no
+ * allocation hands the number out meanwhile. Call it in that transaction, before the rows are written.
  */
 export async function claimNumbers(q: NumberingSql, seq: NumberSequence, orgId: string, numbers: Iterable<string | null | undefined>): Promise<void> {
-  let max = 0n;
   for (const s of numbers) {
-    const v = sequenceValue(seq, s);
-    if (v !== null && v > max) max = v;
+    if (sequenceValue(seq, s) !== null) return lockCounter(q, seq, orgId);
   }
-  if (max > 0n) await raiseTo(q, seq, orgId, max);
+}
+
+/** The smallest value above `after` whose number is not stored (stored numbers of other formats never collide). */
+async function firstFreeAbove(q: NumberingSql, seq: NumberSequence, orgId: string, after: bigint): Promise<bigint> {
+  const from = seq.prefix.length + 1;
+  const [row] = await q<{ free: string }>(
+    `with s as (
+       select v from (select case when substr("${seq.column}", ?) ~ ? then substr("${seq.column}", ?)::bigint end as v
+                        from "${seq.table}" where organization_id = ? and starts_with("${seq.column}", ?)) n
+        where v > ?)
+     select (min(x.v) + 1)::text as free from (select ?::bigint as v union all select v from s) x
+      where not exists (select 1 from s s2 where s2.v = x.v + 1)`,
+    [from, FORMAT, from, orgId, seq.prefix, after.toString(), after.toString()],
+  );
+  return BigInt(row.free);
 }
 
 /**
@@ -105,17 +116,16 @@ export async function allocateNumbers(q: NumberingSql, seq: NumberSequence, orgI
     const last = await bump(q, seq, orgId, need);
     const candidates = Array.from({ length: need }, (_, i) => formatNumber(seq, last - BigInt(need) + 1n + BigInt(i)));
     const stored = new Set(
-      (await q<{ n: string }>(`select "${seq.column}" as n from "${seq.table}" where organization_id = ? and "${seq.column}" = any(string_to_array(?, ','))`, [orgId, candidates.join(',')])).map((r) => r.n),
+      (await q<{ n: string }>(`select "${seq.column}" as n from "${seq.table}" where organization_id = ? and "${seq.column}" = any(string_to_array(?, ','))`, [orgId, candidates.join(',')])).map(
+        (r) => r.n,
+      ),
     );
     const free = candidates.filter((n) => !stored.has(n) && !alsoTaken(n));
     out.push(...free);
-    if (free.length < candidates.length) {
-      // Numbers stored without a claim (before claims existed): continue above the highest stored one.
-      const [row] = await q<{ max: string | null }>(
-        `select max(substr("${seq.column}", ?)::bigint)::text as max from "${seq.table}" where organization_id = ? and substr("${seq.column}", 1, ?) = ? and substr("${seq.column}", ?) ~ ?`,
-        [seq.prefix.length + 1, orgId, seq.prefix.length, seq.prefix, seq.prefix.length + 1, FORMAT],
-      );
-      if (row?.max) await raiseTo(q, seq, orgId, BigInt(row.max));
+    if (stored.size) {
+      // A run of stored numbers (an import): continue just below the first free value after it.
+      const next = await firstFreeAbove(q, seq, orgId, last);
+      if (next > last + 1n) await q(`update "${seq.counterTable}" set "${seq.counterColumn}" = ? where organization_id = ?`, [(next - 1n).toString(), orgId]);
     }
   }
   return out;

@@ -205,8 +205,8 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
   }
   if (!ctx.write) return out;
 
-  // Numbers (src/services/numbering.ts), before any row is written: the explicit ones move the counter
-  // past them; new invoices without one draw fresh numbers, none stored or used in this chunk.
+  // Numbers (src/services/numbering.ts), before any row is written: explicit ones lock the counter
+  // until commit; new invoices without one draw fresh numbers, none stored or used in this chunk.
   const q = pgSql(sql);
   await claimNumbers(q, INVOICE_NUMBERS, orgId, [...created, ...changed].map((h) => h.invoiceNumber));
   const need = [...created].filter((h) => !h.invoiceNumber);

@@ -193,8 +193,8 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
   }
   if (!ctx.write) return out;
 
-  // Numbers (src/services/numbering.ts), before any row is written: the explicit ones move the counter
-  // past them; new orders without one draw fresh numbers, none stored or used in this chunk.
+  // Numbers (src/services/numbering.ts), before any row is written: explicit ones lock the counter
+  // until commit; new orders without one draw fresh numbers, none stored or used in this chunk.
   const q = pgSql(sql);
   await claimNumbers(q, ORDER_NUMBERS, orgId, [...created, ...changed].map((h) => h.orderNumber));
   const need = [...created].filter((h) => !h.orderNumber);
