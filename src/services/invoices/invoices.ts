@@ -14,7 +14,7 @@ import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { byVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
-import { nextInvoiceNumber } from './numbering.js';
+import { allocateNumber, claimNumbers, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';
@@ -177,7 +177,8 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
     return await em.fork().transactional(async (tx) => {
       if (input.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: input.invoiceNumber }))) throw dupNumber(input.invoiceNumber);
       if (input.externalId && (await tx.count(Invoice, { organization: orgId, externalId: input.externalId }))) throw dupExternal(input.externalId);
-      const invoiceNumber = input.invoiceNumber || (await nextInvoiceNumber(tx, orgId));
+      if (input.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [input.invoiceNumber]);
+      const invoiceNumber = input.invoiceNumber || (await allocateNumber(emSql(tx), INVOICE_NUMBERS, orgId));
       const inv = tx.create(Invoice, {
         organization: orgId,
         orderId: input.orderId,
@@ -349,6 +350,7 @@ export async function updateInvoice(em: EntityManager, orgId: string, auth: Prin
       must(inv.status, { type: 'edit', fields });
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: body.invoiceNumber }))) throw dupNumber(body.invoiceNumber);
       if (body.externalId && body.externalId !== inv.externalId && (await tx.count(Invoice, { organization: orgId, externalId: body.externalId }))) throw dupExternal(body.externalId);
+      if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [body.invoiceNumber]);
       apply(inv, await repPriced(tx, orgId, auth, body, inv));
       if (inv.status === 'Draft') recompute(inv);
       await tx.flush();

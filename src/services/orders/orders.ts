@@ -21,7 +21,7 @@ import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
-import { nextOrderNumber } from './numbers.js';
+import { allocateNumber, claimNumbers, emSql, ORDER_NUMBERS } from '../numbering.js';
 import { UUID_RE } from '../../domain/ids.js';
 
 /** The order columns a draft gives as they are stored (no number, status, money or lines). */
@@ -145,15 +145,16 @@ export interface CreateOrderOptions {
 }
 
 /**
- * Creates one order in its own transaction: the order number is drawn inside it (no gaps),
+ * Creates one order in its own transaction: the order number is drawn inside it (src/services/numbering.ts),
  * the totals computed once from the draft's lines, tax and shipping.
  */
 export async function createOrder(em: EntityManager, orgId: string, draft: OrderDraft, opts: CreateOrderOptions = {}): Promise<Order> {
   try {
     return await em.transactional(async (tem) => {
+      if (draft.orderNumber) await claimNumbers(emSql(tem), ORDER_NUMBERS, orgId, [draft.orderNumber]);
       const o = tem.create(Order, {
         organization: orgId,
-        orderNumber: draft.orderNumber ?? (await nextOrderNumber(tem, orgId)),
+        orderNumber: draft.orderNumber || (await allocateNumber(emSql(tem), ORDER_NUMBERS, orgId)),
         orderDate: new Date(),
         orderStatus: 'Pending',
         orderType: draft.orderType,
