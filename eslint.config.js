@@ -19,6 +19,32 @@ const ADAPTERS_DOWN = {
   message: 'src/integrations (adapters) import neither src/services, src/api nor src/http: take settings as arguments.',
 };
 
+/**
+ * Outside src/workflows, code sees a workflow only through its contract: the side-effect-free
+ * src/workflows/*-defs.ts files (inputs, results, signals, queries, updates). Workflow modules
+ * themselves (activity proxies, deterministic code) are loaded by the worker's bundle only.
+ */
+const WORKFLOW_CONTRACTS = {
+  regex: '(^|/)workflows/(?![^/]*-defs(\\.js)?$)',
+  message: 'Import a workflow contract from src/workflows/*-defs.ts, never a workflow module.',
+};
+/** Retry policies come from src/workflows/retry-policies.ts only (named by what a step means). */
+const RETRY_FROM_POLICIES = [
+  { selector: "Property[key.name='retry'] > ObjectExpression", message: 'Use a policy of src/workflows/retry-policies.ts (retry: MUST_SUCCEED, bounded(n), ...).' },
+  { selector: "Property[key.name='maximumAttempts']", message: 'Retry limits live in src/workflows/retry-policies.ts (bounded(n)).' },
+];
+
+/** What workflow code may import: deterministic code only, and the rest of src as types. */
+const WORKFLOW_PATTERNS = [
+  NO_API,
+  { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' },
+  {
+    regex: '(^|/)(activities|services|integrations|entities)(/|$)',
+    allowTypeImports: true,
+    message: 'Workflows import activities, services, integrations and entities as types only (import type).',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/*.mjs'] },
   js.configs.recommended,
@@ -84,28 +110,40 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/workflows/**', 'src/api/**', 'src/app.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS] }] },
+  },
+  {
+    files: ['src/api/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS] }] },
+  },
+  {
     files: ['src/domain/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS] }] },
   },
   {
     files: ['src/integrations/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS] }] },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/workflows/retry-policies.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES] },
   },
   {
     files: ['src/workflows/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: WORKFLOW_PATTERNS }] },
+  },
+  // A contract file defines and declares only: no activity proxies, timers or other workflow calls.
+  {
+    files: ['src/workflows/*-defs.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            NO_API,
-            { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' },
-            {
-              regex: '(^|/)(activities|services|integrations|entities)(/|$)',
-              allowTypeImports: true,
-              message: 'Workflows import activities, services, integrations and entities as types only (import type).',
-            },
-          ],
+          patterns: WORKFLOW_PATTERNS,
+          paths: [{ name: '@temporalio/workflow', allowImportNames: ['defineSignal', 'defineQuery', 'defineUpdate'], message: 'A *-defs.ts file holds contracts only (defineSignal, defineQuery, defineUpdate and types).' }],
         },
       ],
     },

@@ -4,7 +4,8 @@
  * client, then each client loops: create cart -> set shipping -> complete-checkout with a card
  * (workflow checkout-<cartId>: charge at the provider sandbox, order, cart closed, e-mail).
  * Prints checkouts per second and p50/p99 of the complete-checkout call, beside the rate of an
- * empty workflow with one no-op activity (benchNoop) on the same Temporal server and worker.
+ * empty workflow with one no-op activity (benchNoop) on the same Temporal server, served by a
+ * worker inside this script on the `bench` queue (no production queue registers the baseline).
  */
 import '../src/compat/node20.js';
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { startBenchWorker } from './lib/bench-worker.js';
 import { startStack } from './lib/stack.js';
 
 const N = Number(process.env.BENCH_CHECKOUTS ?? 200);
@@ -76,13 +78,15 @@ async function main(): Promise<void> {
 
     const connection = await Connection.connect({ address: stack.urls.temporal });
     const client = new Client({ connection, namespace: 'default' });
+    const bench = await startBenchWorker(stack.urls.temporal);
     const noopOne = async () => {
       const t0 = performance.now();
-      await client.workflow.execute('benchNoop', { taskQueue: 'commerce', workflowId: `bench-noop-${randomUUID()}` });
+      await client.workflow.execute('benchNoop', { taskQueue: bench.taskQueue, workflowId: `bench-noop-${randomUUID()}` });
       return performance.now() - t0;
     };
     await pool(C, C, noopOne);
     const noop = await pool(N, C, noopOne);
+    await bench.stop();
     await connection.close();
 
     const f = (n: number) => n.toFixed(1);

@@ -1,7 +1,7 @@
 /**
  * npm run histories:record: records fresh workflow histories for the replay test.
  * Starts the test stack, runs the workflow test files (RECORD_FILES, space-separated, to choose
- * others), starts one benchNoop, then writes up to two closed executions of every workflow type
+ * others), starts one benchNoop (on the bench queue, served by a worker in this script), then writes up to two closed executions of every workflow type
  * (different close statuses first) from both namespaces to test/histories/<type>-<n>.json, as JSON
  * (protobufjs' object form of the History). Every exported workflow must end up with
  * a history; the script fails otherwise. Check the files in with the workflow change.
@@ -17,6 +17,7 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import * as workflows from '../src/workflows/index.js';
+import { startBenchWorker } from './lib/bench-worker.js';
 import { startStack } from './lib/stack.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -65,12 +66,13 @@ async function main(): Promise<number> {
     for (const namespace of ['default', 'sandbox']) {
       const client = new Client({ connection, namespace });
       if (namespace === 'default') {
-        const h = await client.workflow.start('benchNoop', {
-          workflowId: `bench-noop-history-${Date.now()}`,
-          taskQueue: `${stack.env.production.TEMPORAL_TASK_QUEUE_PREFIX ?? ''}commerce`,
-          args: [],
-        });
-        await h.result();
+        const bench = await startBenchWorker(stack.urls.temporal);
+        try {
+          const h = await client.workflow.start('benchNoop', { workflowId: `bench-noop-history-${Date.now()}`, taskQueue: bench.taskQueue, args: [] });
+          await h.result();
+        } finally {
+          await bench.stop();
+        }
       }
       const seen: Record<string, Set<string>> = {};
       // Closed executions first; a long-running workflow (the webhook dispatcher) that never closed in the run is

@@ -1,8 +1,10 @@
 /**
  * The composition root: `createServices(role)` builds, once per process and explicitly, everything the
  * API (server.ts) and the worker (worker.ts) need: configuration, logger, ORM, object storage, the
- * Temporal client and the credential-version cache. Nothing is registered by importing a module;
- * routes, services and activities receive these dependencies as arguments.
+ * Temporal client, the credential-version cache and the live-claims loader that src/http/auth.ts
+ * calls (src/services/auth/claims.ts, injected so http does not import services). Nothing is
+ * registered by importing a module; routes, services and activities receive these dependencies as
+ * arguments.
  */
 import { loadConfig } from './config.js';
 import { openOrm } from './db.js';

@@ -50,8 +50,26 @@ async function twoReps() {
     body: invoiceBody({ externalId: uniq('ext'), customer: { customerNumber: theirs, companyName: 'Theirs' }, primarySalesRep: { repNumber: theirsNumber }, items: [{ sku, quantity: 2, price: 10 }] }),
   });
   expect(victim.status).toBe(201);
-  return { rep: { base: org.base, token }, mineNumber, theirsNumber, mine, theirs, victim: victim.body };
+  const rep = { base: org.base, token };
+  const order = await call('POST', '/api/orders', { ...rep, body: orderBody(mine) });
+  expect(order.status).toBe(201);
+  /** A rep's invoice body for its own customer and order. */
+  const own = (overrides: Record<string, unknown> = {}) =>
+    invoiceBody({ orderId: order.body.data.id, orderNumber: order.body.data.orderNumber, customer: { customerNumber: mine, companyName: 'Mine' }, primarySalesRep: { repNumber: mineNumber }, items: [{ sku, quantity: 1, price: 10 }], ...overrides });
+  return { rep, mineNumber, theirsNumber, mine, theirs, victim: victim.body, own };
 }
+
+const orderBody = (customerNumber: string, extra: Record<string, unknown> = {}) => ({
+  customer: { customerNumber, companyName: 'Any' },
+  orderType: 'Standard',
+  poNumber: 'PO-1',
+  priceTier: 'Retail',
+  currencyCode: 'USD',
+  primarySalesRep: {},
+  items: [{ sku, productName: 'Thing', quantity: 1, price: 10 }],
+  user: {},
+  ...extra,
+});
 
 const read = async (id: string) => (await call('GET', `/api/invoices/${id}`, admin())).body;
 const unchanged = (before: Record<string, unknown>) => ({
@@ -105,12 +123,12 @@ describe('natural keys find only what the rep may see (finding 2)', () => {
   });
 
   test('rep bulk upsert of its own customer invoice by invoiceNumber still updates it', async () => {
-    const { rep, mine } = await twoReps();
-    const own = await call('POST', '/api/invoices', { ...rep, body: invoiceBody({ customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 10 }] }) });
+    const { rep, own: body } = await twoReps();
+    const own = await call('POST', '/api/invoices', { ...rep, body: body() });
     expect(own.status).toBe(201);
     const res = await call('POST', '/api/invoices/bulk', {
       ...rep,
-      body: { invoices: [invoiceBody({ invoiceNumber: own.body.invoiceNumber, notes: 'updated by its rep', customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 3, price: 10 }] })] },
+      body: { invoices: [body({ invoiceNumber: own.body.invoiceNumber, notes: 'updated by its rep', items: [{ sku, quantity: 3, price: 10 }] })] },
     });
     expect(res.status).toBe(201);
     expect(res.body[0].data.id).toBe(own.body.id);
@@ -129,19 +147,62 @@ describe('natural keys find only what the rep may see (finding 2)', () => {
   });
 });
 
+describe('natural keys and references of another rep answer 404/403, not 409 (finding 2)', () => {
+  test("rep cannot learn another rep's invoice number or externalId by creating an invoice with it", async () => {
+    const { rep, victim, own } = await twoReps();
+    const byNumber = await call('POST', '/api/invoices', { ...rep, body: own({ invoiceNumber: victim.invoiceNumber }) });
+    expect(byNumber.status).toBe(404);
+    expect(Object.keys(byNumber.body.errors ?? {})).toEqual(['invoiceNumber']);
+    const byExternal = await call('POST', '/api/invoices', { ...rep, body: own({ externalId: victim.externalId }) });
+    expect(byExternal.status).toBe(404);
+    expect(Object.keys(byExternal.body.errors ?? {})).toEqual(['externalId']);
+  });
+
+  test("rep cannot invoice another rep's order or credit another rep", async () => {
+    const { rep, theirs, theirsNumber, own } = await twoReps();
+    const theirOrder = await call('POST', '/api/orders', { ...admin(), body: orderBody(theirs) });
+    expect(theirOrder.status).toBe(201);
+    const res = await call('POST', '/api/invoices', { ...rep, body: own({ orderId: theirOrder.body.data.id, orderNumber: null }) });
+    expect(res.status).toBe(404);
+    expect(Object.keys(res.body.errors ?? {})).toEqual(['orderId']);
+    const credit = await call('POST', '/api/invoices', { ...rep, body: own({ primarySalesRep: { repNumber: theirsNumber } }) });
+    expect(credit.status).toBe(403);
+    expect(Object.keys(credit.body.errors ?? {})).toEqual(['primarySalesRep.repNumber']);
+  });
+
+  test("rep cannot learn another rep's order externalId by placing an order with it", async () => {
+    const { rep, mine, theirs } = await twoReps();
+    const externalId = uniq('oext');
+    expect((await call('POST', '/api/orders', { ...admin(), body: orderBody(theirs, { externalId }) })).status).toBe(201);
+    const res = await call('POST', '/api/orders', { ...rep, body: orderBody(mine, { externalId }) });
+    expect(res.status).toBe(404);
+    expect(Object.keys(res.body.errors ?? {})).toEqual(['externalId']);
+  });
+
+  test("rep cannot reach another rep's customer by its externalId with its own customer number", async () => {
+    const { rep, mine, theirs } = await twoReps();
+    const externalId = uniq('cx');
+    expect((await call('PUT', `/api/customers/${theirs}`, { ...admin(), body: { externalId } })).status).toBe(200);
+    const res = await call('PUT', '/api/customers', { ...rep, body: { customerNumber: mine, externalId, companyName: 'Mine', companyEmail: 'mine@example.com', pricing: 'Retail' } });
+    expect(res.status).toBe(403);
+    expect((await call('GET', `/api/customers/${mine}`, admin())).body.externalId).toBeNull();
+  });
+});
+
 describe('reps cannot write their own commission (finding 6)', () => {
   test('rep-created invoice is priced from the catalog', async () => {
-    const { rep, mine, mineNumber, theirsNumber } = await twoReps();
+    const { rep, mine, mineNumber, own } = await twoReps();
     const res = await call('POST', '/api/invoices', {
       ...rep,
-      body: invoiceBody({
+      body: own({
         customer: { customerNumber: mine, companyName: 'Renamed', companyEmail: 'attacker@example.com' },
-        primarySalesRep: { repNumber: theirsNumber },
+        primarySalesRep: { repNumber: mineNumber, firstName: 'Forged' },
         currencyCode: 'EUR',
         items: [{ sku, productName: 'Gold bar', quantity: 2, price: 5000 }],
       }),
     });
     expect(res.status).toBe(201);
+    expect(res.body.primarySalesRep.firstName).toBe('Rita');
     expect(res.body.items).toEqual([expect.objectContaining({ sku, productName: `Catalog ${sku}`, quantity: 2, price: 10, lineTotal: 20 })]);
     expect([res.body.subtotal, res.body.currencyCode]).toEqual([20, 'USD']);
     expect(res.body.primarySalesRep.repNumber).toBe(mineNumber);
@@ -149,32 +210,32 @@ describe('reps cannot write their own commission (finding 6)', () => {
   });
 
   test('rep bulk invoice is priced from the catalog', async () => {
-    const { rep, mine } = await twoReps();
-    const res = await call('POST', '/api/invoices/bulk', { ...rep, body: { invoices: [invoiceBody({ customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 9999 }] })] } });
+    const { rep, own } = await twoReps();
+    const res = await call('POST', '/api/invoices/bulk', { ...rep, body: { invoices: [own({ items: [{ sku, quantity: 1, price: 9999 }] })] } });
     expect(res.status).toBe(201);
     const inv = await read(res.body[0].data.id);
     expect([inv.items[0].price, inv.total]).toEqual([10, 10]);
   });
 
   test('rep bulk row stored inactive is priced from the catalog too', async () => {
-    const { rep, mine } = await twoReps();
-    const res = await call('POST', '/api/invoices/bulk', { ...rep, body: { invoices: [invoiceBody({ active: false, customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 9999 }] })] } });
+    const { rep, own } = await twoReps();
+    const res = await call('POST', '/api/invoices/bulk', { ...rep, body: { invoices: [own({ active: false, items: [{ sku, quantity: 1, price: 9999 }] })] } });
     expect(res.status).toBe(201);
     const [row] = await dbQuery<{ total: string; active: boolean }>('select total::text as total, active from invoice where id = $1', [res.body[0].data.id]);
     expect([Number(row.total), row.active]).toEqual([10, false]);
   });
 
   test('rep update of a Draft invoice is priced from the catalog', async () => {
-    const { rep, mine } = await twoReps();
-    const own = await call('POST', '/api/invoices', { ...rep, body: invoiceBody({ customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 10 }] }) });
+    const { rep, own: body } = await twoReps();
+    const own = await call('POST', '/api/invoices', { ...rep, body: body() });
     const res = await call('PUT', `/api/invoices/${own.body.id}`, { ...rep, body: { items: [{ sku, quantity: 4, price: 1000 }] } });
     expect(res.status).toBe(200);
     expect([res.body.items[0].price, res.body.subtotal]).toEqual([10, 40]);
   });
 
   test('rep cannot set importedBalance', async () => {
-    const { rep, mine } = await twoReps();
-    const body = invoiceBody({ externalId: uniq('ext'), customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 10 }], importedBalance: 0 });
+    const { rep, mine, own } = await twoReps();
+    const body = own({ externalId: uniq('ext'), importedBalance: 0 });
     const res = await call('POST', '/api/invoices', { ...rep, body });
     expect(res.status).toBe(403);
     expect(Object.keys(res.body.errors ?? {})).toEqual(['importedBalance']);
@@ -185,8 +246,8 @@ describe('reps cannot write their own commission (finding 6)', () => {
   });
 
   test('rep cannot set importedInvoiceTotal on its own invoice', async () => {
-    const { rep, mine } = await twoReps();
-    const own = await call('POST', '/api/invoices', { ...rep, body: invoiceBody({ customer: { customerNumber: mine, companyName: 'Mine' }, items: [{ sku, quantity: 1, price: 10 }] }) });
+    const { rep, own: body } = await twoReps();
+    const own = await call('POST', '/api/invoices', { ...rep, body: body() });
     expect(own.status).toBe(201);
     const res = await call('PUT', `/api/invoices/${own.body.id}`, { ...rep, body: { importedInvoiceTotal: 100000, importedBalance: 0 } });
     expect(res.status).toBe(403);

@@ -13,18 +13,11 @@ import { orderTotals } from '../domain/orders/totals.js';
 import { minorUnitDigits } from '../domain/pricing/index.js';
 import { Cart, Customer, Order } from '../entities/index.js';
 import { AppError } from '../errors.js';
-import { nextOrderNumber } from '../services/orders/numbers.js';
+import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
 import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
+import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
 
-export interface CheckoutInput {
-  organizationId: string;
-  cartId: string;
-  customerNumber: string;
-  channel: string;
-  paymentProfileId: string | null;
-  userId: string | null;
-}
 
 export interface Prepared {
   orderNumber: string;
@@ -56,7 +49,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
-          if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await nextOrderNumber(tem, input.organizationId);
+          if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
           return {
             orderNumber: cart.reservedOrderNumber,
             amount: amount.toFixed(minorUnitDigits(cart.currencyCode)),

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Storage } from '../integrations/storage.js';
 import { applyAction, generateStatement, reminderMails, storeStatementPdf, type ActionInput, type GenerateInput, type GenerateResult } from '../services/commissions/index.js';
-import type { SendEmailInput } from '../workflows/send-email.js';
+import type { SendEmailInput } from '../workflows/send-email-defs.js';
 
 /** Commission statement activities; each is idempotent per statement event key. */
 export function createCommissionActivities(deps: { orm: MikroORM; config: Config; storage: Storage }) {

@@ -4,7 +4,7 @@ import { randomToken, sha256 } from '../domain/auth/secrets.js';
 import { renderEmail } from '../domain/email/templates.js';
 import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
-import type { SendEmailInput } from '../workflows/send-email.js';
+import type { SendEmailInput } from '../workflows/send-email-defs.js';
 import { createMailer } from '../integrations/mail.js';
 import { resolveMailSettings } from '../services/integrations/provider-settings.js';
 

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { claimSlot, finish, prepare, processChunk, resetProgress, type ChunkTask } from '../services/imports/process.js';
 import { createImportPool } from '../services/imports/sql.js';
 import type { Storage } from '../integrations/storage.js';
-import type { SendEmailInput } from '../workflows/send-email.js';
+import type { SendEmailInput } from '../workflows/send-email-defs.js';
 
 const heartbeat = (details?: unknown) => {
   try {

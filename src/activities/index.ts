@@ -2,7 +2,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createImportActivities } from './imports.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../integrations/storage.js';
-import { createBenchActivities } from './bench.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createCommissionActivities } from './commissions.js';
 import { createEmailActivities } from './email.js';
@@ -28,7 +27,6 @@ export type TaskQueueName = (typeof TASK_QUEUES)[number];
 export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName, Record<string, unknown>> {
   return {
     commerce: {
-      ...createBenchActivities(),
       ...createEmailActivities(deps),
       ...createCheckoutActivities(deps),
       ...createInvoiceActivities(deps),

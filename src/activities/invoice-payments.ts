@@ -10,24 +10,9 @@ import { Invoice, InvoicePayment } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { checkPayment, recordInvoicePayment, type RecordPaymentResult } from '../services/invoices/record-payment.js';
 import { applyInvoiceRefund, type RefundInput } from '../services/invoices/card-payments.js';
+import type { InvoiceCardPaymentInput } from '../workflows/invoice-payments-defs.js';
 import { mapped } from './failures.js';
 
-/** A card payment on an invoice (JSON-safe: the payment date is an ISO string). */
-export interface InvoiceCardPaymentInput {
-  organizationId: string;
-  invoiceId: string;
-  /** Decimal string. */
-  amount: string;
-  currencyCode: string;
-  paymentProfileId: string;
-  paymentDate: string;
-  reference: string | null;
-  notes: string | null;
-  cardType: string | null;
-  last4Digits: string | null;
-  /** The payment's idempotency key, also the provider's charge key. */
-  idempotencyKey: string;
-}
 
 export type PreparedCardPayment = { recorded: RecordPaymentResult } | { recorded: null; invoiceNumber: string; chargeAmount: string; currency: string };
 

@@ -138,7 +138,7 @@ export const InvoicePayment = defineEntity({
 });
 export type InvoicePayment = InferEntity<typeof InvoicePayment>;
 
-/** Per-organization invoice number counter (UPDATE ... RETURNING inside the creating transaction). */
+/** Last invoice number issued per organization (src/services/numbering.ts: atomic upsert, no duplicates). */
 export const InvoiceCounter = defineEntity({
   name: 'InvoiceCounter',
   properties: {

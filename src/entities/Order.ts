@@ -34,7 +34,7 @@ export interface OrderSalesRep {
 
 /**
  * An order of an organization. `orderNumber` is unique per organization (generated from
- * `order_number_counter`, or supplied on import); `externalId` and `originationCartId` are
+ * `order_number_counter` by src/services/numbering.ts, or supplied on import); `externalId` and `originationCartId` are
  * unique per organization when set (the latter makes checkout's createOrder exactly-once).
  */
 export const Order = defineEntity({
@@ -108,7 +108,7 @@ export const OrderItem = defineEntity({
 });
 export type OrderItem = InferEntity<typeof OrderItem>;
 
-/** Last order number issued per organization; bumped with an atomic upsert (no gaps, no duplicates). */
+/** Last order number issued per organization (src/services/numbering.ts: atomic upsert, no duplicates). */
 export const OrderNumberCounter = defineEntity({
   name: 'OrderNumberCounter',
   properties: {

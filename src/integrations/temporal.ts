@@ -6,7 +6,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@tempo
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../config.js';
 import { taskQueue } from '../config.js';
-import type { SendEmailInput } from '../workflows/send-email.js';
+import type { SendEmailInput } from '../workflows/send-email-defs.js';
 
 export const SA = {
   OrganizationId: defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD),

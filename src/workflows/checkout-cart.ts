@@ -9,20 +9,12 @@
  */
 import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { CheckoutInput, createCheckoutActivities } from '../activities/checkout.js';
+import type { createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
+import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 import { chargeOrReportDecline, surface } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
-import type { SendEmailInput } from './send-email.js';
-
-export type { CheckoutInput };
-
-export interface CheckoutResult {
-  orderId: string;
-  orderNumber: string;
-  /** The provider's charge id; the workflow run id when nothing was charged (zero total). */
-  confirmationId: string;
-}
+import type { SendEmailInput } from './send-email-defs.js';
 
 const OrderNumber = defineSearchAttributeKey('OrderNumber', SearchAttributeType.KEYWORD);
 const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);

@@ -4,7 +4,6 @@ export { checkoutCart } from './checkout-cart.js';
 export { issueInvoice } from './issue-invoice.js';
 export { hostedPayment, settleLateHostedCallback } from './hosted-payment.js';
 export { payInvoiceByCard, refundInvoicePayment } from './invoice-payments.js';
-export { benchNoop } from './bench-noop.js';
 export { commissionStatement } from './commission-statement.js';
 export { deliverWebhook } from './deliver-webhook.js';
 export { dispatchWebhookEvents } from './dispatch-webhook-events.js';

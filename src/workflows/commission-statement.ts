@@ -18,6 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createCommissionActivities } from '../activities/commissions.js';
+import { MUST_SUCCEED } from './retry-policies.js';
 import { financeMove, type FinanceAction, type StatementStatus } from '../domain/commissions/statement.js';
 import {
   approveUpdate,
@@ -31,16 +32,14 @@ import {
   type StatementState,
 } from './commission-statement-defs.js';
 
-export type { CommissionStatementInput } from './commission-statement-defs.js';
-
 const { generateCommissionStatement } = proxyActivities<ReturnType<typeof createCommissionActivities>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: MUST_SUCCEED,
 });
 const { applyCommissionAction, commissionReminder } = proxyActivities<ReturnType<typeof createCommissionActivities>>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: MUST_SUCCEED,
 });
 
 export async function commissionStatement(input: CommissionStatementInput): Promise<StatementState> {

@@ -1,17 +1,12 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks.js';
-
-export interface DeliverWebhookInput {
-  organizationId: string;
-  deliveryId: string;
-  /** Delay before each attempt, ms (the first is 0); DESIGN's schedule scaled by configuration. */
-  delaysMs: number[];
-}
+import type { DeliverWebhookInput, DeliverWebhookResult } from './deliver-webhook-defs.js';
+import { bounded } from './retry-policies.js';
 
 const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   // 15 s HTTP timeout plus database work.
   startToCloseTimeout: '45 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+  retry: bounded(10),
 });
 
 /**
@@ -19,7 +14,7 @@ const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createWebho
  * waiting longer when the receiver asked for it with Retry-After (429, 503). Ends when an
  * attempt succeeds, the receiver answers 410, or the last attempt fails.
  */
-export async function deliverWebhook(input: DeliverWebhookInput): Promise<{ status: string; attempts: number }> {
+export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
   let extraWaitMs = 0;
   for (let i = 0; i < input.delaysMs.length; i++) {
     const wait = Math.max(input.delaysMs[i], extraWaitMs);

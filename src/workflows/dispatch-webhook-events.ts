@@ -2,13 +2,14 @@ import { continueAsNew, ParentClosePolicy, proxyActivities, sleep, startChild, W
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createWebhookActivities } from '../activities/webhooks.js';
 import { deliverWebhook } from './deliver-webhook.js';
+import { unbounded } from './retry-policies.js';
 
 const OrganizationId = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 const ITERATIONS_PER_RUN = 300;
 
 const { claimWebhookDeliveries, markWebhookDeliveriesStarted } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: unbounded(30_000),
 });
 
 /**

@@ -9,25 +9,24 @@
  * A callback that arrives once this workflow has closed goes to settleLateHostedCallback.
  * The `hostedCallback` signal stays for callers of the previous API version.
  */
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createPaymentActivities } from '../activities/payments.js';
-import type { HostedCallback, HostedOutcome, HostedPaymentInput } from '../services/payments/hosted.js';
+import {
+  hostedCallbackSignal,
+  hostedCallbackUpdate,
+  hostedStatusQuery,
+  type HostedCallback,
+  type HostedOutcome,
+  type HostedPaymentInput,
+  type HostedStatus,
+  type LateHostedCallbackInput,
+} from './hosted-payment-defs.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 
 type Acts = ReturnType<typeof createPaymentActivities>;
 
 const { reconcileHostedPayment, expireHostedPayment } = proxyActivities<Acts>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
 const { voidLateHostedPayment } = proxyActivities<Acts>(providerCall);
-
-/** The provider's verified callback (the API verifies the Signature first); answers the outcome for the browser. */
-export const hostedCallbackUpdate = defineUpdate<HostedOutcome, [HostedCallback]>('hostedCallbackUpdate');
-/** @deprecated The update above answers the outcome; the signal is kept for callers of the previous version. */
-export const hostedCallbackSignal = defineSignal<[HostedCallback]>('hostedCallback');
-export interface HostedStatus {
-  status: 'pending' | 'approved' | 'declined' | 'expired';
-  result: string | null;
-}
-export const hostedStatusQuery = defineQuery<HostedStatus>('hostedStatus');
 
 export async function hostedPayment(input: HostedPaymentInput): Promise<HostedOutcome> {
   let callback: HostedCallback | undefined;
@@ -58,10 +57,6 @@ export async function hostedPayment(input: HostedPaymentInput): Promise<HostedOu
 }
 
 /** A callback for a setup whose workflow has closed (id `hosted-late-<transactionSetupId>`): voids a late approval, once. */
-export async function settleLateHostedCallback(input: {
-  organizationId: string;
-  transactionSetupId: string;
-  callback: HostedCallback;
-}): Promise<HostedOutcome> {
+export async function settleLateHostedCallback(input: LateHostedCallbackInput): Promise<HostedOutcome> {
   return voidLateHostedPayment(input);
 }

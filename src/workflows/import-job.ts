@@ -8,20 +8,18 @@
  */
 import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, startChild, ParentClosePolicy } from '@temporalio/workflow';
 import type { createImportActivities } from '../activities/imports.js';
-
+import { bounded, unbounded } from './retry-policies.js';
 import { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput, type ImportStage } from './import-job-defs.js';
-
-export { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput };
 
 const { claimImportSlot, prepareImport, resetImportProgress, finishImport, failImport } = proxyActivities<ReturnType<typeof createImportActivities>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: unbounded(30_000),
 });
 const { runImportChunk } = proxyActivities<ReturnType<typeof createImportActivities>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+  retry: bounded(20, 30_000),
 });
 
 /** Runs one import job; see the module comment. */

@@ -2,3 +2,4 @@
 export * from './commerce.js';
 export * from './media.js';
 export * from './imports.js';
+export * from './bench.js';

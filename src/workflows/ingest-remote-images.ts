@@ -1,17 +1,12 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createImageActivities } from '../activities/images.js';
+import type { IngestRemoteImagesInput, IngestRemoteImagesResult } from './ingest-remote-images-defs.js';
 import { bounded, mustSucceed } from './retry-policies.js';
-
-export interface IngestRemoteImagesInput {
-  jobId: string;
-  organizationId: string;
-  itemIds: string[];
-}
 
 type Acts = ReturnType<typeof createImageActivities>;
 
 // One image may fail (its failure is recorded); the bookkeeping after it must eventually succeed.
-const { fetchAndStoreImage } = proxyActivities<Acts>({ startToCloseTimeout: '3 minutes', retry: { ...bounded(4), initialInterval: '2 seconds' } });
+const { fetchAndStoreImage } = proxyActivities<Acts>({ startToCloseTimeout: '3 minutes', retry: bounded(4, 60_000, 2_000) });
 const { recordImageFailure, completeImageIngestion } = proxyActivities<Acts>(mustSucceed);
 
 /** Images fetched at once per ingestion (the media queue's worker concurrency also bounds it). */
@@ -29,7 +24,7 @@ function reasonOf(e: unknown): string {
  * failure is recorded on its item and never fails the batch; the job completes when every
  * item has an outcome.
  */
-export async function ingestRemoteImages(input: IngestRemoteImagesInput): Promise<{ succeeded: number; failed: number }> {
+export async function ingestRemoteImages(input: IngestRemoteImagesInput): Promise<IngestRemoteImagesResult> {
   let next = 0;
   let succeeded = 0;
   let failed = 0;

@@ -12,15 +12,12 @@
  * key) -> record the refund on the invoice (must succeed).
  */
 import { CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { createInvoicePaymentActivities, InvoiceCardPaymentInput } from '../activities/invoice-payments.js';
+import type { createInvoicePaymentActivities } from '../activities/invoice-payments.js';
 import type { createPaymentActivities } from '../activities/payments.js';
-import type { RecordPaymentResult } from '../services/invoices/record-payment.js';
-import type { RefundInput } from '../services/invoices/card-payments.js';
-import { invoiceClosedSignal } from './issue-invoice.js';
+import type { InvoiceCardPaymentInput, RecordPaymentResult, RefundInvoicePaymentInput } from './invoice-payments-defs.js';
+import { invoiceClosedSignal } from './issue-invoice-defs.js';
 import { chargeOrReportDecline, surface } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
-
-export type { InvoiceCardPaymentInput, RefundInput };
 
 const db = proxyActivities<ReturnType<typeof createInvoicePaymentActivities>>(mustSucceed);
 const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
@@ -72,7 +69,7 @@ export async function payInvoiceByCard(input: InvoiceCardPaymentInput): Promise<
   return result;
 }
 
-export async function refundInvoicePayment(input: RefundInput & { chargeId: string | null }): Promise<{ status: string }> {
+export async function refundInvoicePayment(input: RefundInvoicePaymentInput): Promise<{ status: string }> {
   const { chargeId, ...refund } = input;
   try {
     if (chargeId) await provider.refundCharge({ organizationId: input.organizationId, chargeId, amount: input.amount, idempotencyKey: input.refundKey });

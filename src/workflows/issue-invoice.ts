@@ -4,26 +4,17 @@
  * closed first (invoiceClosedSignal, sent by the API on Paid, Voided, Cancelled). On timeout a
  * reminder goes out when the invoice is still open. Time comes from the workflow (deterministic).
  */
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
-import { bounded, mustSucceed } from './retry-policies.js';
-
-export interface IssueInvoiceInput {
-  organizationId: string;
-  invoiceId: string;
-  /** Seconds to wait before the reminder instead of the due date (INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS). */
-  reminderDelaySeconds?: number | null;
-}
-
-export const invoiceClosedSignal = defineSignal('invoiceClosed');
+import { invoiceClosedSignal, type IssueInvoiceInput, type IssueInvoiceResult } from './issue-invoice-defs.js';
+import { emailDelivery, mustSucceed } from './retry-policies.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
 const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
-// An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI.
-const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>({ startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) });
+const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>(emailDelivery);
 
-export async function issueInvoice(input: IssueInvoiceInput): Promise<{ reminded: boolean }> {
+export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoiceResult> {
   let closed = false;
   setHandler(invoiceClosedSignal, () => {
     closed = true;

@@ -9,15 +9,20 @@
  * - PROVIDER_CALL: a call to the payment provider with an idempotency key. Retried without limit
  *   while the provider is unreachable or answers 5xx (the key makes a repeat harmless, and giving
  *   up could leave an accepted charge unknown); declines, validation and 401/403 are non-retryable.
+ * - UNBOUNDED (a shorter cap): bookkeeping that must finish but is polled often (import steps,
+ *   the webhook dispatcher): like MUST_SUCCEED with a 30-second ceiling.
  * - BOUNDED: work whose failure is itself a valid outcome (one remote image, one e-mail), recorded
  *   by the workflow when the attempts run out.
  */
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
-export const MUST_SUCCEED: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+/** Retries without limit, backing off from one second to one attempt per `maximumIntervalMs`. */
+export const unbounded = (maximumIntervalMs = 60_000): RetryPolicy => ({ initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: maximumIntervalMs });
+export const MUST_SUCCEED: RetryPolicy = unbounded(60_000);
 export const PROVIDER_CALL: RetryPolicy = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' };
-export const bounded = (maximumAttempts: number, maximumIntervalMs = 60_000): RetryPolicy => ({
-  initialInterval: '1 second',
+/** At most `maximumAttempts` attempts, backing off from `initialIntervalMs` to `maximumIntervalMs`. */
+export const bounded = (maximumAttempts: number, maximumIntervalMs = 60_000, initialIntervalMs = 1_000): RetryPolicy => ({
+  initialInterval: initialIntervalMs,
   backoffCoefficient: 2,
   maximumInterval: maximumIntervalMs,
   maximumAttempts,
@@ -27,3 +32,5 @@ export const bounded = (maximumAttempts: number, maximumIntervalMs = 60_000): Re
 export const providerCall: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: PROVIDER_CALL };
 /** Options of database steps that must eventually succeed. */
 export const mustSucceed: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: MUST_SUCCEED };
+/** An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI. */
+export const emailDelivery: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) };

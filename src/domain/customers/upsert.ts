@@ -39,6 +39,8 @@ async function checkFields<C extends Existing>(store: CustomerStore<C>, input: C
 export async function upsertCustomer<C extends Existing>(store: CustomerStore<C>, input: CustomerInput, opts: UpsertOptions<C> = {}): Promise<{ customer: C; created: boolean }> {
   const byExternalId = input.externalId ? await store.findByExternalId(input.externalId) : null;
   const byNumber = input.customerNumber ? await store.findByNumber(input.customerNumber) : null;
+  // A key that names a customer the caller may not touch is refused before anything else (no 409 that tells it exists).
+  for (const match of [byExternalId, byNumber]) if (match) opts.guard?.(match, store.fields(match));
   const plan = planUpsert({ customerNumber: input.customerNumber ?? '', externalId: input.externalId }, byExternalId, byNumber);
   if (plan.kind === 'conflict') throw AppError.conflict(plan.message);
   const existing = plan.kind === 'update' ? (byExternalId?.id === plan.id ? byExternalId : byNumber) : null;

@@ -15,7 +15,7 @@ import { Product, type Cart } from '../../entities/index.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
-import type { CheckoutInput, CheckoutResult } from '../../workflows/checkout-cart.js';
+import type { CheckoutInput, CheckoutResult } from '../../workflows/checkout-cart-defs.js';
 import { awaitWorkflow, runWorkflow } from '../../workflow-runs.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';

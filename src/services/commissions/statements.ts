@@ -25,7 +25,7 @@ import {
   type CommissionStatementInput,
   type StatementState,
 } from '../../workflows/commission-statement-defs.js';
-import type { SendEmailInput } from '../../workflows/send-email.js';
+import type { SendEmailInput } from '../../workflows/send-email-defs.js';
 import { emitEvent } from '../webhooks/events.js';
 import { appendEvent } from './generate.js';
 

@@ -13,7 +13,7 @@ import { adminOnlyChanges } from '../../domain/invoices/admin-fields.js';
 import { createSchema } from '../../domain/invoices/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { apply, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
-import { formatInvoiceNumber } from '../invoices/numbering.js';
+import { allocateNumbers, claimNumbers, INVOICE_NUMBERS, pgSql } from '../numbering.js';
 import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
@@ -205,26 +205,16 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
   }
   if (!ctx.write) return out;
 
-  // Invoice numbers for new invoices without one: drawn from the counter in this transaction, skipping numbers an import already used.
-  let need = [...created].filter((h) => !h.invoiceNumber);
-  while (need.length) {
-    const [{ last_number }] = await sql<{ last_number: string }>(
-      `insert into invoice_counter (organization_id, last_number) values ($1, $2)
-       on conflict (organization_id) do update set last_number = invoice_counter.last_number + $2 returning last_number`,
-      [orgId, need.length],
-    );
-    const first = BigInt(last_number) - BigInt(need.length) + 1n;
-    const candidates = need.map((_, i) => formatInvoiceNumber(first + BigInt(i)));
-    const taken = new Set(
-      (await sql<{ invoice_number: string }>('select invoice_number from invoice where organization_id = $1 and invoice_number = any($2::text[])', [orgId, candidates])).map((r) => r.invoice_number),
-    );
-    const free = candidates.filter((c) => !taken.has(c) && !byNumber.has(c));
-    need.splice(0, free.length).forEach((h, i) => {
-      h.invoiceNumber = free[i];
-      byNumber.set(free[i], h);
-    });
-    need = need.filter((h) => !h.invoiceNumber);
-  }
+  // Numbers (src/services/numbering.ts), before any row is written: explicit ones lock the counter
+  // until commit; new invoices without one draw fresh numbers, none stored or used in this chunk.
+  const q = pgSql(sql);
+  await claimNumbers(q, INVOICE_NUMBERS, orgId, [...created, ...changed].map((h) => h.invoiceNumber));
+  const need = [...created].filter((h) => !h.invoiceNumber);
+  const drawn = await allocateNumbers(q, INVOICE_NUMBERS, orgId, need.length, (n) => byNumber.has(n));
+  need.forEach((h, i) => {
+    h.invoiceNumber = drawn[i];
+    byNumber.set(drawn[i], h);
+  });
   if (created.size)
     await sql(
       `insert into invoice (${COLS.map(([, c]) => c).join(', ')}, organization_id, created_at, updated_at)

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { bulkOrderSchema } from '../../domain/orders/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
-import { formatOrderNumber } from '../orders/numbers.js';
+import { allocateNumbers, claimNumbers, ORDER_NUMBERS, pgSql } from '../numbering.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
 import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
@@ -193,26 +193,16 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
   }
   if (!ctx.write) return out;
 
-  // Order numbers for new orders without one: drawn from the organization's counter in this transaction, skipping numbers already used.
-  let need = [...created].filter((h) => !h.orderNumber);
-  while (need.length) {
-    const [{ last_value }] = await sql<{ last_value: string }>(
-      `insert into order_number_counter (organization_id, last_value) values ($1, $2)
-       on conflict (organization_id) do update set last_value = order_number_counter.last_value + $2 returning last_value`,
-      [orgId, need.length],
-    );
-    const first = BigInt(last_value) - BigInt(need.length) + 1n;
-    const candidates = need.map((_, i) => formatOrderNumber(first + BigInt(i)));
-    const taken = new Set(
-      (await sql<{ order_number: string }>('select order_number from sales_order where organization_id = $1 and order_number = any($2::text[])', [orgId, candidates])).map((r) => r.order_number),
-    );
-    const free = candidates.filter((c) => !taken.has(c) && !byNumber.has(c));
-    need.splice(0, free.length).forEach((h, i) => {
-      h.orderNumber = free[i];
-      byNumber.set(free[i], h);
-    });
-    need = need.filter((h) => !h.orderNumber);
-  }
+  // Numbers (src/services/numbering.ts), before any row is written: explicit ones lock the counter
+  // until commit; new orders without one draw fresh numbers, none stored or used in this chunk.
+  const q = pgSql(sql);
+  await claimNumbers(q, ORDER_NUMBERS, orgId, [...created, ...changed].map((h) => h.orderNumber));
+  const need = [...created].filter((h) => !h.orderNumber);
+  const drawn = await allocateNumbers(q, ORDER_NUMBERS, orgId, need.length, (n) => byNumber.has(n));
+  need.forEach((h, i) => {
+    h.orderNumber = drawn[i];
+    byNumber.set(drawn[i], h);
+  });
   const creates = [...created];
   const updates = [...new Set([...changed, ...linesChanged])];
   if (creates.length)

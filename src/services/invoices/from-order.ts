@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Invoice, Order } from '../../entities/index.js';
 import { isUniqueViolation } from '../../errors.js';
-import { nextInvoiceNumber } from './numbering.js';
+import { allocateNumber, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { recordInvoicePayment } from './record-payment.js';
 
 export interface CheckoutInvoiceInput {
@@ -33,7 +33,7 @@ export async function invoiceCheckoutOrder(em: EntityManager, input: CheckoutInv
           organization: input.organizationId,
           orderId: order.id,
           orderNumber: order.orderNumber,
-          invoiceNumber: await nextInvoiceNumber(tx, input.organizationId),
+          invoiceNumber: await allocateNumber(emSql(tx), INVOICE_NUMBERS, input.organizationId),
           externalId,
           status: 'Issued',
           invoiceDate: now,

@@ -13,8 +13,8 @@ import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../en
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { byVisibleCustomer, mayActFor } from '../customers/visibility.js';
-import { nextInvoiceNumber } from './numbering.js';
+import { byVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
+import { allocateNumber, claimNumbers, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';
@@ -177,7 +177,8 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
     return await em.fork().transactional(async (tx) => {
       if (input.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: input.invoiceNumber }))) throw dupNumber(input.invoiceNumber);
       if (input.externalId && (await tx.count(Invoice, { organization: orgId, externalId: input.externalId }))) throw dupExternal(input.externalId);
-      const invoiceNumber = input.invoiceNumber || (await nextInvoiceNumber(tx, orgId));
+      if (input.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [input.invoiceNumber]);
+      const invoiceNumber = input.invoiceNumber || (await allocateNumber(emSql(tx), INVOICE_NUMBERS, orgId));
       const inv = tx.create(Invoice, {
         organization: orgId,
         orderId: input.orderId,
@@ -215,9 +216,23 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
 /** POST /api/invoices: an Admin's invoice as given; a rep's for an assigned customer (else 403) by the rep rules of ./rep-rules.ts. */
 export async function createInvoiceFor(em: EntityManager, orgId: string, auth: Principal, input: NewInvoice) {
   await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
+  await assertKeysVisible(em, orgId, auth, input);
   if (!writesAsGiven(auth)) assertNoAdminOnlyChanges(input, null);
   const inv = await createInvoice(em, orgId, await repPriced(em, orgId, auth, input, null));
   return reload(em, orgId, inv.id);
+}
+
+/** DESIGN "Security decisions": a key (externalId, invoiceNumber) held by an invoice the caller may not see is a 404 naming it, not a 409. */
+async function assertKeysVisible(em: EntityManager, orgId: string, auth: Principal, input: { externalId?: string | null; invoiceNumber?: string | null }): Promise<void> {
+  const numbers = await visibleCustomerNumbers(em, orgId, auth);
+  if (numbers === null) return;
+  const errors: Record<string, string[]> = {};
+  for (const field of ['externalId', 'invoiceNumber'] as const) {
+    const value = input[field];
+    if (value && (await em.count(Invoice, { organization: orgId, [field]: value, customerNumber: { $nin: numbers } })))
+      errors[field] = [`No invoice with this ${field} is visible to you; nothing was changed.`];
+  }
+  if (Object.keys(errors).length) throw new AppError('not_found', 'The invoice names a key of an invoice that is not visible to you.', errors);
 }
 
 export const invoiceLinks = (id: string) => [
@@ -335,6 +350,7 @@ export async function updateInvoice(em: EntityManager, orgId: string, auth: Prin
       must(inv.status, { type: 'edit', fields });
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: body.invoiceNumber }))) throw dupNumber(body.invoiceNumber);
       if (body.externalId && body.externalId !== inv.externalId && (await tx.count(Invoice, { organization: orgId, externalId: body.externalId }))) throw dupExternal(body.externalId);
+      if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [body.invoiceNumber]);
       apply(inv, await repPriced(tx, orgId, auth, body, inv));
       if (inv.status === 'Draft') recompute(inv);
       await tx.flush();

@@ -19,9 +19,9 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
-import { byVisibleCustomer, findVisibleCustomer, mayActFor } from '../customers/visibility.js';
+import { byVisibleCustomer, findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
-import { nextOrderNumber } from './numbers.js';
+import { allocateNumber, claimNumbers, emSql, ORDER_NUMBERS } from '../numbering.js';
 import { UUID_RE } from '../../domain/ids.js';
 
 /** The order columns a draft gives as they are stored (no number, status, money or lines). */
@@ -145,15 +145,16 @@ export interface CreateOrderOptions {
 }
 
 /**
- * Creates one order in its own transaction: the order number is drawn inside it (no gaps),
+ * Creates one order in its own transaction: the order number is drawn inside it (src/services/numbering.ts),
  * the totals computed once from the draft's lines, tax and shipping.
  */
 export async function createOrder(em: EntityManager, orgId: string, draft: OrderDraft, opts: CreateOrderOptions = {}): Promise<Order> {
   try {
     return await em.transactional(async (tem) => {
+      if (draft.orderNumber) await claimNumbers(emSql(tem), ORDER_NUMBERS, orgId, [draft.orderNumber]);
       const o = tem.create(Order, {
         organization: orgId,
-        orderNumber: draft.orderNumber ?? (await nextOrderNumber(tem, orgId)),
+        orderNumber: draft.orderNumber || (await allocateNumber(emSql(tem), ORDER_NUMBERS, orgId)),
         orderDate: new Date(),
         orderStatus: 'Pending',
         orderType: draft.orderType,
@@ -327,6 +328,9 @@ export async function placeOrder(em: EntityManager, orgId: string, auth: Princip
   if (auth.isSuper || auth.role === 'Admin') return createOrder(em, orgId, await draftAsGiven(em, orgId, input));
   if (!(await mayActFor(em, orgId, auth, input.customer.customerNumber)))
     throw AppError.forbidden(auth.role === 'Customer' ? 'A customer can only place orders for itself.' : 'This customer is not assigned to your rep number.');
+  // DESIGN "Security decisions": an externalId held by an order the caller may not see is a 404, not a 409.
+  if (input.externalId && (await em.count(Order, { organization: orgId, externalId: input.externalId, customerNumber: { $nin: (await visibleCustomerNumbers(em, orgId, auth)) ?? [] } })))
+    throw new AppError('not_found', 'The externalId names an order that is not visible to you; nothing was changed.', { externalId: ['No order with this externalId is visible to you.'] });
   return createOrder(em, orgId, await draftFromCatalog(em, orgId, auth, input));
 }
 

@@ -27,9 +27,8 @@ import { hostedCallbackSecret } from '../integrations/provider-settings.js';
 import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from './hosted.js';
 import { customerCurrency } from './methods.js';
 import { assertReturnUrlAllowed } from './return-url.js';
+import { hostedCallbackUpdate } from '../../workflows/hosted-payment-defs.js';
 
-/** Name of the hostedPayment workflow's callback update (hostedCallbackUpdate in src/workflows/hosted-payment.ts). */
-const HOSTED_CALLBACK_UPDATE = 'hostedCallbackUpdate';
 /** How long the callback waits for the workflow's answer before redirecting with the provider's result. */
 const CALLBACK_WAIT_MS = 10_000;
 
@@ -90,7 +89,7 @@ export async function acceptHostedCallback(deps: Deps, fields: CallbackFields): 
   let outcome: HostedOutcome | null;
   try {
     outcome = await withTimeout(
-      deps.temporal.workflow.getHandle(hostedWorkflowId(setup.transactionSetupId)).executeUpdate<HostedOutcome, [HostedCallback]>(HOSTED_CALLBACK_UPDATE, { args: [callback] }),
+      deps.temporal.workflow.getHandle(hostedWorkflowId(setup.transactionSetupId)).executeUpdate(hostedCallbackUpdate, { args: [callback] }),
       CALLBACK_WAIT_MS,
     );
   } catch (e) {

@@ -1,0 +1,137 @@
+/**
+ * The one allocator of document numbers (orders `SO-000001`, invoices `INV-000001`, and any
+ * numbered record added later: describe it as a NumberSequence). Every path that stores a number
+ * goes through here: the single endpoints, checkout, the bulk endpoints and import jobs.
+ *
+ * - Allocation bumps the organization's counter row with one atomic upsert inside the caller's
+ *   transaction (the row stays locked until it ends): two transactions never get the same value,
+ *   and a rolled-back transaction gives its values back.
+ * - A number already stored (supplied by bulk, an import or an edit) is never handed out: a taken
+ *   candidate is skipped, and the counter jumps to just below the first free value above it (one
+ *   query, however long the run of imported numbers).
+ * - A caller storing an explicit number in the sequence's format calls `claimNumbers` first, in
+ *   the same transaction and before the row is written: it takes the counter row's lock, so an
+ *   allocation running meanwhile waits for the commit and then sees (and skips) the number.
+ * - Gaps: generated numbers fill the sequence around imported ones, so it has none of its own,
+ *   except a number reserved by a checkout that never completes and a stored number that an edit
+ *   later replaces.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface NumberSequence {
+  /** `SO-`, `INV-`: a generated number is the prefix and the value, zero-padded to 6 digits. */
+  prefix: string;
+  /** Counter table (one row per organization) and its value column. */
+  counterTable: string;
+  counterColumn: string;
+  /** Where the numbers are stored (unique per organization). */
+  table: string;
+  column: string;
+}
+
+export const ORDER_NUMBERS: NumberSequence = { prefix: 'SO-', counterTable: 'order_number_counter', counterColumn: 'last_value', table: 'sales_order', column: 'order_number' };
+export const INVOICE_NUMBERS: NumberSequence = { prefix: 'INV-', counterTable: 'invoice_counter', counterColumn: 'last_number', table: 'invoice', column: 'invoice_number' };
+
+/** Runs one parameterized statement (`?` placeholders) in the caller's transaction and returns its rows. */
+export type NumberingSql = <T>(text: string, params: unknown[]) => Promise<T[]>;
+
+/** The statement runner of a MikroORM EntityManager (inside `transactional`, its transaction). */
+export const emSql =
+  (em: EntityManager): NumberingSql =>
+  <T>(text: string, params: unknown[]) =>
+    em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
+
+/** The statement runner of a pg-style `$1` handle (the import appliers' transaction). */
+export const pgSql =
+  (sql: <T>(text: string, params?: unknown[]) => Promise<T[]>): NumberingSql =>
+  <T>(text: string, params: unknown[]) => {
+    let i = 0;
+    return sql<T>(
+      text.replace(/\?/g, () => `$${++i}`),
+      params,
+    );
+  };
+
+/** Values up to 18 digits (a bigint); 6 digits zero-padded, more without a leading zero. */
+const FORMAT = '^([0-9]{6}|[1-9][0-9]{6,17})$';
+
+export const formatNumber = (seq: NumberSequence, n: number | bigint | string): string => `${seq.prefix}${String(n).padStart(6, '0')}`;
+
+/** The counter value a stored number stands for, when it has the sequence's own format (else null: it can never collide). */
+export function sequenceValue(seq: NumberSequence, s: string | null | undefined): bigint | null {
+  if (!s || !s.startsWith(seq.prefix)) return null;
+  const digits = s.slice(seq.prefix.length);
+  return new RegExp(FORMAT).test(digits) && BigInt(digits) > 0n ? BigInt(digits) : null;
+}
+
+async function bump(q: NumberingSql, seq: NumberSequence, orgId: string, by: number): Promise<bigint> {
+  const { counterTable: t, counterColumn: c } = seq;
+  const [row] = await q<Record<string, string>>(
+    `insert into "${t}" (organization_id, "${c}") values (?, ?) on conflict (organization_id) do update set "${c}" = "${t}"."${c}" + excluded."${c}" returning "${c}"`,
+    [orgId, by],
+  );
+  return BigInt(row[c]);
+}
+
+/** Takes the counter row's lock (creating the row) without moving it. */
+async function lockCounter(q: NumberingSql, seq: NumberSequence, orgId: string): Promise<void> {
+  const { counterTable: t, counterColumn: c } = seq;
+  await q(`insert into "${t}" (organization_id, "${c}") values (?, 0) on conflict (organization_id) do update set "${c}" = "${t}"."${c}"`, [orgId]);
+}
+
+/**
+ * Stored numbers are about to include `numbers` (explicit ones: bulk, import, an edit). When one
+ * has the sequence's format, the counter row is locked until the writing transaction ends, so no
+ * allocation hands the number out meanwhile. Call it in that transaction, before the rows are written.
+ */
+export async function claimNumbers(q: NumberingSql, seq: NumberSequence, orgId: string, numbers: Iterable<string | null | undefined>): Promise<void> {
+  for (const s of numbers) {
+    if (sequenceValue(seq, s) !== null) return lockCounter(q, seq, orgId);
+  }
+}
+
+/** The smallest value above `after` whose number is not stored (stored numbers of other formats never collide). */
+async function firstFreeAbove(q: NumberingSql, seq: NumberSequence, orgId: string, after: bigint): Promise<bigint> {
+  const from = seq.prefix.length + 1;
+  const [row] = await q<{ free: string }>(
+    `with s as (
+       select v from (select case when substr("${seq.column}", ?) ~ ? then substr("${seq.column}", ?)::bigint end as v
+                        from "${seq.table}" where organization_id = ? and starts_with("${seq.column}", ?)) n
+        where v > ?)
+     select (min(x.v) + 1)::text as free from (select ?::bigint as v union all select v from s) x
+      where not exists (select 1 from s s2 where s2.v = x.v + 1)`,
+    [from, FORMAT, from, orgId, seq.prefix, after.toString(), after.toString()],
+  );
+  return BigInt(row.free);
+}
+
+/**
+ * `count` fresh numbers of the organization, in order, none stored already (nor `alsoTaken`: numbers
+ * the caller is about to store in the same statement). Call it in the transaction that stores them.
+ */
+export async function allocateNumbers(q: NumberingSql, seq: NumberSequence, orgId: string, count: number, alsoTaken: (n: string) => boolean = () => false): Promise<string[]> {
+  const out: string[] = [];
+  while (out.length < count) {
+    const need = count - out.length;
+    const last = await bump(q, seq, orgId, need);
+    const candidates = Array.from({ length: need }, (_, i) => formatNumber(seq, last - BigInt(need) + 1n + BigInt(i)));
+    const stored = new Set(
+      (await q<{ n: string }>(`select "${seq.column}" as n from "${seq.table}" where organization_id = ? and "${seq.column}" = any(string_to_array(?, ','))`, [orgId, candidates.join(',')])).map(
+        (r) => r.n,
+      ),
+    );
+    const free = candidates.filter((n) => !stored.has(n) && !alsoTaken(n));
+    out.push(...free);
+    if (stored.size) {
+      // A run of stored numbers (an import): continue just below the first free value after it.
+      const next = await firstFreeAbove(q, seq, orgId, last);
+      if (next > last + 1n) await q(`update "${seq.counterTable}" set "${seq.counterColumn}" = ? where organization_id = ?`, [(next - 1n).toString(), orgId]);
+    }
+  }
+  return out;
+}
+
+/** One fresh number (see allocateNumbers). */
+export async function allocateNumber(q: NumberingSql, seq: NumberSequence, orgId: string): Promise<string> {
+  return (await allocateNumbers(q, seq, orgId, 1))[0];
+}
