@@ -45,6 +45,16 @@ const WORKFLOW_PATTERNS = [
   },
 ];
 
+/** Route files: routes and yup schemas only; the use cases (and every query) live in src/services. */
+const API_LAYER = [
+  { regex: '(^|/)entities(/|$)', message: 'src/api does not touch entities: call a service in src/services and shape its view.' },
+  { regex: '^\\./(?!schemas\\.js$)', message: 'Route files do not import each other: move the shared logic to src/services (or the schema to ./schemas.js).' },
+];
+const NO_EM_CALLS = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.object.name='em'], CallExpression[callee.type='MemberExpression'][callee.object.property.name='em']",
+  message: 'No EntityManager calls in src/api: put the query in a service function (src/services/<domain>).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/*.mjs'] },
   js.configs.recommended,
@@ -85,30 +95,6 @@ export default tseslint.config(
     ignores: ['src/app.ts', 'src/api/**'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API] }] },
   },
-  // Route files: routes and yup schemas only. The use cases (and every query) live in src/services;
-  // entities stay behind them; a route file never reaches into another (shared schemas: ./schemas.js).
-  {
-    files: ['src/api/**/*.ts'],
-    ignores: ['src/api/index.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: '(^|/)entities(/|$)', message: 'src/api does not touch entities: call a service in src/services and shape its view.' },
-            { regex: '^\\./(?!schemas\\.js$)', message: 'Route files do not import each other: move the shared logic to src/services (or the schema to ./schemas.js).' },
-          ],
-        },
-      ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.type='MemberExpression'][callee.object.name='em'], CallExpression[callee.type='MemberExpression'][callee.object.property.name='em']",
-          message: 'No EntityManager calls in src/api: put the query in a service function (src/services/<domain>).',
-        },
-      ],
-    },
-  },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/**', 'src/api/**', 'src/app.ts'],
@@ -116,6 +102,11 @@ export default tseslint.config(
   },
   {
     files: ['src/api/**/*.ts'],
+    ignores: ['src/api/index.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, ...API_LAYER] }] },
+  },
+  {
+    files: ['src/api/index.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS] }] },
   },
   {
@@ -130,6 +121,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/retry-policies.ts'],
     rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES] },
+  },
+  {
+    files: ['src/api/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS] },
   },
   {
     files: ['src/workflows/**/*.ts'],
