@@ -58,6 +58,8 @@ export const Order = defineEntity({
     customerNumber: p.string(),
     /** The customer record this row belongs to (DESIGN "Security decisions"); null once that customer is deleted. FK (organization_id, customer_id) in the migration. */
     customerId: p.uuid().nullable(),
+    /** True once the customer record this row belonged to was deleted: it is never linked to a customer that takes the number later. */
+    customerDeleted: p.boolean().default(false),
     customer: p.json<OrderCustomer>(),
     primarySalesRep: p.json<OrderSalesRep>().nullable(),
     takenBySalesRep: p.json<OrderSalesRep>().nullable(),

@@ -11,6 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
  * setups are only ever made for an existing customer, so one created before the current customer
  * was created belonged to an earlier, deleted customer with that number and stays unlinked.
  * Unlinked cards are deactivated and unlinked open carts closed, as a customer delete now does.
+ * Orders and invoices may name a number no customer has (an Admin's or an import's): they stay
+ * unlinked and are linked to the customer created with that number later, unless
+ * `customer_deleted` says their own customer was deleted (set by the delete from now on).
  * The one-default-card and one-open-cart indexes move from the number to the id.
  */
 const TABLES = ['payment_method', 'cart', 'sales_order', 'invoice', 'hosted_payment_setup'] as const;
@@ -34,6 +37,8 @@ export class Migration20261124170000_customer_links extends Migration {
           where c."organization_id" = x."organization_id" and c."customer_number" = x."customer_number"${OWNED.has(t) ? ` and x."created_at" >= c."created_at"` : ''};`,
       );
     }
+    this.addSql(`alter table "sales_order" add "customer_deleted" boolean not null default false;`);
+    this.addSql(`alter table "invoice" add "customer_deleted" boolean not null default false;`);
     this.addSql(`update "payment_method" set "active" = false, "is_default" = false, "updated_at" = now() where "customer_id" is null and ("active" or "is_default");`);
     this.addSql(`update "cart" set "status" = 'CLOSED', "updated_at" = now() where "customer_id" is null and "status" = 'PENDING';`);
     this.addSql(`drop index "payment_method_one_default_unique";`);
@@ -47,6 +52,8 @@ export class Migration20261124170000_customer_links extends Migration {
     this.addSql(`create unique index "cart_one_pending_per_customer" on "cart" ("organization_id", "customer_number") where "status" = 'PENDING';`);
     this.addSql(`drop index "payment_method_one_default_unique";`);
     this.addSql(`create unique index "payment_method_one_default_unique" on "payment_method" ("organization_id", "customer_number") where "is_default" and "active";`);
+    this.addSql(`alter table "invoice" drop column "customer_deleted";`);
+    this.addSql(`alter table "sales_order" drop column "customer_deleted";`);
     for (const t of TABLES) {
       this.addSql(`alter table "${t}" drop constraint "${t}_org_customer_foreign";`);
       this.addSql(`drop index "${t}_org_customer_id_index";`);

@@ -8,7 +8,8 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { salesRepCustomerRules, withRepDefault as repDefault } from '../../domain/customers/rep-rules.js';
 import type { CustomerInput } from '../../domain/customers/rules.js';
 import { updateCustomer, upsertCustomer, type UpsertOptions } from '../../domain/customers/upsert.js';
-import { Cart, Customer, PaymentMethod } from '../../entities/index.js';
+import { Customer } from '../../entities/index.js';
+import { removeCustomer } from './links.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, escapeLike, parseList, type ListSpec } from '../../http/paging.js';
@@ -114,18 +115,12 @@ export async function activateCustomer(em: EntityManager, orgId: string, auth: P
 
 /**
  * DELETE /api/customers/:customerNumber: removes the customer with its addresses, contacts and
- * user associations. Its saved cards are deactivated and its open carts closed in the same
- * transaction; its orders and invoices stay as history. Every one of those rows loses its link
- * (customer_id is set null by the foreign key), so a customer that later takes the same number
+ * user associations (./links.ts): its saved cards are deactivated and its open carts closed; its
+ * orders and invoices stay as history, unlinked, so a customer that later takes the same number
  * starts with no cards, carts, orders or invoices (DESIGN "Security decisions").
  */
 export async function deleteCustomer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<void> {
   const c = await findVisible(em, orgId, auth, customerNumber);
-  const now = new Date();
-  await em.transactional(async (tx) => {
-    await tx.nativeUpdate(PaymentMethod, { organization: orgId, customerId: c.id, $or: [{ active: true }, { isDefault: true }] }, { active: false, isDefault: false, updatedAt: now });
-    await tx.nativeUpdate(Cart, { organization: orgId, customerId: c.id, status: 'PENDING' }, { status: 'CLOSED', updatedAt: now });
-    await tx.nativeDelete(Customer, { organization: orgId, id: c.id });
-  });
+  await removeCustomer(em, orgId, c.id);
   em.clear();
 }

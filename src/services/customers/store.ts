@@ -2,6 +2,7 @@
  * The ORM side of the customer upsert rules (src/domain/customers/upsert.ts): reads and writes
  * one organization's Customer rows with their addresses and contacts, and the field view the
  * rules compare. The import applier has its own set-based copy in src/services/imports/customers.ts.
+ * A customer created (or renumbered) takes the unlinked orders and invoices of its number (./links.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AddressInput, ContactInput, CustomerFields } from '../../domain/customers/rules.js';
@@ -9,6 +10,7 @@ import type { CustomerStore } from '../../domain/customers/upsert.js';
 import { Customer, CustomerAddress, CustomerContact } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { findPriceTier } from '../catalog/pricing.js';
+import { adoptUnlinkedHistory } from './links.js';
 
 /** Drops keys whose value is undefined, so "omitted" and "included" stay distinguishable. */
 export function defined<T extends object>(o: T): T {
@@ -109,6 +111,7 @@ export function customerStore(em: EntityManager, orgId: string): CustomerStore<C
       const c = em.create(Customer, { organization: orgId, ...scalars(f) });
       setChildren(c, f, null);
       await flush();
+      await adoptUnlinkedHistory(em, orgId, c);
       return c;
     },
     async update(c, f) {
@@ -116,6 +119,7 @@ export function customerStore(em: EntityManager, orgId: string): CustomerStore<C
       em.assign(c, scalars(f));
       setChildren(c, f, current);
       await flush();
+      if (current.customerNumber !== c.customerNumber) await adoptUnlinkedHistory(em, orgId, c);
       return c;
     },
   };

@@ -51,31 +51,37 @@ export async function liveCustomerId(em: EntityManager, orgId: string, customerN
   return c?.id ?? null;
 }
 
-/** Ids of the organization's stored customers with these numbers, by number. */
-export async function liveCustomerIds(em: EntityManager, orgId: string, customerNumbers: string[]): Promise<Map<string, string>> {
-  if (!customerNumbers.length) return new Map();
-  const rows = await em.find(Customer, { organization: orgId, customerNumber: { $in: customerNumbers } }, { fields: ['id', 'customerNumber'] });
-  return new Map(rows.map((r) => [r.customerNumber, r.id]));
-}
-
 /**
  * Rewrites list filters on `customerNumber` (as src/http/paging.ts builds them) into filters on
- * `customerId`: a row matches when it belongs to a stored customer whose number matches, so a
- * deleted customer's rows never show under the number of the customer that reuses it.
+ * the customer record: a row matches when it belongs (by id) to a stored customer whose number
+ * matches, so a deleted customer's rows never show under the number of the customer that reuses
+ * it. With `unlinked` (orders, invoices), rows written for a number no customer has yet match by
+ * their own number too, unless their customer was deleted.
  */
-export async function customerNumberFiltersById(em: EntityManager, orgId: string, where: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function customerNumberFiltersById(em: EntityManager, orgId: string, where: Record<string, unknown>, opts: { unlinked?: boolean } = {}): Promise<Record<string, unknown>> {
   const and = where.$and;
   if (!Array.isArray(and)) return where;
   const ids = async (cond: unknown) =>
     (await em.find(Customer, { organization: orgId, customerNumber: cond } as FilterQuery<Customer>, { fields: ['id'] })).map((c) => c.id);
+  const unlinked = (numberCond: Record<string, unknown>) => ({ $and: [{ customerId: null }, { customerDeleted: false }, numberCond] });
   const out: unknown[] = [];
   for (const c of and as Record<string, unknown>[]) {
     const negated = c.$not as Record<string, unknown> | undefined;
-    if (c && 'customerNumber' in c) out.push({ customerId: { $in: await ids(c.customerNumber) } });
-    else if (negated && typeof negated === 'object' && 'customerNumber' in negated) out.push({ customerId: { $ne: null, $nin: await ids(negated.customerNumber) } });
-    else out.push(c);
+    if (c && 'customerNumber' in c) {
+      const linked = { customerId: { $in: await ids(c.customerNumber) } };
+      out.push(opts.unlinked ? { $or: [linked, unlinked(c)] } : linked);
+    } else if (negated && typeof negated === 'object' && 'customerNumber' in negated) {
+      const linked = { customerId: { $ne: null, $nin: await ids(negated.customerNumber) } };
+      out.push(opts.unlinked ? { $or: [linked, unlinked(c)] } : linked);
+    } else out.push(c);
   }
   return { ...where, $and: out };
+}
+
+/** Rows (orders, invoices) of the customer with this number: its own by id, or, while no customer has the number, the unlinked rows written for it. */
+export async function ofCustomerNumber(em: EntityManager, orgId: string, customerNumber: string) {
+  const id = await liveCustomerId(em, orgId, customerNumber);
+  return id ? { customerId: id } : { customerId: null, customerDeleted: false, customerNumber };
 }
 
 /** Whether the principal may see or act for the customer with this number. */

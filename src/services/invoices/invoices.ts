@@ -3,7 +3,7 @@
  * invoice. Status moves go through src/domain/invoices/state.ts, money through
  * src/domain/invoices/money.ts; payments through ./record-payment.ts. Decisions: docs/invoices.md.
  */
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
 import { balanceOf, computeTotals } from '../../domain/invoices/money.js';
@@ -13,7 +13,7 @@ import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../en
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { byVisibleCustomer, liveCustomerId, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
+import { byVisibleCustomer, liveCustomerId, mayActFor, ofCustomerNumber, visibleCustomerNumbers } from '../customers/visibility.js';
 import { allocateNumber, claimNumbers, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
@@ -265,7 +265,7 @@ const listSpec: ListSpec = {
 };
 
 
-/** GET /api/invoices: filters customerId (a customer number: the invoices of the stored customer with that number, by its id), orderId, status; paging; only invoices of customers the caller may see. */
+/** GET /api/invoices: filters customerId (a customer number: the invoices of the customer with that number, src/services/customers/visibility.ts `ofCustomerNumber`), orderId, status; paging; only invoices of customers the caller may see. */
 export async function listInvoices(em: EntityManager, orgId: string, auth: Principal, raw: Record<string, unknown>) {
   const get = (name: string) => {
     const k = Object.keys(raw).find((x) => x.toLowerCase() === name.toLowerCase());
@@ -273,13 +273,13 @@ export async function listInvoices(em: EntityManager, orgId: string, auth: Princ
     return v === undefined || v === '' ? undefined : v;
   };
   const errors: Record<string, string[]> = {};
-  const where: { organization: string; active: true; customerId?: string | { $in: string[] }; orderId?: string; status?: InvoiceStatus } = { organization: orgId, active: true };
+  const where: FilterQuery<Invoice> & { orderId?: string; status?: InvoiceStatus } = { organization: orgId, active: true };
   const customerId = get('customerId');
   const orderId = get('orderId');
   const status = get('status');
   if (customerId !== undefined) {
     if (typeof customerId !== 'string') errors.customerId = ['customerId must be a single value.'];
-    else where.customerId = (await liveCustomerId(em, orgId, customerId)) ?? { $in: [] };
+    else Object.assign(where, await ofCustomerNumber(em, orgId, customerId));
   }
   if (orderId !== undefined) {
     if (typeof orderId !== 'string' || !UUID_RE.test(orderId)) errors.orderId = ['orderId must be a valid id (UUID).'];

@@ -376,7 +376,7 @@ export async function listOrders(em: EntityManager, orgId: string, auth: Princip
   const q = parseList(query, orderListSpec);
   const [rows, total] = await em.findAndCount(
     Order,
-    { $and: [{ organization: orgId, active: true }, await orderScope(em, orgId, auth), (await customerNumberFiltersById(em, orgId, q.where)) as FilterQuery<Order>] },
+    { $and: [{ organization: orgId, active: true }, await orderScope(em, orgId, auth), (await customerNumberFiltersById(em, orgId, q.where, { unlinked: true })) as FilterQuery<Order>] },
     { populate: ['items'], orderBy: [q.orderBy, { orderNumber: 'asc' }], limit: q.pageSize, offset: q.offset },
   );
   return dataEnvelope(rows.map(orderView), total, q);
