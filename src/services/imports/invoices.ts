@@ -14,7 +14,7 @@ import { createSchema } from '../../domain/invoices/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { apply, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
 import { allocateNumbers, claimNumbers, INVOICE_NUMBERS, pgSql } from '../numbering.js';
-import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
+import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
@@ -142,7 +142,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
     const byKey = given.externalId ? byExt.get(given.externalId) : undefined;
     const existing = byKey ?? (given.invoiceNumber ? byNumber.get(given.invoiceNumber) : undefined) ?? null;
     // DESIGN "Security decisions": a natural key finds only an invoice the caller may see.
-    if (existing && outside(ctx.caller, existing.customerNumber)) {
+    if (existing && outsideStored(ctx.caller, existing)) {
       out.failures.push(hiddenMatch(rec.n, byKey ? 'externalId' : 'invoiceNumber', 'invoice'));
       continue;
     }

@@ -13,7 +13,7 @@ import { bulkOrderSchema } from '../../domain/orders/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { allocateNumbers, claimNumbers, ORDER_NUMBERS, pgSql } from '../numbering.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
-import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
+import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
@@ -126,7 +126,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     // DESIGN "Security decisions": a natural key finds only an order the caller may see.
     const byKey = value.externalId ? byExt.get(value.externalId) : undefined;
     const match = byKey ?? (value.orderNumber ? byNumber.get(value.orderNumber) : undefined);
-    if (match && outside(ctx.caller, match.customerNumber)) {
+    if (match && outsideStored(ctx.caller, match)) {
       out.failures.push(hiddenMatch(rec.n, byKey ? 'externalId' : 'orderNumber', 'order'));
       continue;
     }
