@@ -71,7 +71,8 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         const already = await found();
         if (already) return already;
         const cart = await em.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
-        const customer = await em.findOne(Customer, { organization: input.organizationId, customerNumber: cart.customerNumber }, { populate: ['addresses'] });
+        // The cart's own customer record (by id): a customer who took a deleted customer's number is another record.
+        const customer = cart.customerId ? await em.findOne(Customer, { organization: input.organizationId, id: cart.customerId }, { populate: ['addresses'] }) : null;
         const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
         const shippingAddress = toOrderAddress(cart.shippingAddress);
         const order = await createOrder(
@@ -89,6 +90,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             notes: cart.specialInstructions ?? null,
             originationCartId: cart.id,
             customer: customer ? customerSnapshot(customer, shippingAddress) : { customerNumber: cart.customerNumber, companyName: cart.companyName, shippingAddress },
+            customerId: customer?.id ?? null,
             primarySalesRep: await repSnapshot(em, input.organizationId, customer?.repNumber),
             takenBySalesRep: null,
             repNumber: customer?.repNumber ?? null,

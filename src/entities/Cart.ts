@@ -26,6 +26,8 @@ export const Cart = defineEntity({
     id: p.uuid().primary().onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     customerNumber: p.string(),
+    /** The customer record this row belongs to (DESIGN "Security decisions"); null once that customer is deleted. FK (organization_id, customer_id) in the migration. */
+    customerId: p.uuid().nullable(),
     companyName: p.string(),
     status: p.string().length(20).$type<'PENDING' | 'CLOSED'>().default('PENDING'),
     pricingTier: p.string(),
@@ -43,10 +45,13 @@ export const Cart = defineEntity({
   uniques: [
     {
       name: 'cart_one_pending_per_customer',
-      expression: `create unique index "cart_one_pending_per_customer" on "cart" ("organization_id", "customer_number") where "status" = 'PENDING'`,
+      expression: `create unique index "cart_one_pending_per_customer" on "cart" ("organization_id", "customer_id") where "status" = 'PENDING'`,
     },
   ],
-  indexes: [{ name: 'cart_org_customer_index', properties: ['organization', 'customerNumber'] }],
+  indexes: [
+    { name: 'cart_org_customer_index', properties: ['organization', 'customerNumber'] },
+    { name: 'cart_org_customer_id_index', properties: ['organization', 'customerId'] },
+  ],
   checks: [{ name: 'cart_status_check', expression: `status in ('PENDING', 'CLOSED')` }],
 });
 export type Cart = InferEntity<typeof Cart>;

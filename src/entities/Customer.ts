@@ -32,6 +32,8 @@ export const Customer = defineEntity({
   },
   uniques: [
     { name: 'customer_org_number_unique', properties: ['organization', 'customerNumber'] },
+    /** Target of the (organization_id, customer_id) foreign keys of cards, carts, orders, invoices and hosted setups. */
+    { name: 'customer_org_id_unique', properties: ['organization', 'id'] },
     {
       name: 'customer_org_external_id_unique',
       expression: 'create unique index "customer_org_external_id_unique" on "customer" ("organization_id", "external_id") where "external_id" is not null',

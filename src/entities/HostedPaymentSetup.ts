@@ -19,6 +19,8 @@ export const HostedPaymentSetup = defineEntity({
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     transactionSetupId: p.string().length(100).unique('hosted_payment_setup_transaction_setup_id_unique'),
     customerNumber: p.string().length(50),
+    /** The customer record this row belongs to (DESIGN "Security decisions"); null once that customer is deleted. FK (organization_id, customer_id) in the migration. */
+    customerId: p.uuid().nullable(),
     invoiceId: p.uuid().nullable(),
     invoiceNumber: p.string().length(100).nullable(),
     amount: p.decimal().precision(19).scale(2),
@@ -42,7 +44,10 @@ export const HostedPaymentSetup = defineEntity({
     completedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
-  indexes: [{ name: 'hosted_payment_setup_org_customer_index', properties: ['organization', 'customerNumber'] }],
+  indexes: [
+    { name: 'hosted_payment_setup_org_customer_index', properties: ['organization', 'customerNumber'] },
+    { name: 'hosted_payment_setup_org_customer_id_index', properties: ['organization', 'customerId'] },
+  ],
   checks: [
     { name: 'hosted_payment_setup_status_check', expression: "status in ('pending', 'approved', 'declined', 'expired')" },
     { name: 'hosted_payment_setup_amount_check', expression: 'amount >= 0' },

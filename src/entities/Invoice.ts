@@ -73,6 +73,10 @@ export const Invoice = defineEntity({
     poNumber: p.string().nullable(),
     notes: p.text().nullable(),
     customerNumber: p.string(),
+    /** The customer record this row belongs to (DESIGN "Security decisions"); null once that customer is deleted. FK (organization_id, customer_id) in the migration. */
+    customerId: p.uuid().nullable(),
+    /** True once the customer record this row belonged to was deleted: it is never linked to a customer that takes the number later. */
+    customerDeleted: p.boolean().default(false),
     customer: p.json<InvoiceCustomer>(),
     primarySalesRep: p.json<InvoiceSalesRep>(),
     items: p.json<InvoiceLine[]>(),
@@ -95,6 +99,7 @@ export const Invoice = defineEntity({
   },
   indexes: [
     { name: 'invoice_org_customer_index', properties: ['organization', 'customerNumber'] },
+    { name: 'invoice_org_customer_id_index', properties: ['organization', 'customerId'] },
     { name: 'invoice_org_order_index', properties: ['organization', 'orderId'] },
   ],
   uniques: [

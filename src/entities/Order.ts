@@ -56,6 +56,10 @@ export const Order = defineEntity({
     notes: p.text().nullable(),
     originationCartId: p.uuid().nullable(),
     customerNumber: p.string(),
+    /** The customer record this row belongs to (DESIGN "Security decisions"); null once that customer is deleted. FK (organization_id, customer_id) in the migration. */
+    customerId: p.uuid().nullable(),
+    /** True once the customer record this row belonged to was deleted: it is never linked to a customer that takes the number later. */
+    customerDeleted: p.boolean().default(false),
     customer: p.json<OrderCustomer>(),
     primarySalesRep: p.json<OrderSalesRep>().nullable(),
     takenBySalesRep: p.json<OrderSalesRep>().nullable(),
@@ -88,6 +92,7 @@ export const Order = defineEntity({
   ],
   indexes: [
     { name: 'order_org_customer_index', properties: ['organization', 'customerNumber'] },
+    { name: 'order_org_customer_id_index', properties: ['organization', 'customerId'] },
     { name: 'order_org_date_index', properties: ['organization', 'orderDate'] },
   ],
 });

@@ -17,6 +17,8 @@ export const PaymentMethod = defineEntity({
       .onCreate(() => randomUUID()),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     customerNumber: p.string().length(50),
+    /** The customer record this row belongs to (DESIGN "Security decisions"); null once that customer is deleted. FK (organization_id, customer_id) in the migration. */
+    customerId: p.uuid().nullable(),
     paymentProfileId: p.string().length(200),
     customerProfileId: p.string().length(200),
     maskedCardNumber: p.string().length(40),
@@ -35,13 +37,16 @@ export const PaymentMethod = defineEntity({
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },
-  indexes: [{ name: 'payment_method_org_customer_index', properties: ['organization', 'customerNumber'] }],
+  indexes: [
+    { name: 'payment_method_org_customer_index', properties: ['organization', 'customerNumber'] },
+    { name: 'payment_method_org_customer_id_index', properties: ['organization', 'customerId'] },
+  ],
   uniques: [
     { name: 'payment_method_org_profile_unique', properties: ['organization', 'paymentProfileId'] },
     {
       name: 'payment_method_one_default_unique',
       expression:
-        'create unique index "payment_method_one_default_unique" on "payment_method" ("organization_id", "customer_number") where "is_default" and "active"',
+        'create unique index "payment_method_one_default_unique" on "payment_method" ("organization_id", "customer_id") where "is_default" and "active"',
     },
   ],
   checks: [

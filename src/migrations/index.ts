@@ -19,6 +19,7 @@ import { Migration20261123133906_integrations as M15 } from './Migration20261123
 import { Migration20261123143450_webhook_event_dedupe as M16 } from './Migration20261123143450_webhook_event_dedupe.js';
 import { Migration20261124153000_pending_member_profile as M17 } from './Migration20261124153000_pending_member_profile.js';
 import { Migration20261124160000_email_recipients as M18 } from './Migration20261124160000_email_recipients.js';
+import { Migration20261124170000_customer_links as M19 } from './Migration20261124170000_customer_links.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123143450_webhook_event_dedupe', class: M16 },
   { name: 'Migration20261124153000_pending_member_profile', class: M17 },
   { name: 'Migration20261124160000_email_recipients', class: M18 },
+  { name: 'Migration20261124170000_customer_links', class: M19 },
 ];

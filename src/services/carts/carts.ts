@@ -17,7 +17,7 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
-import { byVisibleCustomer, findVisibleCustomer } from '../customers/visibility.js';
+import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId } from '../customers/visibility.js';
 
 /** A cart as the path names it: /api/carts/{customerNumber}/{shoppingCartId}. */
 export interface CartRef {
@@ -57,7 +57,10 @@ export function cartView(c: Cart) {
 /** The cart with this id the principal may see (and of this customer when given), items loaded; 404 otherwise. */
 export async function findCart(em: EntityManager, orgId: string, auth: Principal, cartId: string, customerNumber?: string): Promise<Cart> {
   if (!UUID_RE.test(cartId)) throw AppError.notFound('Cart');
-  const where: FilterQuery<Cart> = { organization: orgId, id: cartId, ...(customerNumber !== undefined ? { customerNumber } : {}) };
+  // With a customerNumber, only a cart of the stored customer with that number (by its id, never by the number).
+  const owner = customerNumber !== undefined ? await liveCustomerId(em, orgId, customerNumber) : undefined;
+  if (owner === null) throw AppError.notFound('Cart');
+  const where: FilterQuery<Cart> = { organization: orgId, id: cartId, ...(owner !== undefined ? { customerId: owner } : {}) };
   const cart = await em.findOne(Cart, { $and: [where, await byVisibleCustomer(em, orgId, auth)] }, { populate: ['items'] });
   if (!cart) throw AppError.notFound('Cart');
   return cart;
@@ -139,7 +142,7 @@ export async function listCarts(em: EntityManager, orgId: string, query: Record<
   const q = parseList(query, cartListSpec);
   const [rows, total] = await em.findAndCount(
     Cart,
-    { $and: [{ organization: orgId }, q.where as FilterQuery<Cart>] },
+    { $and: [{ organization: orgId }, (await customerNumberFiltersById(em, orgId, q.where)) as FilterQuery<Cart>] },
     { populate: ['items'], orderBy: [q.orderBy, { createdAt: 'asc' }, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
   );
   return dataEnvelope(rows.map(cartView), total, q);
@@ -178,12 +181,13 @@ export async function createCart(em: EntityManager, orgId: string, auth: Princip
   assertBodyCustomer(body.customerNumber, customerNumber);
   if (body.organizationId && body.organizationId.toLowerCase() !== orgId.toLowerCase() && !auth.isSuper)
     throw AppError.forbidden('organizationId must be the organization of the token.');
-  const existing = await em.count(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' });
+  const existing = await em.count(Cart, { organization: orgId, customerId: customer.id, status: 'PENDING' });
   if (existing) throw AppError.badRequest('The customer already has an active cart.');
   const tier = await findPriceTier(em, orgId, customer.pricing);
   const cart = em.create(Cart, {
     organization: orgId,
     customerNumber: customer.customerNumber,
+    customerId: customer.id,
     companyName: customer.companyName,
     status: 'PENDING',
     pricingTier: tier?.name ?? customer.pricing,
@@ -199,7 +203,7 @@ export async function createCart(em: EntityManager, orgId: string, auth: Princip
 /** GET /api/carts/customer/{customerNumber}: the customer's PENDING carts. */
 export async function activeCartsOf(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<Cart[]> {
   const customer = await findVisibleCustomer(em, orgId, auth, customerNumber, ['addresses']);
-  return em.find(Cart, { organization: orgId, customerNumber: customer.customerNumber, status: 'PENDING' }, { populate: ['items'], orderBy: { createdAt: 'asc' } });
+  return em.find(Cart, { organization: orgId, customerId: customer.id, status: 'PENDING' }, { populate: ['items'], orderBy: { createdAt: 'asc' } });
 }
 
 /** PUT the cart: orderType, specialInstructions, poNumber (each when given). */

@@ -87,7 +87,7 @@ async function assertCheckoutReady(em: EntityManager, orgId: string, cart: Cart,
 /** The saved card to charge (one of the customer's), or the card in the request tokenized at the provider (402 when declined). */
 async function paymentProfileFor(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: Cart, body: CheckoutRequest): Promise<string | null> {
   if (body.paymentProfileId) {
-    await findActivePaymentMethod(em, orgId, cart.customerNumber, body.paymentProfileId);
+    await findActivePaymentMethod(em, orgId, cart.customerId ?? null, body.paymentProfileId);
     return body.paymentProfileId;
   }
   if (!body.payment) return null;

@@ -27,10 +27,61 @@ export async function visibleCustomerNumbers(em: EntityManager, orgId: string, a
   return rows.map((r) => r.customerNumber);
 }
 
-/** Filter for rows that carry a `customerNumber` column (carts, orders, invoices): only the principal's customers. */
-export async function byVisibleCustomer(em: EntityManager, orgId: string, auth: Principal): Promise<{ customerNumber?: { $in: string[] } }> {
-  const numbers = await visibleCustomerNumbers(em, orgId, auth);
-  return numbers === null ? {} : { customerNumber: { $in: numbers } };
+/** Ids of the stored customers the principal may see, or null when it sees every customer of the organization. */
+export async function visibleCustomerIds(em: EntityManager, orgId: string, auth: Principal): Promise<string[] | null> {
+  if (auth.isSuper || auth.role === 'Admin') return null;
+  const scope = customerScope(auth);
+  const rows = await em.find(Customer, { $and: [{ organization: orgId }, scope] }, { fields: ['id'] });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Filter for rows that belong to a customer record (cards, carts, orders, invoices): only rows
+ * of the stored customers the principal may see, matched by the customer's id (never by its
+ * number, which a deleted customer's successor can reuse). Admin: no restriction.
+ */
+export async function byVisibleCustomer(em: EntityManager, orgId: string, auth: Principal): Promise<{ customerId?: { $in: string[] } }> {
+  const ids = await visibleCustomerIds(em, orgId, auth);
+  return ids === null ? {} : { customerId: { $in: ids } };
+}
+
+/** The id of the organization's stored customer with this number, or null when there is none. */
+export async function liveCustomerId(em: EntityManager, orgId: string, customerNumber: string): Promise<string | null> {
+  const c = await em.findOne(Customer, { organization: orgId, customerNumber }, { fields: ['id'] });
+  return c?.id ?? null;
+}
+
+/**
+ * Rewrites list filters on `customerNumber` (as src/http/paging.ts builds them) into filters on
+ * the customer record: a row matches when it belongs (by id) to a stored customer whose number
+ * matches, so a deleted customer's rows never show under the number of the customer that reuses
+ * it. With `unlinked` (orders, invoices), rows written for a number no customer has yet match by
+ * their own number too, unless their customer was deleted.
+ */
+export async function customerNumberFiltersById(em: EntityManager, orgId: string, where: Record<string, unknown>, opts: { unlinked?: boolean } = {}): Promise<Record<string, unknown>> {
+  const and = where.$and;
+  if (!Array.isArray(and)) return where;
+  const ids = async (cond: unknown) =>
+    (await em.find(Customer, { organization: orgId, customerNumber: cond } as FilterQuery<Customer>, { fields: ['id'] })).map((c) => c.id);
+  const unlinked = (numberCond: Record<string, unknown>) => ({ $and: [{ customerId: null }, { customerDeleted: false }, numberCond] });
+  const out: unknown[] = [];
+  for (const c of and as Record<string, unknown>[]) {
+    const negated = c.$not as Record<string, unknown> | undefined;
+    if (c && 'customerNumber' in c) {
+      const linked = { customerId: { $in: await ids(c.customerNumber) } };
+      out.push(opts.unlinked ? { $or: [linked, unlinked(c)] } : linked);
+    } else if (negated && typeof negated === 'object' && 'customerNumber' in negated) {
+      const linked = { customerId: { $ne: null, $nin: await ids(negated.customerNumber) } };
+      out.push(opts.unlinked ? { $or: [linked, unlinked(c)] } : linked);
+    } else out.push(c);
+  }
+  return { ...where, $and: out };
+}
+
+/** Rows (orders, invoices) of the customer with this number: its own by id, or, while no customer has the number, the unlinked rows written for it. */
+export async function ofCustomerNumber(em: EntityManager, orgId: string, customerNumber: string) {
+  const id = await liveCustomerId(em, orgId, customerNumber);
+  return id ? { customerId: id } : { customerId: null, customerDeleted: false, customerNumber };
 }
 
 /** Whether the principal may see or act for the customer with this number. */

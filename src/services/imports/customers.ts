@@ -11,6 +11,7 @@ import { customerUpsertSchema } from '../../domain/customers/schemas.js';
 import { salesRepCustomerRules, withRepDefault } from '../../domain/customers/rep-rules.js';
 import { upsertCustomer, type CustomerStore } from '../../domain/customers/upsert.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
+import { ADOPT_UNLINKED_SQL } from '../customers/links.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
 interface Held {
@@ -218,6 +219,9 @@ export async function applyCustomers(ctx: ApplyContext, records: ChunkRecord[]):
         where c.organization_id = $1 and c.id = r.id and (${DATA.map((x) => `c.${x}`).join(', ')}) is distinct from (${DATA.map((x) => `r.${x}`).join(', ')})`,
       [orgId, JSON.stringify(updates)],
     );
+  // Customers created or renumbered take the unlinked orders and invoices of their number (src/services/customers/links.ts).
+  const linked = all.filter((h) => created.has(h.id) || changed.has(h.id)).map((h) => h.id);
+  if (linked.length) for (const q of ADOPT_UNLINKED_SQL) await sql(q, [orgId, linked]);
   const kids = all.filter((h) => childrenChanged.has(h.id));
   if (kids.length) {
     const ids2 = kids.filter((h) => !created.has(h.id)).map((h) => h.id);

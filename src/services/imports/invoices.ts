@@ -14,7 +14,7 @@ import { createSchema } from '../../domain/invoices/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { apply, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
 import { allocateNumbers, claimNumbers, INVOICE_NUMBERS, pgSql } from '../numbering.js';
-import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
+import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
@@ -37,6 +37,7 @@ const COLS: [keyof Held, string, string][] = [
   ['poNumber', 'po_number', 'text'],
   ['notes', 'notes', 'text'],
   ['customerNumber', 'customer_number', 'text'],
+  ['customerId', 'customer_id', 'uuid'],
   ['customer', 'customer', 'jsonb'],
   ['primarySalesRep', 'primary_sales_rep', 'jsonb'],
   ['items', 'items', 'jsonb'],
@@ -81,6 +82,7 @@ const fresh = (input: NewInvoice): Held => ({
   poNumber: null,
   notes: null,
   customerNumber: input.customer.customerNumber,
+  customerId: null,
   customer: { customerNumber: input.customer.customerNumber },
   primarySalesRep: {},
   items: [],
@@ -125,6 +127,13 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
     if (h.invoiceNumber) byNumber.set(h.invoiceNumber, h);
   };
   rows.forEach(index);
+  // An invoice belongs to the stored customer its customerNumber names (by id; none: unlinked).
+  const owners = new Map(
+    (await sql<{ id: string; customer_number: string }>('select id, customer_number from customer where organization_id = $1 and customer_number = any($2::text[])', [orgId, texts((x) => x.customer?.customerNumber)])).map(
+      (c) => [c.customer_number, c.id],
+    ),
+  );
+  const ownerOf = (v: NewInvoice) => ({ customerId: owners.get(v.customer.customerNumber) ?? null });
   const created = new Set<Held>();
   const heldOf = new Map<number, Held>();
   const changed = new Set<Held>();
@@ -133,7 +142,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
     const byKey = given.externalId ? byExt.get(given.externalId) : undefined;
     const existing = byKey ?? (given.invoiceNumber ? byNumber.get(given.invoiceNumber) : undefined) ?? null;
     // DESIGN "Security decisions": a natural key finds only an invoice the caller may see.
-    if (existing && outside(ctx.caller, existing.customerNumber)) {
+    if (existing && outsideStored(ctx.caller, existing)) {
       out.failures.push(hiddenMatch(rec.n, byKey ? 'externalId' : 'invoiceNumber', 'invoice'));
       continue;
     }
@@ -159,14 +168,14 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
     const next: Held = existing ? structuredClone(existing) : fresh(value);
     try {
       if (!existing) {
-        apply(next, value);
+        apply(next, value, ownerOf(value));
         recompute(next);
         if (value.active === false) next.active = false;
       } else if (value.active === false) next.active = false;
       else {
         next.active = true;
         if (next.status === 'Draft') {
-          apply(next, { ...value, invoiceNumber: value.invoiceNumber || next.invoiceNumber });
+          apply(next, { ...value, invoiceNumber: value.invoiceNumber || next.invoiceNumber }, ownerOf(value));
           recompute(next);
         }
       }

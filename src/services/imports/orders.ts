@@ -13,7 +13,7 @@ import { bulkOrderSchema } from '../../domain/orders/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { allocateNumbers, claimNumbers, ORDER_NUMBERS, pgSql } from '../numbering.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
-import { hiddenMatch, outside, unassignedCustomer } from './scope.js';
+import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
 
@@ -45,6 +45,7 @@ const COLS: [keyof Held, string, string][] = [
   ['notes', 'notes', 'text'],
   ['originationCartId', 'origination_cart_id', 'uuid'],
   ['customerNumber', 'customer_number', 'text'],
+  ['customerId', 'customer_id', 'uuid'],
   ['customer', 'customer', 'jsonb'],
   ['primarySalesRep', 'primary_sales_rep', 'jsonb'],
   ['takenBySalesRep', 'taken_by_sales_rep', 'jsonb'],
@@ -89,7 +90,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
   const rows = await sql<Held>(
     `select o.id, o.order_number as "orderNumber", o.order_date as "orderDate", o.order_status as "orderStatus", o.order_type as "orderType", o.po_number as "poNumber",
             o.price_tier as "priceTier", o.currency_code as "currencyCode", o.terms, o.channel, o.external_id as "externalId", o.notes,
-            o.origination_cart_id as "originationCartId", o.customer_number as "customerNumber", o.customer, o.primary_sales_rep as "primarySalesRep",
+            o.origination_cart_id as "originationCartId", o.customer_number as "customerNumber", o.customer_id as "customerId", o.customer, o.primary_sales_rep as "primarySalesRep",
             o.taken_by_sales_rep as "takenBySalesRep", o.rep_number as "repNumber", o.shipping_details as "shippingDetails", o.subtotal::text as subtotal,
             o.tax::text as tax, o.shipping_total::text as "shippingTotal", o.total::text as total, o.active, o.created_by_user_id as "createdByUserId",
             o.created_by_user_type as "createdByUserType",
@@ -99,13 +100,13 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
       where o.organization_id = $1 and (o.external_id = any($2::text[]) or o.order_number = any($3::text[]) or o.origination_cart_id = any($4::uuid[]))`,
     [orgId, texts((x) => x.externalId), texts((x) => x.orderNumber), texts((x) => x.originationCartId)],
   );
-  const reps = new Map(
+  const stored = new Map(
     (
-      await sql<{ customer_number: string; rep_number: string | null }>('select customer_number, rep_number from customer where organization_id = $1 and customer_number = any($2::text[])', [
+      await sql<{ id: string; customer_number: string; rep_number: string | null }>('select id, customer_number, rep_number from customer where organization_id = $1 and customer_number = any($2::text[])', [
         orgId,
         texts((x) => x.customer.customerNumber),
       ])
-    ).map((c) => [c.customer_number, c.rep_number]),
+    ).map((c) => [c.customer_number, { id: c.id, repNumber: c.rep_number }]),
   );
   const byExt = new Map<string, Held>();
   const byNumber = new Map<string, Held>();
@@ -125,7 +126,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     // DESIGN "Security decisions": a natural key finds only an order the caller may see.
     const byKey = value.externalId ? byExt.get(value.externalId) : undefined;
     const match = byKey ?? (value.orderNumber ? byNumber.get(value.orderNumber) : undefined);
-    if (match && outside(ctx.caller, match.customerNumber)) {
+    if (match && outsideStored(ctx.caller, match)) {
       out.failures.push(hiddenMatch(rec.n, byKey ? 'externalId' : 'orderNumber', 'order'));
       continue;
     }
@@ -140,7 +141,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     }
     let draft;
     try {
-      draft = draftFromInput(value, reps.get(value.customer.customerNumber) ?? null);
+      draft = draftFromInput(value, stored.get(value.customer.customerNumber) ?? null);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       out.failures.push({ n: rec.n, errors: e.errors ?? { $: [e.message] } });

@@ -5,15 +5,19 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../http/auth.js';
-import { visibleCustomerNumbers } from '../customers/visibility.js';
+import { visibleCustomerIds, visibleCustomerNumbers } from '../customers/visibility.js';
 import type { RecordFailure, WriteScope } from './types.js';
 
 /** The caller's scope; undefined for an Admin (or Super), who sees every record of the organization. */
 export async function writeScopeOf(em: EntityManager, orgId: string, auth: Principal): Promise<WriteScope | undefined> {
   const numbers = await visibleCustomerNumbers(em, orgId, auth);
-  if (numbers === null) return undefined;
-  return { customers: new Set(numbers), repNumber: auth.role === 'SalesRep' ? auth.repNumber : null };
+  const ids = await visibleCustomerIds(em, orgId, auth);
+  if (numbers === null || ids === null) return undefined;
+  return { customers: new Set(numbers), customerIds: new Set(ids), repNumber: auth.role === 'SalesRep' ? auth.repNumber : null };
 }
+
+/** Whether a stored record is outside the caller's scope: it must belong (by id) to a customer the caller sees, not merely carry its number. */
+export const outsideStored = (scope: WriteScope | undefined, stored: { customerId?: string | null }) => !!scope && !(stored.customerId && scope.customerIds.has(stored.customerId));
 
 /** Whether a record of this customer is outside the caller's scope (never for an Admin). */
 export const outside = (scope: WriteScope | undefined, customerNumber: string) => !!scope && !scope.customers.has(customerNumber);

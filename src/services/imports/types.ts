@@ -44,6 +44,8 @@ export interface ApplyContext {
 export interface WriteScope {
   /** Customer numbers the caller may see (src/services/customers/visibility.ts). */
   customers: ReadonlySet<string>;
+  /** Ids of those customers: a stored record is visible only when it belongs to one of them (never by its number alone). */
+  customerIds: ReadonlySet<string>;
   /** The caller's rep number (a SalesRep), else null. */
   repNumber: string | null;
   /** Rewrites an invoice record the way the caller may write it (lines priced from the catalog); `stored` is the matched invoice, if any. */

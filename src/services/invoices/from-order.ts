@@ -43,6 +43,7 @@ export async function invoiceCheckoutOrder(em: EntityManager, input: CheckoutInv
           poNumber: order.poNumber ?? null,
           notes: `Paid at checkout (order ${order.orderNumber}).`,
           customerNumber: order.customerNumber,
+          customerId: order.customerId ?? null,
           customer: {
             customerNumber: c.customerNumber,
             companyName: c.companyName ?? null,

@@ -3,7 +3,7 @@
  * invoice. Status moves go through src/domain/invoices/state.ts, money through
  * src/domain/invoices/money.ts; payments through ./record-payment.ts. Decisions: docs/invoices.md.
  */
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
 import { balanceOf, computeTotals } from '../../domain/invoices/money.js';
@@ -13,7 +13,7 @@ import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../en
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { byVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
+import { byVisibleCustomer, liveCustomerId, mayActFor, ofCustomerNumber, visibleCustomerNumbers } from '../customers/visibility.js';
 import { allocateNumber, claimNumbers, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalInvoiceClosed } from './signal.js';
@@ -102,7 +102,7 @@ export function must(from: string, event: InvoiceEvent): InvoiceStatus {
 /** What apply and recompute read and write: an Invoice entity, or the import's in-memory copy of a stored row. */
 export type InvoiceState = Pick<
   Invoice,
-  'orderId' | 'orderNumber' | 'invoiceNumber' | 'externalId' | 'customer' | 'customerNumber' | 'primarySalesRep' | 'invoiceDate' | 'dueDate' | 'terms' | 'currencyCode' | 'items' | 'poNumber' | 'notes'
+  'orderId' | 'orderNumber' | 'invoiceNumber' | 'externalId' | 'customer' | 'customerNumber' | 'customerId' | 'primarySalesRep' | 'invoiceDate' | 'dueDate' | 'terms' | 'currencyCode' | 'items' | 'poNumber' | 'notes'
   | 'taxInput' | 'discount' | 'importedInvoiceTotal' | 'importedBalance' | 'active' | 'subtotal' | 'discountAmount' | 'tax' | 'total' | 'importedPaid' | 'amountPaid'
 >;
 
@@ -129,8 +129,12 @@ export function recompute(inv: InvoiceState) {
   inv.amountPaid = paidBefore.plus(t.importedPaid).toFixed();
 }
 
-/** Copies the given input fields onto the invoice. */
-export function apply(inv: InvoiceState, input: InvoiceFields) {
+/**
+ * Copies the given input fields onto the invoice. `owner` is the stored customer the input's
+ * customerNumber names (looked up by the caller; null when there is none): an invoice belongs
+ * to that record's id, not to the number.
+ */
+export function apply(inv: InvoiceState, input: InvoiceFields, owner: { customerId: string | null } | null) {
   const has = (k: keyof InvoiceFields) => input[k] !== undefined;
   if (has('orderId')) inv.orderId = input.orderId!;
   if (has('orderNumber')) inv.orderNumber = input.orderNumber ?? null;
@@ -139,6 +143,7 @@ export function apply(inv: InvoiceState, input: InvoiceFields) {
   if (has('customer') && input.customer) {
     inv.customer = { ...input.customer, companyEmail: input.customer.companyEmail ?? null } as Invoice['customer'];
     inv.customerNumber = input.customer.customerNumber;
+    inv.customerId = owner?.customerId ?? null;
   }
   if (has('primarySalesRep') && input.primarySalesRep) inv.primarySalesRep = { ...input.primarySalesRep };
   if (has('invoiceDate')) inv.invoiceDate = new Date(input.invoiceDate!);
@@ -203,7 +208,7 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
         createdAt: new Date(),
         updatedAt: new Date(),
       });
-      apply(inv, { ...input, invoiceNumber });
+      apply(inv, { ...input, invoiceNumber }, { customerId: await liveCustomerId(tx, orgId, input.customer.customerNumber) });
       recompute(inv);
       await tx.flush();
       return inv;
@@ -260,7 +265,7 @@ const listSpec: ListSpec = {
 };
 
 
-/** GET /api/invoices: filters customerId (customer number), orderId, status; paging; only invoices of customers the caller may see. */
+/** GET /api/invoices: filters customerId (a customer number: the invoices of the customer with that number, src/services/customers/visibility.ts `ofCustomerNumber`), orderId, status; paging; only invoices of customers the caller may see. */
 export async function listInvoices(em: EntityManager, orgId: string, auth: Principal, raw: Record<string, unknown>) {
   const get = (name: string) => {
     const k = Object.keys(raw).find((x) => x.toLowerCase() === name.toLowerCase());
@@ -268,13 +273,13 @@ export async function listInvoices(em: EntityManager, orgId: string, auth: Princ
     return v === undefined || v === '' ? undefined : v;
   };
   const errors: Record<string, string[]> = {};
-  const where: { organization: string; active: true; customerNumber?: string | { $in: string[] }; orderId?: string; status?: InvoiceStatus } = { organization: orgId, active: true };
+  const where: FilterQuery<Invoice> & { orderId?: string; status?: InvoiceStatus } = { organization: orgId, active: true };
   const customerId = get('customerId');
   const orderId = get('orderId');
   const status = get('status');
   if (customerId !== undefined) {
     if (typeof customerId !== 'string') errors.customerId = ['customerId must be a single value.'];
-    else where.customerNumber = customerId;
+    else Object.assign(where, await ofCustomerNumber(em, orgId, customerId));
   }
   if (orderId !== undefined) {
     if (typeof orderId !== 'string' || !UUID_RE.test(orderId)) errors.orderId = ['orderId must be a valid id (UUID).'];
@@ -307,6 +312,8 @@ export interface PayableInvoice {
   invoiceId: string;
   invoiceNumber: string;
   customerNumber: string;
+  /** The customer record the invoice belongs to (null: that customer was deleted). */
+  customerId: string | null;
   currencyCode: string;
   /** What is still owed (decimal string). */
   balance: string;
@@ -323,7 +330,7 @@ export async function findPayableInvoice(em: EntityManager, orgId: string, ref: 
   if (!inv) return null;
   if (inv.status !== 'Issued' && inv.status !== 'PartiallyPaid')
     throw AppError.field(ref.invoiceId ? 'invoiceId' : 'invoiceNumber', `The invoice is ${inv.status}; only Issued or PartiallyPaid invoices can be paid.`);
-  return { invoiceId: inv.id, invoiceNumber: inv.invoiceNumber, customerNumber: inv.customerNumber, currencyCode: inv.currencyCode, balance: balanceOf(inv.total, inv.amountPaid, inv.currencyCode).toFixed() };
+  return { invoiceId: inv.id, invoiceNumber: inv.invoiceNumber, customerNumber: inv.customerNumber, customerId: inv.customerId ?? null, currencyCode: inv.currencyCode, balance: balanceOf(inv.total, inv.amountPaid, inv.currencyCode).toFixed() };
 }
 
 /** POST /api/invoices with active:false: soft-deletes the invoice matching externalId, else invoiceNumber (404 when none). */
@@ -351,7 +358,8 @@ export async function updateInvoice(em: EntityManager, orgId: string, auth: Prin
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: body.invoiceNumber }))) throw dupNumber(body.invoiceNumber);
       if (body.externalId && body.externalId !== inv.externalId && (await tx.count(Invoice, { organization: orgId, externalId: body.externalId }))) throw dupExternal(body.externalId);
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [body.invoiceNumber]);
-      apply(inv, await repPriced(tx, orgId, auth, body, inv));
+      const input = await repPriced(tx, orgId, auth, body, inv);
+      apply(inv, input, input.customer ? { customerId: await liveCustomerId(tx, orgId, input.customer.customerNumber) } : null);
       if (inv.status === 'Draft') recompute(inv);
       await tx.flush();
     });

@@ -19,7 +19,7 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
-import { byVisibleCustomer, findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
+import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, emSql, ORDER_NUMBERS } from '../numbering.js';
 import { UUID_RE } from '../../domain/ids.js';
@@ -36,6 +36,8 @@ export interface OrderHeader {
   notes: string | null;
   originationCartId: string | null;
   customer: OrderCustomer;
+  /** The stored customer the order belongs to (null: none has this customerNumber). */
+  customerId: string | null;
   primarySalesRep: OrderSalesRep | null;
   takenBySalesRep: OrderSalesRep | null;
   repNumber: string | null;
@@ -64,6 +66,7 @@ export type { OrderInput };
 export interface OrderValues {
   scalars: OrderHeader & {
     customerNumber: string;
+    customerId: string | null;
     shippingDetails: { method: string | null; total: number } | null;
     subtotal: string;
     tax: string;
@@ -91,6 +94,7 @@ export function orderValues(d: OrderDraft, current: { externalId?: string | null
       notes: d.notes,
       originationCartId: d.originationCartId ?? current?.originationCartId ?? null,
       customerNumber: d.customer.customerNumber,
+      customerId: d.customerId,
       customer: d.customer,
       primarySalesRep: d.primarySalesRep,
       takenBySalesRep: d.takenBySalesRep,
@@ -160,6 +164,7 @@ export async function createOrder(em: EntityManager, orgId: string, draft: Order
         orderType: draft.orderType,
         currencyCode: draft.currencyCode,
         customerNumber: draft.customer.customerNumber,
+        customerId: draft.customerId,
         customer: draft.customer,
         subtotal: '0',
         total: '0',
@@ -223,13 +228,19 @@ export async function repSnapshot(em: EntityManager, orgId: string, repNumber: s
   };
 }
 
-async function repOf(em: EntityManager, orgId: string, customerNumber: string): Promise<string | null> {
-  const c = await em.findOne(Customer, { organization: orgId, customerNumber }, { fields: ['repNumber'] });
-  return c?.repNumber ?? null;
+/** The stored customer an order names (its id and rep number), if any. */
+export interface StoredCustomer {
+  id: string;
+  repNumber: string | null;
 }
 
-/** An Admin's (or an import's) order: taken as given; `customerRepNumber` is the rep number of the stored customer, if any. */
-export function draftFromInput(input: OrderInput, customerRepNumber: string | null): OrderDraft {
+async function storedCustomer(em: EntityManager, orgId: string, customerNumber: string): Promise<StoredCustomer | null> {
+  const c = await em.findOne(Customer, { organization: orgId, customerNumber }, { fields: ['id', 'repNumber'] });
+  return c ? { id: c.id, repNumber: c.repNumber ?? null } : null;
+}
+
+/** An Admin's (or an import's) order: taken as given; `stored` is the stored customer with its customerNumber, if any (the order belongs to it). */
+export function draftFromInput(input: OrderInput, stored: StoredCustomer | null): OrderDraft {
   return {
     orderNumber: input.orderNumber ?? null,
     orderDate: input.orderDate ? new Date(input.orderDate) : null,
@@ -244,9 +255,10 @@ export function draftFromInput(input: OrderInput, customerRepNumber: string | nu
     notes: input.notes ?? null,
     originationCartId: input.originationCartId ?? null,
     customer: input.customer,
+    customerId: stored?.id ?? null,
     primarySalesRep: input.primarySalesRep,
     takenBySalesRep: input.takenBySalesRep ?? null,
-    repNumber: customerRepNumber ?? input.primarySalesRep.repNumber ?? null,
+    repNumber: stored?.repNumber ?? input.primarySalesRep.repNumber ?? null,
     shippingDetails: input.shippingDetails ? { method: input.shippingDetails.method ?? null, total: input.shippingDetails.total } : null,
     tax: input.tax ?? 0,
     items: input.items,
@@ -257,7 +269,7 @@ export function draftFromInput(input: OrderInput, customerRepNumber: string | nu
 }
 
 async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput): Promise<OrderDraft> {
-  return draftFromInput(input, await repOf(em, orgId, input.customer.customerNumber));
+  return draftFromInput(input, await storedCustomer(em, orgId, input.customer.customerNumber));
 }
 
 /** A Customer's or SalesRep's lines as the catalog prices them, with the customer record they were priced for. */
@@ -312,6 +324,7 @@ async function draftFromCatalog(em: EntityManager, orgId: string, auth: Principa
     notes: input.notes ?? null,
     originationCartId: null,
     customer: customerSnapshot(customer, input.customer.shippingAddress ?? null),
+    customerId: customer.id,
     primarySalesRep,
     takenBySalesRep: auth.role === 'SalesRep' ? await repSnapshot(em, orgId, auth.repNumber) : null,
     repNumber: customer.repNumber ?? null,
@@ -363,7 +376,7 @@ export async function listOrders(em: EntityManager, orgId: string, auth: Princip
   const q = parseList(query, orderListSpec);
   const [rows, total] = await em.findAndCount(
     Order,
-    { $and: [{ organization: orgId, active: true }, await orderScope(em, orgId, auth), q.where as FilterQuery<Order>] },
+    { $and: [{ organization: orgId, active: true }, await orderScope(em, orgId, auth), (await customerNumberFiltersById(em, orgId, q.where, { unlinked: true })) as FilterQuery<Order>] },
     { populate: ['items'], orderBy: [q.orderBy, { orderNumber: 'asc' }], limit: q.pageSize, offset: q.offset },
   );
   return dataEnvelope(rows.map(orderView), total, q);

@@ -46,6 +46,7 @@ export async function addPaymentMethod(em: EntityManager, deps: { config: Config
     const setup = await startHostedSetup(em, deps, {
       organizationId: orgId,
       customerNumber: customer.customerNumber,
+      customerId: customer.id,
       amount: '0.00',
       currency: await customerCurrency(em, orgId, customer),
       returnUrl: body.appUrl ?? DEFAULT_APP_URL,
@@ -71,6 +72,7 @@ export async function addPaymentMethod(em: EntityManager, deps: { config: Config
   });
   const { method } = await saveProfileAsPaymentMethod(em, orgId, {
     customerNumber: customer.customerNumber,
+    customerId: customer.id,
     profile,
     billingAddress: body.billingAddress,
     isDefault: body.isDefault ?? false,
@@ -84,7 +86,7 @@ export async function listPaymentMethods(em: EntityManager, orgId: string, auth:
   const customer = await findVisibleCustomer(em, orgId, auth, customerNumber);
   return em.find(
     PaymentMethod,
-    { organization: orgId, customerNumber: customer.customerNumber, active: true },
+    { organization: orgId, customerId: customer.id, active: true },
     { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] },
   );
 }

@@ -56,6 +56,7 @@ export async function setUpHostedPayment(
   return startHostedSetup(em, deps, {
     organizationId: orgId,
     customerNumber: customer.customerNumber,
+    customerId: customer.id,
     amount: body.transactionAmount.toFixed(2),
     currency: await customerCurrency(em, orgId, customer),
     returnUrl: body.applicationReturnUrl,

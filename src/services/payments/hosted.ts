@@ -37,6 +37,8 @@ export const hostedWorkflowId = (transactionSetupId: string) => `hosted-payment-
 export interface StartHostedInput {
   organizationId: string;
   customerNumber: string;
+  /** The customer record paying (its cards and invoices are matched by this id). */
+  customerId: string;
   amount: string;
   currency: string;
   returnUrl: string;
@@ -69,7 +71,7 @@ export async function startHostedSetup(
   if (invoiceId || invoiceNumber) {
     const field = invoiceId ? 'invoiceId' : 'invoiceNumber';
     const inv = await findPayableInvoice(em, input.organizationId, { invoiceId, invoiceNumber });
-    if (!inv || inv.customerNumber !== input.customerNumber) throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
+    if (!inv || inv.customerId !== input.customerId) throw AppError.field(field, `No payable invoice of customer ${input.customerNumber} has this ${field}.`);
     if (amount.gt(inv.balance))
       throw AppError.field('transactionAmount', `transactionAmount must not be more than the invoice balance (${new Decimal(inv.balance).toFixed(2)} ${inv.currencyCode}).`);
     invoiceId = inv.invoiceId;
@@ -94,6 +96,7 @@ export async function startHostedSetup(
     organization: input.organizationId,
     transactionSetupId: setup.transactionSetupId,
     customerNumber: input.customerNumber,
+    customerId: input.customerId,
     invoiceId,
     invoiceNumber,
     amount: amount.toFixed(2),
@@ -200,11 +203,13 @@ export async function reconcileHosted(
       voided = await voidUnrecordable(em, config, input.organizationId, setup, cb, e);
     }
   }
-  if (approved && !voided && setup.saveCard && cb.PaymentProfileId) {
+  // A setup whose customer was deleted meanwhile (customerId set null) saves no card: nobody may charge it.
+  if (approved && !voided && setup.saveCard && cb.PaymentProfileId && setup.customerId) {
     const gateway = await gatewayFor(em, config, input.organizationId);
     const profile = await gateway.getPaymentProfile(cb.PaymentProfileId);
     const { method } = await saveProfileAsPaymentMethod(em, input.organizationId, {
       customerNumber: setup.customerNumber,
+      customerId: setup.customerId,
       profile,
       billingAddress: setup.billingAddress ?? null,
       isDefault: setup.isDefault,

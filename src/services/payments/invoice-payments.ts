@@ -49,7 +49,7 @@ export interface InvoicePaymentRequest {
 /** Records (or charges) a payment; answers the updated invoice view. */
 export async function payInvoice(em: EntityManager, deps: Deps, orgId: string, auth: Principal, invoiceId: string, body: InvoicePaymentRequest, idempotencyHeader?: string) {
   const inv = await findInvoice(em, orgId, invoiceId, auth);
-  if (body.paymentProfileId) await findActivePaymentMethod(em, orgId, inv.customerNumber, body.paymentProfileId);
+  if (body.paymentProfileId) await findActivePaymentMethod(em, orgId, inv.customerId ?? null, body.paymentProfileId);
   const status = body.status ?? 'Completed';
   if (body.paymentProfileId && status === 'Completed') await payByCard(em, deps, orgId, inv, { ...body, paymentProfileId: body.paymentProfileId }, idempotencyHeader);
   else await payOffline(em, deps, orgId, inv, { ...body, status }, idempotencyHeader);

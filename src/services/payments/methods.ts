@@ -31,6 +31,8 @@ export function paymentMethodView(m: PaymentMethod) {
 
 export interface NewPaymentMethod {
   customerNumber: string;
+  /** The customer record the card belongs to. */
+  customerId: string;
   paymentProfileId: string;
   customerProfileId: string;
   maskedCardNumber: string;
@@ -48,11 +50,12 @@ export interface NewPaymentMethod {
 export function saveProfileAsPaymentMethod(
   em: EntityManager,
   orgId: string,
-  input: { customerNumber: string; profile: CardProfile; billingAddress: Record<string, unknown> | null; isDefault: boolean; paymentProvider: NewPaymentMethod['paymentProvider'] },
+  input: { customerNumber: string; customerId: string; profile: CardProfile; billingAddress: Record<string, unknown> | null; isDefault: boolean; paymentProvider: NewPaymentMethod['paymentProvider'] },
 ): Promise<{ method: PaymentMethod; created: boolean }> {
   const { profile } = input;
   return savePaymentMethod(em, orgId, {
     customerNumber: input.customerNumber,
+    customerId: input.customerId,
     paymentProfileId: profile.paymentProfileId,
     customerProfileId: profile.customerProfileId,
     maskedCardNumber: profile.maskedCardNumber,
@@ -78,7 +81,7 @@ export async function savePaymentMethod(em: EntityManager, orgId: string, data: 
         if (data.isDefault) {
           await t.nativeUpdate(
             PaymentMethod,
-            { organization: orgId, customerNumber: data.customerNumber, isDefault: true },
+            { organization: orgId, customerId: data.customerId, isDefault: true },
             { isDefault: false, updatedAt: new Date() },
           );
         }
@@ -93,6 +96,11 @@ export async function savePaymentMethod(em: EntityManager, orgId: string, data: 
   }
 }
 
+/** The customer record's active cards, default first, then oldest first. */
+export function listActivePaymentMethods(em: EntityManager, orgId: string, customer: Customer): Promise<PaymentMethod[]> {
+  return em.find(PaymentMethod, { organization: orgId, customerId: customer.id, active: true }, { orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] });
+}
+
 /** The currency of the customer's price tier (USD when the tier is unknown). */
 export async function customerCurrency(em: EntityManager, orgId: string, customer: Customer): Promise<string> {
   const tier = await findPriceTier(em, orgId, customer.pricing);
@@ -100,11 +108,13 @@ export async function customerCurrency(em: EntityManager, orgId: string, custome
 }
 
 /**
- * The saved, active card `paymentProfileId` of this organization's customer; a profile of
- * another customer or organization, an inactive one, or one never saved here is a 404.
+ * The saved, active card `paymentProfileId` of this organization's customer record `customerId`
+ * (null: the row's customer was deleted); a profile of another customer or organization, of a
+ * deleted customer whose number was reused, an inactive one, or one never saved here is a 404.
  */
-export async function findActivePaymentMethod(em: EntityManager, orgId: string, customerNumber: string, paymentProfileId: string): Promise<PaymentMethod> {
-  const m = await em.findOne(PaymentMethod, { organization: orgId, customerNumber, paymentProfileId, active: true });
+export async function findActivePaymentMethod(em: EntityManager, orgId: string, customerId: string | null, paymentProfileId: string): Promise<PaymentMethod> {
+  if (!customerId) throw AppError.notFound('Payment method');
+  const m = await em.findOne(PaymentMethod, { organization: orgId, customerId, paymentProfileId, active: true });
   if (!m) throw AppError.notFound('Payment method');
   return m;
 }
