@@ -16,7 +16,7 @@ const DOMAIN_DOWN = {
 /** Adapters receive their settings from the caller; they never reach up (issue 17 item 3). */
 const ADAPTERS_DOWN = {
   regex: '(^|/)(services|api|http)(/|$)',
-  message: 'src/integrations (adapters) import neither src/services, src/api nor src/http: take settings as arguments.',
+  message: 'src/adapters (adapters) import neither src/services, src/api nor src/http: take settings as arguments.',
 };
 
 /**
@@ -39,9 +39,9 @@ const WORKFLOW_PATTERNS = [
   NO_API,
   { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' },
   {
-    regex: '(^|/)(activities|services|integrations|entities)(/|$)',
+    regex: '(^|/)(activities|services|adapters|entities)(/|$)',
     allowTypeImports: true,
-    message: 'Workflows import activities, services, integrations and entities as types only (import type).',
+    message: 'Workflows import activities, services, adapters and entities as types only (import type).',
   },
 ];
 
@@ -114,7 +114,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS] }] },
   },
   {
-    files: ['src/integrations/**/*.ts'],
+    files: ['src/adapters/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS] }] },
   },
   {

@@ -9,13 +9,13 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { ApplicationFailure } from '@temporalio/common';
 import { toCsv } from '../../domain/csv.js';
 import { financeMove, type FinanceAction } from '../../domain/commissions/statement.js';
-import { moneyNumber } from '../../domain/pricing/index.js';
+import { moneyNumber } from '../../domain/money.js';
 import type { StatementEvent } from '../../entities/Commission.js';
 import { CommissionAdjustment, CommissionEntry, CommissionStatement, Organization, OrganizationMember, OrganizationSalesRep, PriceTier } from '../../entities/index.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { startOnce } from '../../integrations/temporal.js';
+import { startOnce } from '../../adapters/temporal.js';
 import {
   approveUpdate,
   markPaidUpdate,
