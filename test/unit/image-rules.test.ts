@@ -7,7 +7,7 @@ import {
   urlShapeProblem,
   variantFormat,
   VARIANTS,
-} from '../src/domain/images/rules';
+} from '../../src/domain/images/rules';
 
 describe('image rules', () => {
   test('when a decoder names a format, then only jpg, png, webp and gif are accepted', () => {

@@ -1,4 +1,4 @@
-import { normalizeRoles, planRemoval, repEmailIds } from '../src/domain/salesreps/rules';
+import { normalizeRoles, planRemoval, repEmailIds } from '../../src/domain/salesreps/rules';
 
 describe('sales rep rules', () => {
   const base = { otherAssignments: 0, adminHere: false, otherMemberships: 0, isSuper: false };
