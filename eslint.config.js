@@ -16,7 +16,7 @@ const DOMAIN_DOWN = {
 /** Adapters receive their settings from the caller; they never reach up (issue 17 item 3). */
 const ADAPTERS_DOWN = {
   regex: '(^|/)(services|api|http)(/|$)',
-  message: 'src/integrations (adapters) import neither src/services, src/api nor src/http: take settings as arguments.',
+  message: 'src/adapters (adapters) import neither src/services, src/api nor src/http: take settings as arguments.',
 };
 
 /**
@@ -39,11 +39,21 @@ const WORKFLOW_PATTERNS = [
   NO_API,
   { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' },
   {
-    regex: '(^|/)(activities|services|integrations|entities)(/|$)',
+    regex: '(^|/)(activities|services|adapters|entities)(/|$)',
     allowTypeImports: true,
-    message: 'Workflows import activities, services, integrations and entities as types only (import type).',
+    message: 'Workflows import activities, services, adapters and entities as types only (import type).',
   },
 ];
+
+/** Route files: routes and yup schemas only; the use cases (and every query) live in src/services. */
+const API_LAYER = [
+  { regex: '(^|/)entities(/|$)', message: 'src/api does not touch entities: call a service in src/services and shape its view.' },
+  { regex: '^\\./(?!schemas\\.js$)', message: 'Route files do not import each other: move the shared logic to src/services (or the schema to ./schemas.js).' },
+];
+const NO_EM_CALLS = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.object.name='em'], CallExpression[callee.type='MemberExpression'][callee.object.property.name='em']",
+  message: 'No EntityManager calls in src/api: put the query in a service function (src/services/<domain>).',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/*.mjs'] },
@@ -92,6 +102,11 @@ export default tseslint.config(
   },
   {
     files: ['src/api/**/*.ts'],
+    ignores: ['src/api/index.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, ...API_LAYER] }] },
+  },
+  {
+    files: ['src/api/index.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS] }] },
   },
   {
@@ -99,13 +114,17 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS] }] },
   },
   {
-    files: ['src/integrations/**/*.ts'],
+    files: ['src/adapters/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS] }] },
   },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/retry-policies.ts'],
     rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES] },
+  },
+  {
+    files: ['src/api/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS] },
   },
   {
     files: ['src/workflows/**/*.ts'],

@@ -1,12 +1,12 @@
 /** API process: builds dependencies, applies nothing but configuration, listens. */
 import './src/compat/node20.js';
 import { createApp } from './src/app.js';
-import { createServices } from './src/composition.js';
+import { createInfrastructure } from './src/composition.js';
 import { log } from './src/logger.js';
 import { ensureWebhookDispatcher } from './src/services/webhooks/dispatcher.js';
 
 async function main(): Promise<void> {
-  const services = await createServices('api');
+  const services = await createInfrastructure('api');
   const { config, temporal } = services;
   await ensureWebhookDispatcher(temporal, config);
   const app = createApp(services);

@@ -7,7 +7,7 @@ import './src/compat/node20.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createQueueActivities, TASK_QUEUES, type TaskQueueName } from './src/activities/index.js';
 import { faultInjection, parseFaultRules, retryVisibility } from './src/activities/interceptors.js';
-import { createServices } from './src/composition.js';
+import { createInfrastructure } from './src/composition.js';
 import { taskQueue } from './src/config.js';
 import { log } from './src/logger.js';
 import { loadBundle } from './src/worker/bundles.js';
@@ -18,7 +18,7 @@ async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  const services = await createServices('worker');
+  const services = await createInfrastructure('worker');
   const { config } = services;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const activitiesByQueue = createQueueActivities(services);

@@ -9,7 +9,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client 
 import { ApplicationFailure } from '@temporalio/common';
 import { taskQueue, type Config } from './config.js';
 import { AppError, type ErrorKind, type FieldErrors } from './errors.js';
-import { searchAttributes, type BusinessKeys } from './integrations/temporal.js';
+import { searchAttributes, type BusinessKeys } from './adapters/temporal.js';
 
 const CLIENT_KINDS: ErrorKind[] = ['validation', 'bad_request', 'payment_required', 'not_found', 'conflict'];
 

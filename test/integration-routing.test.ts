@@ -36,7 +36,7 @@ beforeAll(async () => {
   org = await createOrg();
   const port = await freePort();
   providerUrl = `http://127.0.0.1:${port}`;
-  provider = spawn(process.execPath, [path.join(st.distDir!, 'src/providers/sandbox/main.js')], {
+  provider = spawn(process.execPath, [path.join(st.distDir!, 'scripts/provider-sandbox/main.js')], {
     env: { ...process.env, PORT: String(port), PROVIDER_CALLBACK_SECRET: randomBytes(16).toString('hex'), PROVIDER_PUBLIC_URL: providerUrl },
     stdio: 'ignore',
   });

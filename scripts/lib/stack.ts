@@ -208,7 +208,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const provider = startProc(
       'provider-sandbox',
       node,
-      [path.join(DIST, 'src/providers/sandbox/main.js')],
+      [path.join(DIST, 'scripts/provider-sandbox/main.js')],
       { PORT: String(port.provider), PROVIDER_CALLBACK_SECRET: sec.callbackSecret, PROVIDER_PUBLIC_URL: `http://127.0.0.1:${port.provider}` },
       logDir,
     );

@@ -10,7 +10,7 @@ import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../services/inv
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { orderTotals } from '../domain/orders/totals.js';
-import { minorUnitDigits } from '../domain/pricing/index.js';
+import { minorUnitDigits } from '../domain/money.js';
 import { Cart, Customer, Order } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import type { Storage } from '../integrations/storage.js';
+import type { Storage } from '../adapters/storage.js';
 import { applyAction, generateStatement, reminderMails, storeStatementPdf, type ActionInput, type GenerateInput, type GenerateResult } from '../services/commissions/index.js';
 import type { SendEmailInput } from '../workflows/send-email-defs.js';
 

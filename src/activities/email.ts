@@ -5,7 +5,7 @@ import { renderEmail } from '../domain/email/templates.js';
 import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
 import type { SendEmailInput } from '../workflows/send-email-defs.js';
-import { createMailer } from '../integrations/mail.js';
+import { createMailer } from '../adapters/mail.js';
 import { resolveMailSettings } from '../services/integrations/provider-settings.js';
 
 const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../errors.js';
-import { ProviderRejectedError } from '../integrations/payment-gateway.js';
+import { ProviderRejectedError } from '../adapters/payment-gateway.js';
 
 /** Failure type of a provider that refuses the service itself (401/403): an operator must fix the settings. */
 export const PROVIDER_REJECTED = 'provider_rejected';

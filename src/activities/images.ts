@@ -5,7 +5,7 @@ import { nameFromUrl, resolveSku } from '../domain/images/rules.js';
 import { ImageIngestion, ImageIngestionItem } from '../entities/index.js';
 import { FetchFailure, fetchImage } from '../services/media/fetch-image.js';
 import { storeImage, UnsupportedImageError } from '../services/media/images.js';
-import type { Storage } from '../integrations/storage.js';
+import type { Storage } from '../adapters/storage.js';
 
 export interface IngestItemInput {
   organizationId: string;

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { claimSlot, finish, prepare, processChunk, resetProgress, type ChunkTask } from '../services/imports/process.js';
 import { createImportPool } from '../services/imports/sql.js';
-import type { Storage } from '../integrations/storage.js';
+import type { Storage } from '../adapters/storage.js';
 import type { SendEmailInput } from '../workflows/send-email-defs.js';
 
 const heartbeat = (details?: unknown) => {

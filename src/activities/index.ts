@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createImportActivities } from './imports.js';
 import type { Config } from '../config.js';
-import type { Storage } from '../integrations/storage.js';
+import type { Storage } from '../adapters/storage.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createCommissionActivities } from './commissions.js';
 import { createEmailActivities } from './email.js';

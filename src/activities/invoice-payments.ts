@@ -5,7 +5,7 @@
  * anything else is retried.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { roundMoney } from '../domain/pricing/index.js';
+import { roundMoney } from '../domain/money.js';
 import { Invoice, InvoicePayment } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { checkPayment, recordInvoicePayment, type RecordPaymentResult } from '../services/invoices/record-payment.js';

@@ -2,11 +2,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { balanceOf } from '../domain/invoices/money.js';
-import { formatMoney } from '../domain/pricing/index.js';
+import { formatMoney } from '../domain/money.js';
 import { invoiceRecipients } from '../domain/email/recipients.js';
 import { Customer, Invoice, Organization } from '../entities/index.js';
 import { invoicePdfKey, renderInvoicePdf } from '../services/invoices/pdf.js';
-import type { Storage } from '../integrations/storage.js';
+import type { Storage } from '../adapters/storage.js';
 
 export interface InvoiceRef {
   organizationId: string;

@@ -8,10 +8,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { HostedPaymentSetup, Invoice } from '../entities/index.js';
 import { log } from '../logger.js';
-import type { CardCharge } from '../integrations/payment-gateway.js';
+import type { CardCharge } from '../adapters/payment-gateway.js';
 import { gatewayFor } from '../services/integrations/provider-settings.js';
 import { expireHosted, outcomeOf, reconcileHosted, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
-import { moneyNumber } from '../domain/pricing/index.js';
+import { moneyNumber } from '../domain/money.js';
 import { emitEventOnce } from '../services/webhooks/events.js';
 import { mapped } from './failures.js';
 

@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { defineRoute, accepted, created, ok, type Reply } from '../http/route.js';
 import {
   createPlan,
-  financeAction,
+  financeActionView,
   findPlan,
   findStatement,
   listPlans,
@@ -125,9 +125,7 @@ const FINANCE_RESPONSES = {
 };
 
 async function finance(r: Req<unknown, unknown>, req: FinanceRequest): Promise<Reply> {
-  await financeAction({ em: r.em, temporal: r.deps.temporal }, r.orgId, r.auth, r.params.statementId, req);
-  r.em.clear();
-  return ok(await statementView(r.em, await findStatement(r.em, r.orgId, r.params.statementId, r.auth)));
+  return ok(await financeActionView({ em: r.em, temporal: r.deps.temporal }, r.orgId, r.auth, r.params.statementId, req));
 }
 
 export const commissionRoutes = [

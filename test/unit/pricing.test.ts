@@ -1,4 +1,5 @@
-import { checkOrderQuantity, formatMoney, minorUnitDigits, moneyNumber, presentPrice, resolveUnitPrice, roundMoney, validatePriceEntries, validateQuantityRules } from '../../src/domain/pricing/index';
+import { formatMoney, minorUnitDigits, moneyNumber, presentPrice, roundMoney } from '../../src/domain/money';
+import { checkOrderQuantity, resolveUnitPrice, validatePriceEntries, validateQuantityRules } from '../../src/domain/pricing/price-breaks';
 
 const entries = [
   { tier: 'Retail', price: '10.00', atQuantity: 1 },

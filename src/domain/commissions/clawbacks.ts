@@ -6,7 +6,7 @@
  * left. Each (entry, cause) yields at most one adjustment, so nothing is clawed back twice.
  */
 import { Decimal } from 'decimal.js';
-import { roundMoney, type Amount } from '../pricing/index.js';
+import { roundMoney, type Amount } from '../money.js';
 
 export interface SettledEntry {
   entryId: string;

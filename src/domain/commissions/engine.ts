@@ -7,7 +7,7 @@
  * amounts; line commission = line base x rate, rounded half-up to the currency's minor unit.
  */
 import { Decimal } from 'decimal.js';
-import { roundMoney, type Amount } from '../pricing/index.js';
+import { roundMoney, type Amount } from '../money.js';
 import { matchesAny } from './patterns.js';
 
 export type { Amount };

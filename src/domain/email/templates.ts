@@ -5,7 +5,7 @@
  * a name carrying markup or a link arrives as text (DESIGN "Security decisions").
  */
 
-import { formatMoney } from '../pricing/index.js';
+import { formatMoney } from '../money.js';
 export interface RenderedEmail {
   subject: string;
   text: string;

@@ -5,7 +5,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { FieldErrors } from '../../errors.js';
-import type { Amount } from '../pricing/index.js';
+import type { Amount } from '../money.js';
 
 export const ADMIN_ONLY_INVOICE_FIELDS = ['importedInvoiceTotal', 'importedBalance'] as const;
 type AdminOnly = (typeof ADMIN_ONLY_INVOICE_FIELDS)[number];

@@ -5,7 +5,7 @@
  * already paid as (importedInvoiceTotal or computed total) - importedBalance.
  */
 import { Decimal } from 'decimal.js';
-import { formatMoney, minorUnitDigits, moneyNumber, roundMoney, type Amount } from '../pricing/index.js';
+import { formatMoney, minorUnitDigits, moneyNumber, roundMoney, type Amount } from '../money.js';
 
 export interface InvoiceLineInput {
   quantity: number;

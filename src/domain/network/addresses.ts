@@ -1,6 +1,6 @@
 /**
  * Which network addresses the service may call (DESIGN "Security decisions": every outbound
- * request). Pure: the outbound client (src/integrations/http-client.ts) resolves a host and
+ * request). Pure: the outbound client (src/adapters/http-client.ts) resolves a host and
  * asks these rules about every address it got, and about IP literals, which Node never passes
  * through a custom `lookup`.
  *

@@ -1,6 +1,6 @@
 /** Order money (pure): one way to turn lines, tax and shipping into line subtotals and totals. */
 import { Decimal } from 'decimal.js';
-import { roundMoney, type Amount } from '../pricing/index.js';
+import { roundMoney, type Amount } from '../money.js';
 
 export interface OrderLineInput {
   /** Unit price (decimal string or number). */

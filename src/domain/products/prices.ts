@@ -1,6 +1,6 @@
 /** Price entries of a product upsert or price replacement: checked against the organization's tiers. */
 import type { FieldErrors } from '../../errors.js';
-import { validatePriceEntries } from '../pricing/index.js';
+import { validatePriceEntries } from '../pricing/price-breaks.js';
 import type { PriceInput } from './schemas.js';
 
 export type PriceRow = { tier: string; price: string; atQuantity: number };

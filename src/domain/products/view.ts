@@ -13,7 +13,8 @@
  *   like Customers, see only active products; Admin sees inactive ones too.
  * Every `prices` entry is formatted in its tier's configured currency.
  */
-import { formatMoney, moneyNumber, resolveUnitPrice } from '../pricing/index.js';
+import { formatMoney, moneyNumber } from '../money.js';
+import { resolveUnitPrice } from '../pricing/price-breaks.js';
 import type { PriceRow } from './prices.js';
 
 /** The caller's price context: which tier, which currency, which products. */

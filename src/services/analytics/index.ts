@@ -17,7 +17,7 @@ import {
   splitWindow,
   type Window,
 } from '../../domain/analytics/index.js';
-import { moneyNumber, roundMoney } from '../../domain/pricing/index.js';
+import { moneyNumber, roundMoney } from '../../domain/money.js';
 
 export interface Scope {
   orgId: string;

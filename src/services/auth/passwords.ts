@@ -11,7 +11,7 @@ import { hashSecret, sha256, verifySecret } from '../../domain/auth/secrets.js';
 import { OrganizationMember, User } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { queueEmail } from '../../integrations/temporal.js';
+import { queueEmail } from '../../adapters/temporal.js';
 import { userToken, type AuthResult } from './login.js';
 
 /** Runs inside a transaction: the new password, every other password token spent, every earlier session ended. */

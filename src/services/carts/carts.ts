@@ -10,7 +10,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { UUID_RE } from '../../domain/schemas.js';
-import { moneyNumber } from '../../domain/pricing/index.js';
+import { moneyNumber } from '../../domain/money.js';
 import { Cart, CartItem } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';

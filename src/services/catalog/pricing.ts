@@ -1,7 +1,7 @@
 /** Catalog prices as the service charges them: a product's unit price in a tier for a quantity. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Decimal } from 'decimal.js';
-import { checkOrderQuantity, resolveUnitPrice } from '../../domain/pricing/index.js';
+import { checkOrderQuantity, resolveUnitPrice } from '../../domain/pricing/price-breaks.js';
 import { Customer, PriceTier, Product, ProductPrice } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import { escapeLike } from '../../http/paging.js';

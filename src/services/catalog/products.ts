@@ -17,7 +17,7 @@ import { productSearchExpression } from '../../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, escapeLike, parseList, type ListQuery, type ListSpec } from '../../http/paging.js';
-import type { Storage } from '../../integrations/storage.js';
+import type { Storage } from '../../adapters/storage.js';
 import { apiPool, inTransaction } from '../imports/sql.js';
 import { imageView } from '../media/images.js';
 import { upsertProducts } from './upsert.js';

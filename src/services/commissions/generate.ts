@@ -11,7 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { clawbacksFor, computeEntries, SETTLED_STATUSES, type InvoiceFacts, type PlanRules, type SettledEntry } from '../../domain/commissions/index.js';
 import type { StatementEvent } from '../../entities/Commission.js';
-import { moneyNumber } from '../../domain/pricing/index.js';
+import { moneyNumber } from '../../domain/money.js';
 import { CommissionPlan, CommissionStatement } from '../../entities/index.js';
 import type { InvoiceLine } from '../../entities/Invoice.js';
 

@@ -4,9 +4,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import PDFDocument from 'pdfkit';
-import { formatMoney } from '../../domain/pricing/index.js';
+import { formatMoney } from '../../domain/money.js';
 import { CommissionStatement, Organization } from '../../entities/index.js';
-import type { Storage } from '../../integrations/storage.js';
+import type { Storage } from '../../adapters/storage.js';
 import { statementView } from './statements.js';
 
 export const statementPdfKey = (orgId: string, statementId: string) => `documents/commissions/${orgId}/${statementId}.pdf`;

@@ -9,13 +9,13 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { ApplicationFailure } from '@temporalio/common';
 import { toCsv } from '../../domain/csv.js';
 import { financeMove, type FinanceAction } from '../../domain/commissions/statement.js';
-import { moneyNumber } from '../../domain/pricing/index.js';
+import { moneyNumber } from '../../domain/money.js';
 import type { StatementEvent } from '../../entities/Commission.js';
 import { CommissionAdjustment, CommissionEntry, CommissionStatement, Organization, OrganizationMember, OrganizationSalesRep, PriceTier } from '../../entities/index.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { startOnce } from '../../integrations/temporal.js';
+import { startOnce } from '../../adapters/temporal.js';
 import {
   approveUpdate,
   markPaidUpdate,
@@ -235,6 +235,13 @@ export type FinanceRequest =
  * Finance is Admin and never the statement's own rep (403). A wrong state is a 409, whether the
  * recorded state shows it already or the workflow's validator refuses it.
  */
+/** A finance action, then the statement as it now stands (re-read, not the identity-map copy). */
+export async function financeActionView(deps: { em: EntityManager; temporal: Client }, orgId: string, viewer: Viewer, statementId: string, req: FinanceRequest) {
+  await financeAction(deps, orgId, viewer, statementId, req);
+  deps.em.clear();
+  return statementView(deps.em, await findStatement(deps.em, orgId, statementId, viewer));
+}
+
 export async function financeAction(deps: { em: EntityManager; temporal: Client }, orgId: string, viewer: Viewer, statementId: string, req: FinanceRequest): Promise<StatementState> {
   const st = await findStatement(deps.em, orgId, statementId, viewer);
   if (viewer.userId) {

@@ -14,7 +14,7 @@ import { ImportJob, type ImportFormat, type ImportMode, type ImportOnError, type
 import { AppError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
 import { taskQueue } from '../../config.js';
-import { searchAttributes } from '../../integrations/temporal.js';
+import { searchAttributes } from '../../adapters/temporal.js';
 import { cancelImportSignal, pauseImportSignal, resumeImportSignal, type ImportJobInput } from '../../workflows/import-job-defs.js';
 import { detectFormat } from './input.js';
 

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { recordKey, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
 import type { ImportFormat, ImportStatus } from '../../entities/ImportJob.js';
-import type { Storage } from '../../integrations/storage.js';
+import type { Storage } from '../../adapters/storage.js';
 import { applyCustomers } from './customers.js';
 import { InputError, readRecords } from './input.js';
 import { applyInvoices } from './invoices.js';

@@ -1,7 +1,7 @@
 /**
  * Real connection tests of integrations (DESIGN): Payment GETs the provider's /health and
  * checks that the API key is accepted; Smtp connects and authenticates; Http GETs the
- * endpoint. Every target goes through the one outbound client (src/integrations/http-client.ts;
+ * endpoint. Every target goes through the one outbound client (src/adapters/http-client.ts;
  * SMTP hosts through its `resolveAllowed`), link-local and metadata addresses refused whatever
  * OUTBOUND_ALLOW_PRIVATE_NETWORKS says. A failure reads the same whatever went wrong on the
  * wire (UNREACHABLE: an open port and a closed one, a private address and a dead host look
@@ -10,7 +10,7 @@
  */
 import nodemailer from 'nodemailer';
 import { redact } from '../../domain/integrations/templates.js';
-import { OutboundError, outboundRequest, resolveAllowed, UNREACHABLE, type OutboundTargets } from '../../integrations/http-client.js';
+import { OutboundError, outboundRequest, resolveAllowed, UNREACHABLE, type OutboundTargets } from '../../adapters/http-client.js';
 
 const TIMEOUT_MS = 10_000;
 

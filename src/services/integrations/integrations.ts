@@ -21,7 +21,7 @@ import { decryptJson, encryptJson } from '../../domain/secrets/crypto.js';
 import { Integration } from '../../entities/Integration.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { encryptionKeys } from '../secrets.js';
-import { hostProblem, savedUrlProblem } from '../../integrations/http-client.js';
+import { hostProblem, savedUrlProblem } from '../../adapters/http-client.js';
 import { testConnection } from './connection-test.js';
 
 export function templateView(t: IntegrationTemplate) {

@@ -4,17 +4,17 @@
  * enabled integration of that type": the deployment's defaults apply (DESIGN).
  *
  * Call sites: `gatewayFor` here (every charge, refund, card tokenization and hosted setup: the
- * adapter src/integrations/payment-gateway.ts receives the settings), src/activities/email.ts
+ * adapter src/adapters/payment-gateway.ts receives the settings), src/activities/email.ts
  * `deliverEmail` (every e-mail of an organization: the mail adapter receives the settings).
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../../config.js';
-import { OutboundError, resolveAllowed } from '../../integrations/http-client.js';
+import { OutboundError, resolveAllowed } from '../../adapters/http-client.js';
 import { enabledIntegrationSettings } from './integrations.js';
-import type { OwnMailServer } from '../../integrations/mail.js';
-import { defaultPaymentSettings, providerClient, type PaymentGateway, type PaymentProviderSettings } from '../../integrations/payment-gateway.js';
+import type { OwnMailServer } from '../../adapters/mail.js';
+import { defaultPaymentSettings, providerClient, type PaymentGateway, type PaymentProviderSettings } from '../../adapters/payment-gateway.js';
 
 export interface OrganizationPaymentSettings extends PaymentProviderSettings {
   /** Secret the organization's provider signs hosted-payment callbacks with, when set. */

@@ -8,7 +8,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { checkRefundAmount } from '../../domain/invoices/money.js';
 import { transition, type InvoiceStatus } from '../../domain/invoices/state.js';
-import { roundMoney } from '../../domain/pricing/index.js';
+import { roundMoney } from '../../domain/money.js';
 import { Invoice, InvoicePayment } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { startOnce } from '../../integrations/temporal.js';
+import { startOnce } from '../../adapters/temporal.js';
 import { findInvoice, markIssued, must, recompute, reload, toDiscount, viewOf, type DiscountInput } from './invoices.js';
 import { invoiceWorkflowId } from './signal.js';
 

@@ -1,6 +1,6 @@
 /** Renders an invoice as a PDF (pdfkit, uncompressed so the text is searchable in tests and archives). */
 import PDFDocument from 'pdfkit';
-import { formatMoney } from '../../domain/pricing/index.js';
+import { formatMoney } from '../../domain/money.js';
 import { balanceOf, lineTotal } from '../../domain/invoices/money.js';
 import type { Invoice } from '../../entities/index.js';
 

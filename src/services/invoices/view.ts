@@ -1,5 +1,5 @@
 /** The JSON shape of an invoice (SPEC "Invoice" plus DESIGN's amount fields). */
-import { formatMoney, moneyNumber } from '../../domain/pricing/index.js';
+import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { balanceOf, lineTotal, moneyFields } from '../../domain/invoices/money.js';
 import type { Invoice, InvoicePayment } from '../../entities/index.js';
 

@@ -1,12 +1,12 @@
 /**
  * Downloads a remote image for ingestion through the one outbound client
- * (src/integrations/http-client.ts: addresses, IP literals and every redirect checked, https
+ * (src/adapters/http-client.ts: addresses, IP literals and every redirect checked, https
  * unless OUTBOUND_ALLOW_PRIVATE_NETWORKS, connect and total deadlines), plus the image rules:
  * an image content type, a size cap enforced while streaming. Failures say whether a retry
  * could help; transport failures all read the same (UNREACHABLE).
  */
 import { isImageContentType, urlShapeProblem } from '../../domain/images/rules.js';
-import { OutboundError, outboundRequest } from '../../integrations/http-client.js';
+import { OutboundError, outboundRequest } from '../../adapters/http-client.js';
 
 export class FetchFailure extends Error {
   constructor(

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import sharp, { type Metadata } from 'sharp';
 import { acceptedFormat, contentTypeOf, IMAGE_FORMATS, MAX_INPUT_PIXELS, VARIANTS, variantFormat, type ImageFormat } from '../../domain/images/rules.js';
 import { Image } from '../../entities/index.js';
-import type { Storage } from '../../integrations/storage.js';
+import type { Storage } from '../../adapters/storage.js';
 
 /** The input is not an image we accept (a client error, never retried). */
 export class UnsupportedImageError extends Error {

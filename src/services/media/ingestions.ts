@@ -9,7 +9,7 @@ import { UUID_RE } from '../../domain/ids.js';
 import { INGESTION_SLOT_WINDOW_MS, MAX_CONCURRENT_INGESTIONS_PER_ORG } from '../../domain/images/rules.js';
 import { ImageIngestion, ImageIngestionItem } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
-import { startOnce } from '../../integrations/temporal.js';
+import { startOnce } from '../../adapters/temporal.js';
 
 export interface RemoteImage {
   imageUrl: string;

@@ -4,7 +4,7 @@ import { UUID_RE } from '../../domain/ids.js';
 import { Image } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import type { Storage } from '../../integrations/storage.js';
+import type { Storage } from '../../adapters/storage.js';
 import { imageView, variantKeys } from './images.js';
 
 const listSpec: ListSpec = {

@@ -9,7 +9,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { checkStatusTransition, parseOrderStatus, type OrderStatus } from '../../domain/orders/status.js';
 import { orderTotals } from '../../domain/orders/totals.js';
-import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/pricing/index.js';
+import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/money.js';
 import { Customer, Order, OrderItem, OrganizationMember, OrganizationSalesRep, type PriceTier } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import type { CustomerAddress } from '../../entities/CustomerAddress.js';

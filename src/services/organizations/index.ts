@@ -13,7 +13,7 @@ import type { OrganizationInput, UserInput } from '../../domain/organizations/sc
 import { ApiCredential, Organization, OrganizationMember, PriceTier, User } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { escapeLike } from '../../http/paging.js';
-import { queueEmail } from '../../integrations/temporal.js';
+import { queueEmail } from '../../adapters/temporal.js';
 import { findPriceTier, priceTierInUse, renamePriceTierReferences } from '../catalog/pricing.js';
 import { addMember, invitedProfile, sendAcceptLink, visibleProfile } from '../memberships/index.js';
 

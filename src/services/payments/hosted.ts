@@ -28,7 +28,7 @@ import { AppError } from '../../errors.js';
 import { findPayableInvoice } from '../invoices/invoices.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { log } from '../../logger.js';
-import { startOnce } from '../../integrations/temporal.js';
+import { startOnce } from '../../adapters/temporal.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import { saveProfileAsPaymentMethod } from './methods.js';
 

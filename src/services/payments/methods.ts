@@ -6,7 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer, PaymentMethod } from '../../entities/index.js';
-import type { CardProfile } from '../../integrations/payment-gateway.js';
+import type { CardProfile } from '../../adapters/payment-gateway.js';
 import { findPriceTier } from '../catalog/pricing.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 

@@ -13,7 +13,7 @@ import { Organization, OrganizationMember, OrganizationSalesRep, SalesRep, User 
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { parseList, type ListSpec } from '../../http/paging.js';
-import { queueEmail } from '../../integrations/temporal.js';
+import { queueEmail } from '../../adapters/temporal.js';
 import { invitedProfile, sendAcceptLink, visibleProfile } from '../memberships/index.js';
 import { orgOf } from '../organizations/index.js';
 

@@ -10,7 +10,7 @@ import type { UserInput } from '../../domain/organizations/schemas.js';
 import { OrganizationMember, User } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { queueEmail } from '../../integrations/temporal.js';
+import { queueEmail } from '../../adapters/temporal.js';
 import { addMember, sendAcceptLink } from '../memberships/index.js';
 import { orgOf } from '../organizations/index.js';
 

@@ -1,9 +1,9 @@
 /**
- * One outbound webhook POST through the one outbound client (src/integrations/http-client.ts):
+ * One outbound webhook POST through the one outbound client (src/adapters/http-client.ts):
  * https only and public addresses only unless OUTBOUND_ALLOW_PRIVATE_NETWORKS; no redirects
  * followed (a 3xx is a failed attempt); a hard deadline; every transport failure reads the same.
  */
-import { outboundRequest, OutboundError, UNREACHABLE, urlProblem } from '../../integrations/http-client.js';
+import { outboundRequest, OutboundError, UNREACHABLE, urlProblem } from '../../adapters/http-client.js';
 
 export interface PostResult {
   statusCode: number | null;

@@ -8,8 +8,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { URL } from 'node:url';
-import { checkCard, directErrorCode, expirationMMYY, formatCents, hostedResult, parseAmountCents, type CardType } from '../../domain/payments/cards.js';
-import { withSignature, type CallbackFields } from '../../domain/payments/callback-signature.js';
+import { checkCard, directErrorCode, expirationMMYY, formatCents, hostedResult, parseAmountCents, type CardType } from '../../src/domain/payments/cards.js';
+import { withSignature, type CallbackFields } from '../../src/domain/payments/callback-signature.js';
 import { esc, messagePage, page, payFormPage } from './html.js';
 
 export interface SandboxOptions {

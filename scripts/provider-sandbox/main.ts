@@ -3,7 +3,7 @@
  * ProviderHosted; see DESIGN "Payments" and server.ts). Env: PORT, PROVIDER_CALLBACK_SECRET,
  * PROVIDER_PUBLIC_URL.
  */
-import { configureLogger, log } from '../../logger.js';
+import { configureLogger, log } from '../../src/logger.js';
 import { createSandboxServer } from './server.js';
 
 const port = Number(process.env.PORT ?? 4010);
