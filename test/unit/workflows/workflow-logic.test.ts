@@ -5,12 +5,19 @@
  */
 import path from 'node:path';
 import { ApplicationFailure, defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { WorkflowFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { ensureBinaries } from '../../../scripts/lib/binaries';
 import type { ChargeInput } from '../../../src/activities/payments';
 import type { CheckoutInput } from '../../../src/workflows/checkout-cart-defs';
+import {
+  approveUpdate,
+  markPaidUpdate,
+  rejectUpdate as rejectUpdateDef,
+  statementStateQuery,
+  WRONG_STATE,
+} from '../../../src/workflows/commission-statement-defs';
 import { hostedCallbackUpdate, hostedStatusQuery, type HostedCallback, type HostedOutcome } from '../../../src/workflows/hosted-payment-defs';
 
 jest.setTimeout(180_000);
@@ -28,6 +35,9 @@ interface Mocks {
   createOrderFromCart: (i: CheckoutInput & { orderNumber: string; chargeId: string | null }) => Promise<unknown>;
   voidCharge: (i: { organizationId: string; chargeId: string; idempotencyKey: string }) => Promise<void>;
   recordPaymentFailed: (i: unknown) => Promise<void>;
+  generateCommissionStatement: (i: { statementId: string; event: { key: string } }) => Promise<{ status: string }>;
+  applyCommissionAction: (i: { action: string; key: string }) => Promise<{ status: string }>;
+  commissionReminder: (i: { n: number }) => Promise<{ mails: unknown[] }>;
 }
 const unexpected = (name: string) => async () => {
   throw ApplicationFailure.nonRetryable(`unexpected activity ${name}`, 'test');
@@ -45,11 +55,28 @@ function resetMocks(): void {
     createOrderFromCart: unexpected('createOrderFromCart'),
     voidCharge: unexpected('voidCharge'),
     recordPaymentFailed: unexpected('recordPaymentFailed'),
+    generateCommissionStatement: unexpected('generateCommissionStatement'),
+    applyCommissionAction: unexpected('applyCommissionAction'),
+    commissionReminder: unexpected('commissionReminder'),
   };
 }
 /** Every activity the worker offers records its call, then runs the current mock. */
 const activities = Object.fromEntries(
-  (['reconcileHostedPayment', 'expireHostedPayment', 'voidLateHostedPayment', 'reserveOrderNumber', 'chargeProfile', 'createOrderFromCart', 'voidCharge', 'recordPaymentFailed'] as const).map((name) => [
+  (
+    [
+      'reconcileHostedPayment',
+      'expireHostedPayment',
+      'voidLateHostedPayment',
+      'reserveOrderNumber',
+      'chargeProfile',
+      'createOrderFromCart',
+      'voidCharge',
+      'recordPaymentFailed',
+      'generateCommissionStatement',
+      'applyCommissionAction',
+      'commissionReminder',
+    ] as const
+  ).map((name) => [
     name,
     async (input: never) => {
       calls.push({ name, input });
@@ -69,7 +96,9 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: temporal },
-      searchAttributes: ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber'].map((k) => defineSearchAttributeKey(k, SearchAttributeType.KEYWORD)),
+      searchAttributes: ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber'].map((k) =>
+        defineSearchAttributeKey(k, SearchAttributeType.KEYWORD),
+      ),
     },
   });
   worker = await Worker.create({
@@ -164,7 +193,14 @@ describe('hostedPayment', () => {
 });
 
 describe('checkoutCart', () => {
-  const input = (cartId: string): CheckoutInput => ({ organizationId: ORG, cartId, customerNumber: 'C-1', channel: 'web', paymentProfileId: 'pp-1', userId: null });
+  const input = (cartId: string): CheckoutInput => ({
+    organizationId: ORG,
+    cartId,
+    customerNumber: 'C-1',
+    channel: 'web',
+    paymentProfileId: 'pp-1',
+    userId: null,
+  });
   function chargedCheckout(): void {
     mocks.reserveOrderNumber = async () => ({ orderNumber: 'SO-000042', amount: '99.50', currency: 'USD', existingOrderId: null });
     mocks.chargeProfile = async () => ({ chargeId: 'ch-1' });
@@ -186,7 +222,9 @@ describe('checkoutCart', () => {
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect(cause.type).toBe('conflict');
-    expect(called('chargeProfile')).toEqual([expect.objectContaining({ amount: '99.50', currency: 'USD', idempotencyKey: `checkout-${cartId}`, reference: 'SO-000042' })]);
+    expect(called('chargeProfile')).toEqual([
+      expect.objectContaining({ amount: '99.50', currency: 'USD', idempotencyKey: `checkout-${cartId}`, reference: 'SO-000042' }),
+    ]);
     expect(called('voidCharge')).toEqual([{ organizationId: ORG, chargeId: 'ch-1', idempotencyKey: `void-checkout-${cartId}` }]);
   });
 
@@ -213,5 +251,71 @@ describe('checkoutCart', () => {
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect(called('voidCharge')).toEqual([{ organizationId: ORG, chargeId: 'ch-1', idempotencyKey: `void-checkout-${cartId}` }]);
+  });
+});
+
+describe('commissionStatement', () => {
+  const statement = (statementId: string, reminderMs: number) => ({ organizationId: ORG, statementId, requestedBy: null, reminderMs });
+  const statusAfter: Record<string, string> = { approve: 'Approved', reject: 'Rejected', markPaid: 'Paid' };
+  /** The update's refusal, or undefined when it was accepted. */
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+  test('finance updates answer the new state and a wrong-state action is refused with WrongState', async () => {
+    const id = `st-${Date.now()}`;
+    mocks.generateCommissionStatement = async () => ({ status: 'Draft' });
+    mocks.applyCommissionAction = async (i) => ({ status: statusAfter[i.action] });
+    mocks.commissionReminder = async () => ({ mails: [] });
+    const handle = await env.client.workflow.start('commissionStatement', {
+      taskQueue: TASK_QUEUE,
+      workflowId: `commission-statement-${id}`,
+      args: [statement(id, 60_000)],
+    });
+    const paidArgs = { requestId: 'r1', by: null, paymentReference: 'WIRE-1', paidAt: '2026-01-31T00:00:00.000Z' };
+    // A Draft cannot be paid: the validator refuses it (the API's 409) and nothing is recorded.
+    const early = await refusal(handle.executeUpdate(markPaidUpdate, { args: [{ ...paidArgs, requestId: 'p0' }] }));
+    expect(early).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(((early as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe(WRONG_STATE);
+    expect(called('applyCommissionAction')).toEqual([]);
+    expect(await handle.executeUpdate(approveUpdate, { args: [{ requestId: 'r0', by: null }] })).toEqual({ status: 'Approved' });
+    const again = await refusal(handle.executeUpdate(approveUpdate, { args: [{ requestId: 'r2', by: null }] }));
+    expect(again).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(((again as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe(WRONG_STATE);
+    expect(await handle.query(statementStateQuery)).toEqual({ status: 'Approved' });
+    expect(await handle.executeUpdate(markPaidUpdate, { args: [paidArgs] })).toEqual({ status: 'Paid' });
+    expect(await handle.result()).toEqual({ status: 'Paid' });
+    expect(called('applyCommissionAction')).toEqual([
+      expect.objectContaining({ action: 'approve', key: 'approve-r0' }),
+      expect.objectContaining({ action: 'markPaid', key: 'mark-paid-r1', paymentReference: 'WIRE-1' }),
+    ]);
+  });
+
+  test('a Draft no one acts on reminds the admins every reminder interval', async () => {
+    const id = `st-rem-${Date.now()}`;
+    let reminded!: () => void;
+    const secondReminder = new Promise<void>((r) => (reminded = r));
+    mocks.generateCommissionStatement = async () => ({ status: 'Draft' });
+    mocks.commissionReminder = async (i) => {
+      if (i.n === 2) reminded();
+      return { mails: [] };
+    };
+    mocks.applyCommissionAction = async (i) => ({ status: statusAfter[i.action] });
+    const handle = await env.client.workflow.start('commissionStatement', {
+      taskQueue: TASK_QUEUE,
+      workflowId: `commission-statement-${id}`,
+      args: [statement(id, 700)],
+    });
+    await secondReminder;
+    expect(await handle.executeUpdate(rejectUpdateDef, { args: [{ requestId: 'x1', by: null, reason: 'wrong period' }] })).toEqual({ status: 'Rejected' });
+    expect(await handle.result()).toEqual({ status: 'Rejected' });
+    expect(
+      called('commissionReminder')
+        .map((c) => (c as { n: number }).n)
+        .slice(0, 2),
+    ).toEqual([1, 2]);
+    expect(called('applyCommissionAction')).toEqual([expect.objectContaining({ action: 'reject', reason: 'wrong period' })]);
   });
 });
