@@ -90,7 +90,10 @@ describe('invoice issuance workflow', () => {
     const sku = uniq('SKU-');
     const product = await call('PUT', '/api/products', { token: org.adminToken, body: { sku, name: 'Widget', prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] } });
     expect(product.status).toBe(201);
+    // No order reference: a rep may only name an order it can see, and this invoice stands alone.
     const body = invoiceBody({
+      orderId: undefined,
+      orderNumber: undefined,
       customer: { customerNumber, companyName: link, companyEmail: attacker },
       primarySalesRep: { repNumber, firstName: 'Rita', lastName: 'Rep' },
       items: [{ sku, productName: 'Widget', quantity: 1, price: 10 }],
