@@ -90,10 +90,15 @@ describe('invoice issuance workflow', () => {
     const sku = uniq('SKU-');
     const product = await call('PUT', '/api/products', { token: org.adminToken, body: { sku, name: 'Widget', prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] } });
     expect(product.status).toBe(201);
-    // No order reference: a rep may only name an order it can see, and this invoice stands alone.
+    // The rep's own order for the customer: a rep may only invoice an order it can see.
+    const order = await call('POST', '/api/orders', {
+      token: rep,
+      body: { customer: { customerNumber, companyName: 'Any' }, orderType: 'Standard', poNumber: 'PO-1', priceTier: 'Retail', currencyCode: 'USD', primarySalesRep: {}, items: [{ sku, productName: 'Widget', quantity: 1, price: 10 }], user: {} },
+    });
+    expect(order.status).toBe(201);
     const body = invoiceBody({
-      orderId: undefined,
-      orderNumber: undefined,
+      orderId: order.body.data.id,
+      orderNumber: order.body.data.orderNumber,
       customer: { customerNumber, companyName: link, companyEmail: attacker },
       primarySalesRep: { repNumber, firstName: 'Rita', lastName: 'Rep' },
       items: [{ sku, productName: 'Widget', quantity: 1, price: 10 }],
