@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePorts } from '../scripts/lib/procs';
 import { stack } from './helpers';
 
 const st = stack as typeof stack & { distDir?: string };
@@ -16,15 +17,6 @@ const devJs = () => path.join(st.distDir!, 'scripts/dev.js');
 const PORT_NAMES = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole', 'smtp', 'smtpHttp', 'provider', 'api', 'sandboxApi'];
 
 jest.setTimeout(420_000);
-
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); })),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
 
 async function launcherEnv(dataDir: string): Promise<{ env: NodeJS.ProcessEnv; ports: Record<string, number> }> {
   const free = await freePorts(PORT_NAMES.length);
