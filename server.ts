@@ -1,25 +1,77 @@
-/** API process: builds dependencies, applies nothing but configuration, listens. */
+/** API process: builds dependencies, applies nothing but configuration, listens; drains on SIGTERM. */
 import './src/compat/node20.js';
+import http from 'node:http';
+import net from 'node:net';
 import { createApp } from './src/app.js';
 import { createInfrastructure } from './src/composition.js';
 import { log } from './src/logger.js';
+import { startOpsServer } from './src/ops-server.js';
+import { checkReadiness } from './src/services/ops/readiness.js';
+import { shutdownTracing } from './src/tracing.js';
 import { ensureWebhookDispatcher } from './src/services/webhooks/dispatcher.js';
+import { startOutboxRelay } from './src/services/workflow-outbox.js';
 
 async function main(): Promise<void> {
   const services = await createInfrastructure('api');
   const { config, temporal } = services;
-  await ensureWebhookDispatcher(temporal, config);
+  // Temporal may be away at start: the API serves what needs no workflow, and the dispatcher
+  // is started by the next API start (or any other API process) instead.
+  await ensureWebhookDispatcher(temporal, config).catch((e: unknown) => log.warn('webhook dispatcher not ensured', { error: String(e).slice(0, 300) }));
+  const stopRelay = startOutboxRelay(services.orm, temporal);
   const app = createApp(services);
-  const server = app.listen(config.port, () => log.info('api listening', { port: config.port, url: config.publicBaseUrl }));
-  const shutdown = () => {
-    log.info('api stopping');
-    server.close(() => {
-      void services.close().finally(() => process.exit(0));
-    });
-    setTimeout(() => process.exit(0), 5000).unref();
+  const handler = app.callback();
+  let draining = false;
+  // While draining, every answer closes its connection, so keep-alive clients reconnect elsewhere.
+  const server = http.createServer((req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
+    void handler(req, res);
+  });
+  server.listen(config.port, () => log.info('api listening', { port: config.port, url: config.publicBaseUrl }));
+  const ops = startOpsServer({ config, readiness: () => checkReadiness(services) });
+
+  /**
+   * Graceful shutdown (issue 21): stop accepting connections, answer every request on the
+   * connections already accepted (each answer closes its connection), then close the pool and the
+   * Temporal connection and exit; at most SHUTDOWN_GRACE_MS. The listening socket is closed at the
+   * net level: http's own close() would also drop accepted connections whose request the busy
+   * event loop has not parsed yet. Keep-alive connections left idle are closed after a short delay.
+   */
+  const shutdown = (signal: string) => {
+    if (draining) return;
+    draining = true;
+    log.info('api draining', { signal, graceMs: config.shutdownGraceMs });
+    ops?.close();
+    let idle: NodeJS.Timeout | undefined;
+    const idleDelay = setTimeout(() => (idle = setInterval(() => server.closeIdleConnections(), 250)), 2_000);
+    const finish = (reason: string) => {
+      clearTimeout(idleDelay);
+      clearInterval(idle);
+      // A hung database or Temporal must not keep a stopped API alive.
+      setTimeout(() => process.exit(0), 5_000).unref();
+      log.info('api stopping', { reason });
+      void stopRelay()
+        .then(() => services.close())
+        .then(() => shutdownTracing())
+        .catch(() => undefined)
+        .finally(() => process.exit(0));
+    };
+    const hard = setTimeout(() => {
+      server.closeAllConnections();
+      finish('grace time over');
+    }, config.shutdownGraceMs);
+    hard.unref();
+    // Closed on the next turn of the event loop, not inside the signal handler: the signal can be handled in
+    // the same poll as connections already waiting in the listen backlog, and closing the listener first
+    // would reset them (clients saw ECONNRESET on requests sent a second before SIGTERM on a busy machine).
+    setImmediate(() =>
+      net.Server.prototype.close.call(server, () => {
+        clearTimeout(hard);
+        finish('drained');
+      }),
+    );
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((e) => {

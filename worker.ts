@@ -4,13 +4,20 @@
  * activities (createQueueActivities). A queue with neither, or with concurrency 0, gets no worker.
  */
 import './src/compat/node20.js';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { makeWorkflowExporter, type OpenTelemetrySinks, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { NativeConnection, Worker, type ActivityInterceptorsFactory, type InjectedSinks } from '@temporalio/worker';
 import { createQueueActivities, TASK_QUEUES, type TaskQueueName } from './src/activities/index.js';
-import { faultInjection, parseFaultRules, retryVisibility } from './src/activities/interceptors.js';
+import { businessMetrics, faultInjection, parseFaultRules, retryVisibility, traceLogAttributes } from './src/activities/interceptors.js';
+import { dataConverterFor } from './src/adapters/payload-codec.js';
 import { createInfrastructure } from './src/composition.js';
 import { taskQueue } from './src/config.js';
 import { log } from './src/logger.js';
 import { loadBundle } from './src/worker/bundles.js';
+import { ensureJanitorSchedule } from './src/services/payments/reconciliation.js';
+import { installWorkerRuntime, sdkMetricsText } from './src/worker/runtime.js';
+import { startOpsServer } from './src/ops-server.js';
+import { checkReadiness } from './src/services/ops/readiness.js';
+import { currentTracing, shutdownTracing } from './src/tracing.js';
 
 async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
   const mod = (await import(`./src/workflows/${queue}.js`)) as Record<string, unknown>;
@@ -20,12 +27,22 @@ async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
 async function main(): Promise<void> {
   const services = await createInfrastructure('worker');
   const { config } = services;
+  installWorkerRuntime(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const activitiesByQueue = createQueueActivities(services);
   const testHooks = process.env.ENABLE_TEST_HOOKS === 'true';
   const faults = testHooks && process.env.FAULT_INJECTION ? parseFaultRules(process.env.FAULT_INJECTION) : [];
   if (faults.length) log.warn('fault injection enabled (test hook)', { rules: faults });
   const production = process.env.NODE_ENV === 'production';
+  // Traces (src/tracing.ts): a RunActivity span per activity (outermost, so every interceptor's and
+  // the activity's log lines carry its trace id) and the workflows' spans through the `exporter`
+  // sink. Off, the sink still exists and drops what a workflow started inside a trace sends.
+  const tracing = currentTracing();
+  const otelActivity: ActivityInterceptorsFactory = (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) });
+  const sinks: InjectedSinks<OpenTelemetrySinks> = {
+    exporter: tracing ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource) : { export: { fn: () => undefined } },
+  };
+  const activityInterceptors = [...(tracing ? [otelActivity, traceLogAttributes] : []), retryVisibility, businessMetrics, ...(faults.length ? [faultInjection(faults)] : [])];
   const workers: Worker[] = [];
   for (const q of TASK_QUEUES) {
     if (config.workerConcurrency[q] <= 0) continue;
@@ -39,17 +56,32 @@ async function main(): Promise<void> {
         taskQueue: taskQueue(config, q),
         ...(hasWorkflows ? { workflowBundle: await loadBundle(q, production) } : {}),
         activities,
-        interceptors: { activity: faults.length ? [retryVisibility, faultInjection(faults)] : [retryVisibility] },
+        dataConverter: dataConverterFor(config),
+        interceptors: { activity: activityInterceptors },
+        sinks,
         maxConcurrentActivityTaskExecutions: config.workerConcurrency[q],
+        // SIGTERM (issue 21): polling stops at once; running activities get this long to finish
+        // before they are cancelled (and retried elsewhere by Temporal).
+        shutdownGraceTime: config.shutdownGraceMs,
         maxConcurrentWorkflowTaskExecutions: Math.max(2, config.workerConcurrency[q]),
       }),
     );
   }
+  // The payment janitor's schedule (issue 21); Temporal away at start only delays it to the next start.
+  await ensureJanitorSchedule(services.temporal, config).catch((e: unknown) => log.warn('payment janitor schedule not ensured', { error: String(e).slice(0, 300) }));
   const queues = workers.map((w) => w.options.taskQueue);
   log.info('worker ready', { namespace: config.temporal.namespace, queues });
-  const stop = () => workers.forEach((w) => w.shutdown());
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const ops = startOpsServer({ config, readiness: () => checkReadiness(services), extraMetrics: () => sdkMetricsText(config) });
+  const stop = (signal: string) => {
+    log.info('worker stopping', { signal, graceMs: config.shutdownGraceMs });
+    ops?.close();
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    void shutdownTracing();
+    // Past the grace time and a margin for the last workflow tasks, the process ends regardless.
+    setTimeout(() => process.exit(0), config.shutdownGraceMs + 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   await Promise.all(workers.map((w) => w.run()));
   await services.close();
   await connection.close();

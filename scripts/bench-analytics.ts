@@ -9,6 +9,9 @@ import '../src/compat/node20.js';
  *   - measures p50/p95 over HTTP for REQUESTS requests with random ranges (random edges, so
  *     every request touches raw rows at both ends), CONCURRENCY clients.
  * Prints the load average beside the figures. Exits 1 when a figure differs.
+ * Floor: the plain SQL aggregate over the raw rows (the check's query) for FLOOR_SAMPLES random
+ * ranges, timed directly on the database; statements per request counted with pg_stat_statements.
+ * Writes bench/results/analytics.json.
  *
  * Run: npm run bench:analytics   (= npm run build && node dist/scripts/bench-analytics.js)
  * It starts the stack (scripts/lib/stack.ts, mode 'test') unless API_URL and DATABASE_URL are set.
@@ -20,6 +23,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { ANALYTICS_BACKFILL_SQL } from '../src/migrations/Migration20261123130822_analytics.js';
+import { round, statementCounter, timeRatio, writeResults, type BenchRow } from './lib/bench-results.js';
 import { benchTarget } from './lib/bench-target.js';
 
 const ORDERS = Number(process.env.ORDERS ?? 1_000_000);
@@ -29,6 +33,7 @@ const SKUS = Number(process.env.SKUS ?? 2200);
 const REPS = Number(process.env.REPS ?? 50);
 const REQUESTS = Number(process.env.REQUESTS ?? 200);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 1);
+const FLOOR_SAMPLES = Number(process.env.FLOOR_SAMPLES ?? 20);
 const MONTHS = 24;
 const FIRST = Date.UTC(2024, 0, 1);
 
@@ -90,8 +95,8 @@ async function seedOrders(c: pg.Client, orgId: string, prefix: string, from: num
               null, 0, 0, g % 200 <> 5, now(), now()
          from generate_series($8::bigint, $9::bigint) g
        returning id, order_number)
-     insert into order_item (id, order_id, position, sku, product_name, quantity, price, sub_total)
-     select gen_random_uuid(), o.id, k, 'SKU-' || lpad(((g * 31 + k * 977) % $10)::text, 5, '0'), 'Line product ' || ((g * 31 + k * 977) % $10), q, p, round(q * p, 2)
+     insert into order_item (id, organization_id, order_id, position, sku, product_name, quantity, price, sub_total)
+     select gen_random_uuid(), $1, o.id, k, 'SKU-' || lpad(((g * 31 + k * 977) % $10)::text, 5, '0'), 'Line product ' || ((g * 31 + k * 977) % $10), q, p, round(q * p, 2)
        from o
        cross join lateral (select substr(o.order_number, length($2) + 1)::bigint as g) n
        cross join generate_series(1, 3) k
@@ -412,9 +417,34 @@ async function main(): Promise<void> {
 
     say(`measuring: ${REQUESTS} requests per endpoint with random ranges, concurrency ${CONCURRENCY}`);
     const rows: string[] = [];
+    const results: BenchRow[] = [];
+    const counter = await statementCounter(databaseUrl);
+    const idle = 0; // the webhook poller is left out by count(); nothing else runs idle
+    const raw = new pg.Client({ connectionString: databaseUrl });
+    await raw.connect();
     for (const endpoint of ENDPOINTS) {
       const before = load();
+      await counter.reset();
+      const m0 = performance.now();
       const r = await measure(api, main.token, endpoint);
+      const statements = counter.available ? Math.max(0, (await counter.count()) - idle * (performance.now() - m0)) / (REQUESTS + 5) : null;
+      const floors: number[] = [];
+      for (let i = 0; i < FLOOR_SAMPLES; i++) {
+        const t0 = performance.now();
+        await expected(raw, main.orgId, endpoint, randomRange());
+        floors.push(performance.now() - t0);
+      }
+      floors.sort((a, b) => a - b);
+      const floor = pct(floors, 50);
+      results.push({
+        name: `GET /api/analytics/${endpoint}`,
+        figure: round(r.p50, 1),
+        unit: 'ms p50',
+        floor: round(floor, 1),
+        ratio: timeRatio(r.p50, floor),
+        statementsPerOp: statements === null ? null : round(statements, 1),
+        notes: `p95 ${r.p95.toFixed(1)} ms, ${REQUESTS} random ranges, ${CONCURRENCY} client(s), ${ORDERS.toLocaleString('en-US')} orders x 3 lines; floor: plain aggregate over the raw rows, p50 of ${FLOOR_SAMPLES}${r.errors ? `; ${r.errors} non-200` : ''}`,
+      });
       rows.push(
         `GET /api/analytics/${endpoint}`.padEnd(48) +
           `p50 ${r.p50.toFixed(1).padStart(7)} ms   p95 ${r.p95.toFixed(1).padStart(7)} ms   max ${r.max.toFixed(1).padStart(7)} ms   non-200 ${r.errors}   load ${before}`,
@@ -426,6 +456,9 @@ async function main(): Promise<void> {
       `analytics: ${ORDERS} orders x 3 lines over ${MONTHS} months (+ ${others.length} x ${OTHER_ORDERS}); ${REQUESTS} requests each, concurrency ${CONCURRENCY}; figures ${failed ? 'DIFFER' : 'exact'}`,
     );
     for (const r of rows) console.log(r);
+    await raw.end();
+    await counter.close();
+    if (!failed) writeResults('analytics', results);
   } finally {
     await target.stop();
   }

@@ -1,25 +1,38 @@
 import '../src/compat/node20.js';
 /**
- * Catalog benchmark (not a test). Seeds a large catalog with direct SQL batch inserts and
- * measures GET /api/products?pageSize=50, GET /api/products/:sku and GET /api/products/search
- * with a few concurrent clients, printing requests/second and p50/p99 latency.
+ * Catalog benchmark (not a test; issue 18). Seeds tenant A with direct SQL batch inserts and
+ * measures, against a bare node:http + pg floor (scripts/lib/catalog-floor.ts, its own process,
+ * same JSON, best SQL) in alternating rounds: GET /api/products/{sku}, list page 1, a random page
+ * and a random keyset (`after`) page, then one customer, order, invoice and cart read by id (the floor:
+ * the row with its children in one statement), with SQL statements per request counted at the server
+ * (pg_stat_statements, scripts/lib/bench-results.ts). Then it seeds tenant B, BIG_FACTOR times
+ * larger, and measures tenant A again (the same figures should come out: a page's cost depends on
+ * its own tenant only) and tenant B itself. Writes bench/results/catalog.json (rows of BenchRow).
+ * The machine is shared (2 cores, several processes): figures are noisy, compare within one run.
  *
  * Run:
  *   npm run bench:catalog                      (= npm run build && node dist/scripts/bench-catalog.js)
  * It starts the whole stack (scripts/lib/stack.ts, mode 'test', free ports) unless both
  * API_URL and DATABASE_URL are set, in which case it uses that API and its database.
- * Knobs (env): PRODUCTS (100000), TIERS (3), REQUESTS per endpoint (2000), CONCURRENCY (4),
- * BATCH rows per insert statement (10000).
+ * Knobs (env): PRODUCTS of tenant A (10000), BIG_FACTOR (10), TIERS (3), REQUESTS per round (400),
+ * ROUNDS (2), CONCURRENCY (4), BATCH rows per insert statement (10000).
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { rateRatio, round, statementCounter, writeResults, type BenchRow, type StatementCounter } from './lib/bench-results.js';
 import { benchTarget } from './lib/bench-target.js';
 
-const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
+const PRODUCTS = Number(process.env.PRODUCTS ?? 10_000);
+const BIG_FACTOR = Number(process.env.BIG_FACTOR ?? 10);
 const TIERS = Number(process.env.TIERS ?? 3);
-const REQUESTS = Number(process.env.REQUESTS ?? 2000);
+const REQUESTS = Number(process.env.REQUESTS ?? 400);
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
 const BATCH = Number(process.env.BATCH ?? 10_000);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const say = (s: string) => console.log(`[bench] ${s}`);
 
@@ -49,7 +62,7 @@ async function setupOrg(api: string): Promise<{ orgId: string; token: string; ti
   return { orgId: org.body.OrganizationId, token, tiers };
 }
 
-async function seed(databaseUrl: string, orgId: string, tiers: string[]): Promise<void> {
+async function seed(databaseUrl: string, orgId: string, tiers: string[], PRODUCTS: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -91,25 +104,27 @@ async function seed(databaseUrl: string, orgId: string, tiers: string[]): Promis
 }
 
 interface Result {
-  name: string;
   rps: number;
   p50: number;
   p99: number;
   errors: number;
+  requests: number;
+  statements: number;
 }
 
-async function measure(name: string, api: string, token: string, pathFor: (i: number) => string): Promise<Result> {
-  // Warm-up (connection pool, plans).
-  for (let i = 0; i < 20; i++) await fetch(`${api}${pathFor(i)}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
+/** `requests` requests over CONCURRENCY clients after a warm-up; statements counted at the server around the timed part. */
+async function measure(base: string, headers: Record<string, string>, pathFor: () => string, requests: number, counter: StatementCounter): Promise<Result> {
+  for (let i = 0; i < 20; i++) await fetch(`${base}${pathFor()}`, { headers }).then((r) => r.arrayBuffer());
+  await counter.reset();
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
   const started = performance.now();
   const worker = async () => {
-    while (next < REQUESTS) {
-      const i = next++;
+    while (next < requests) {
+      next++;
       const t0 = performance.now();
-      const res = await fetch(`${api}${pathFor(i)}`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${base}${pathFor()}`, { headers });
       await res.arrayBuffer();
       latencies.push(performance.now() - t0);
       if (res.status !== 200) errors++;
@@ -117,32 +132,140 @@ async function measure(name: string, api: string, token: string, pathFor: (i: nu
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const statements = await counter.count();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { name, rps: REQUESTS / seconds, p50: pct(50), p99: pct(99), errors };
+  return { rps: requests / seconds, p50: pct(50), p99: pct(99), errors, requests, statements };
+}
+
+/** Rounds alternate floor and API so both see the same machine load; figures are the totals over the rounds. */
+async function compare(name: string, api: string, floor: string, token: string, orgId: string, pathFor: () => string, counter: StatementCounter): Promise<BenchRow> {
+  const a: Result[] = [];
+  const f: Result[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    f.push(await measure(floor, { 'x-org': orgId }, pathFor, REQUESTS, counter));
+    a.push(await measure(api, { authorization: `Bearer ${token}` }, pathFor, REQUESTS, counter));
+  }
+  const sum = (rs: Result[], k: keyof Result) => rs.reduce((t, r) => t + r[k], 0);
+  const rate = (rs: Result[]) => sum(rs, 'requests') / rs.reduce((t, r) => t + r.requests / r.rps, 0);
+  const med = (rs: Result[], k: 'p50' | 'p99') => rs.map((r) => r[k]).sort((x, y) => x - y)[Math.floor(rs.length / 2)];
+  const apiRate = rate(a);
+  const floorRate = rate(f);
+  const apiStatements = counter.available ? round(sum(a, 'statements') / sum(a, 'requests'), 2) : null;
+  const floorStatements = counter.available ? round(sum(f, 'statements') / sum(f, 'requests'), 2) : null;
+  const errors = sum(a, 'errors') + sum(f, 'errors');
+  const row: BenchRow = {
+    name,
+    figure: round(apiRate, 1),
+    unit: 'req/s',
+    floor: round(floorRate, 1),
+    ratio: rateRatio(apiRate, floorRate),
+    statementsPerOp: apiStatements,
+    notes:
+      `API p50 ${round(med(a, 'p50'), 2)} ms, p99 ${round(med(a, 'p99'), 1)} ms; floor (bare node:http + pg, same JSON) p50 ${round(med(f, 'p50'), 2)} ms, ` +
+      `${floorStatements ?? '?'} statements/request; ${ROUNDS} alternating rounds x ${REQUESTS} requests, ${CONCURRENCY} clients` +
+      (errors ? `; NON-200 ANSWERS: ${errors}` : ''),
+  };
+  say(`${name}: ${row.figure} req/s vs floor ${row.floor} (ratio ${row.ratio}), ${apiStatements} statements/request; ${row.notes}`);
+  return row;
+}
+
+/** The floor server in its own process (scripts/lib/catalog-floor.ts). */
+async function startFloor(databaseUrl: string, orgId: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [path.join(HERE, 'lib', 'catalog-floor.js'), databaseUrl, orgId, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+const sku = (n: number) => `SKU-${String(n).padStart(7, '0')}`;
+const rnd = (n: number) => 1 + Math.floor(Math.random() * n);
+
+/** The catalog rows of one tenant of `size` products: product by sku, list page 1, a random page, a random keyset page. */
+async function tenantRows(label: string, api: string, floor: string, t: { orgId: string; token: string }, size: number, counter: StatementCounter): Promise<BenchRow[]> {
+  const pages = Math.max(1, Math.floor(size / 50));
+  return [
+    await compare(`GET /api/products/{sku} [${label}]`, api, floor, t.token, t.orgId, () => `/api/products/${sku(rnd(size))}`, counter),
+    await compare(`GET /api/products?pageSize=50, page 1 [${label}]`, api, floor, t.token, t.orgId, () => '/api/products?pageSize=50', counter),
+    await compare(`GET /api/products?pageSize=50, random page [${label}]`, api, floor, t.token, t.orgId, () => `/api/products?pageSize=50&pageNumber=${rnd(pages)}`, counter),
+    await compare(`GET /api/products?pageSize=50&after=<random sku> [${label}]`, api, floor, t.token, t.orgId, () => `/api/products?pageSize=50&after=${sku(rnd(size))}`, counter),
+  ];
+}
+
+/** One customer, order (3 lines), invoice (3 lines) and cart of tenant A, written through the API, for the single-resource reads. */
+async function seedResources(api: string, t: { token: string; tiers: string[] }): Promise<{ customerNumber: string; orderId: string; invoiceId: string; cartId: string }> {
+  const customerNumber = `BENCH-C${Date.now().toString(36)}`;
+  const must = (what: string, r: { status: number; body: any }, status: number) => {
+    if (r.status !== status) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const billingAddress = { address1: '1 Main St', city: 'Springfield', stateProvince: 'IL', zipPostalCode: '62701', country: 'US' };
+  must('customer', await json(api, 'PUT', '/api/customers', { customerNumber, companyName: 'Bench Buyer', companyEmail: 'buyer@bench.example', pricing: t.tiers[0] }, t.token), 201);
+  const lines = [1, 2, 3].map((n) => ({ sku: sku(n), productName: `Product ${n}`, quantity: n, price: 10 + n }));
+  const order = must(
+    'order',
+    await json(api, 'POST', '/api/orders', {
+      customer: { customerNumber, companyName: 'Bench Buyer', companyEmail: 'buyer@bench.example', billingAddress },
+      orderType: 'Direct', poNumber: 'PO-BENCH', priceTier: t.tiers[0], currencyCode: 'USD',
+      primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' }, items: lines, user: { userId: 'bench', userType: 'Admin' },
+    }, t.token),
+    201,
+  );
+  const invoice = must(
+    'invoice',
+    await json(api, 'POST', '/api/invoices', {
+      orderId: order.data.id, customer: { customerNumber, companyName: 'Bench Buyer', companyEmail: 'buyer@bench.example', billingAddress },
+      primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep', email: 'sam@bench.example', phoneNumber: '555-0101' },
+      invoiceDate: '2026-01-10T00:00:00.000Z', dueDate: '2026-02-09T00:00:00.000Z', terms: 'Net30', currencyCode: 'USD', items: lines,
+    }, t.token),
+    201,
+  );
+  const cart = must('cart', await json(api, 'POST', `/api/carts/${customerNumber}`, { customerNumber, sku: sku(1), quantity: 2, orderType: 'Standard' }, t.token), 201);
+  return { customerNumber, orderId: order.data.id, invoiceId: invoice.id, cartId: cart.shoppingCartId };
+}
+
+/** GET of one customer, order, invoice and cart: one bound statement each in the API (issue 18 item 2). */
+async function singleReadRows(api: string, floor: string, t: { orgId: string; token: string; tiers: string[] }, counter: StatementCounter): Promise<BenchRow[]> {
+  const r = await seedResources(api, t);
+  return [
+    await compare('GET /api/customers/{customerNumber}', api, floor, t.token, t.orgId, () => `/api/customers/${r.customerNumber}`, counter),
+    await compare('GET /api/orders/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/orders/${r.orderId}`, counter),
+    await compare('GET /api/invoices/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/invoices/${r.invoiceId}`, counter),
+    await compare('GET /api/carts/{id}', api, floor, t.token, t.orgId, () => `/api/carts/${r.cartId}`, counter),
+  ];
 }
 
 async function main(): Promise<void> {
   const target = await benchTarget(say);
   const { api, databaseUrl } = target;
+  const counter = await statementCounter(databaseUrl);
+  if (!counter.available) say('pg_stat_statements is not loaded: statements per request are not counted');
+  let floor: { url: string; stop: () => void } | null = null;
   try {
-    const { orgId, token, tiers } = await setupOrg(api);
-    say(`seeding ${PRODUCTS} products x ${tiers.length} tiers in batches of ${BATCH}...`);
-    await seed(databaseUrl, orgId, tiers);
-    say(`measuring: ${REQUESTS} requests per endpoint, ${CONCURRENCY} concurrent clients`);
-    const rnd = () => 1 + Math.floor(Math.random() * PRODUCTS);
-    const pages = Math.max(1, Math.floor(PRODUCTS / 50));
-    const results = [
-      await measure('GET /api/products?pageSize=50 (first page)', api, token, () => '/api/products?pageSize=50'),
-      await measure('GET /api/products?pageSize=50&pageNumber=<random>', api, token, () => `/api/products?pageSize=50&pageNumber=${1 + Math.floor(Math.random() * pages)}`),
-      await measure('GET /api/products/:sku (random)', api, token, () => `/api/products/SKU-${String(rnd()).padStart(7, '0')}`),
-      await measure('GET /api/products/search?searchTerm=<random sku> ', api, token, () => `/api/products/search?searchTerm=SKU-${String(rnd()).padStart(7, '0')}`),
-    ];
+    const small = await setupOrg(api);
+    say(`seeding tenant A: ${PRODUCTS} products x ${small.tiers.length} tiers in batches of ${BATCH}...`);
+    await seed(databaseUrl, small.orgId, small.tiers, PRODUCTS);
+    floor = await startFloor(databaseUrl, small.orgId);
+    say(`measuring: ${ROUNDS} rounds x ${REQUESTS} requests per endpoint and server, ${CONCURRENCY} concurrent clients`);
+    const rows = await tenantRows(`tenant of ${PRODUCTS.toLocaleString('en-US')}, alone`, api, floor.url, small, PRODUCTS, counter);
+    rows.push(...(await singleReadRows(api, floor.url, small, counter)));
+    const big = await setupOrg(api);
+    const bigSize = PRODUCTS * BIG_FACTOR;
+    say(`seeding tenant B: ${bigSize} products (${BIG_FACTOR}x)...`);
+    await seed(databaseUrl, big.orgId, big.tiers, bigSize);
+    rows.push(...(await tenantRows(`tenant of ${PRODUCTS.toLocaleString('en-US')}, beside a tenant of ${bigSize.toLocaleString('en-US')}`, api, floor.url, small, PRODUCTS, counter)));
+    rows.push(...(await tenantRows(`tenant of ${bigSize.toLocaleString('en-US')}`, api, floor.url, big, bigSize, counter)));
+    writeResults('catalog', rows);
     console.log('');
-    console.log(`catalog: ${PRODUCTS} products, ${tiers.length} tiers; ${REQUESTS} requests each, concurrency ${CONCURRENCY}`);
-    for (const r of results)
-      console.log(`${r.name.padEnd(55)} ${r.rps.toFixed(1).padStart(8)} req/s   p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   non-200: ${r.errors}`);
+    for (const r of rows) console.log(`${r.name.padEnd(100)} ${String(r.figure).padStart(8)} req/s  floor ${String(r.floor).padStart(8)}  ratio ${String(r.ratio).padStart(6)}  stmts ${r.statementsPerOp}`);
   } finally {
+    floor?.stop();
+    await counter.close();
     await target.stop();
   }
 }

@@ -1,23 +1,51 @@
 /**
- * Checkout benchmark (not a test): `npm run bench:checkout` (env BENCH_CHECKOUTS=200, BENCH_CONCURRENCY=8).
- * Starts the whole stack on free ports, creates an organization, a product and one customer per
- * client, then each client loops: create cart -> set shipping -> complete-checkout with a card
- * (workflow checkout-<cartId>: charge at the provider sandbox, order, cart closed, e-mail).
- * Prints checkouts per second and p50/p99 of the complete-checkout call, beside the rate of an
- * empty workflow with one no-op activity (benchNoop) on the same Temporal server, served by a
- * worker inside this script on the `bench` queue (no production queue registers the baseline).
+ * Checkout benchmark (not a test): `npm run bench:checkout` (env BENCH_CHECKOUTS=200, BENCH_CONCURRENCY=8,
+ * BENCH_COUNTED=10, BENCH_SQL_WIDTH=160: characters of each statement's text printed). Runs against API_URL/DATABASE_URL/TEMPORAL_ADDRESS (as `npm run bench` passes
+ * them) or starts the whole stack on free ports; creates an organization, a product and one
+ * customer per client, then each client loops: create cart -> set shipping -> complete-checkout
+ * with a card (workflow checkout-<cartId>: charge at the provider sandbox, order, cart closed,
+ * invoice, e-mail). Measures checkouts per second and p50/p99 of the complete-checkout call,
+ * beside the rate of an empty workflow with one no-op activity (benchNoop) on the same Temporal
+ * server, served by a worker inside this script on the `bench` queue (no production queue
+ * registers the baseline).
+ *
+ * Statements: BENCH_COUNTED more checkouts run one at a time; for each, pg_stat_statements is
+ * reset before the complete-checkout call and read once the database has been quiet for a while
+ * (the workflow and the child workflows it starts have finished), less the webhook poller's statements
+ * (told apart by text), so the count covers the API request and every worker step. In the test stack
+ * an invoice's reminder comes 5 s after issue; the count settles before it (production: the due date).
+ * Writes bench/results/checkout.json (scripts/lib/bench-results.ts).
  */
 import '../src/compat/node20.js';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { rateRatio, round, statementCounter, writeResults, type StatementCounter } from './lib/bench-results.js';
+import { benchTarget } from './lib/bench-target.js';
 import { startBenchWorker } from './lib/bench-worker.js';
-import { startStack } from './lib/stack.js';
 
 const N = Number(process.env.BENCH_CHECKOUTS ?? 200);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const COUNTED = Number(process.env.BENCH_COUNTED ?? 10);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Statements since the last reset once the database has run nothing beyond the idle stack's own
+ * pollers for `quietMs` (at most 30 s), less the idle rate over the whole time.
+ */
+async function settled(counter: StatementCounter, t0: number, idlePerMs: number, quietMs = 1500): Promise<number> {
+  let last = await counter.count();
+  let lastAt = performance.now();
+  let quietSince = lastAt;
+  for (;;) {
+    await sleep(250);
+    const n = await counter.count();
+    const now = performance.now();
+    if (n - last > idlePerMs * (now - lastAt) * 2 + 2) quietSince = now;
+    last = n;
+    lastAt = now;
+    if (now - quietSince >= quietMs || now - t0 > 30_000) return Math.max(0, n - idlePerMs * (now - t0));
+  }
+}
 
 async function api(base: string, method: string, p: string, body?: unknown, token?: string) {
   const res = await fetch(`${base}${p}`, {
@@ -47,10 +75,10 @@ async function pool(total: number, concurrency: number, work: (worker: number, i
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
-  const stack = await startStack({ mode: 'test', dataDir, say: (s) => console.log(`[bench] ${s}`) });
+  const target = await benchTarget((s) => console.log(`[bench] ${s}`));
+  if (!target.temporal) throw new Error('TEMPORAL_ADDRESS is required with API_URL');
   try {
-    const base = stack.urls.api;
+    const base = target.api;
     const email = `bench-${randomUUID()}@example.com`;
     await api(base, 'POST', '/api/organizations', { Organization: { Name: `Bench ${randomUUID()}` }, User: { FirstName: 'B', LastName: 'Ench', Email: email, Password: 'bench password 1' } });
     const { AccessToken: token } = await api(base, 'POST', '/api/auth/token', { Email: email, Password: 'bench password 1' });
@@ -75,10 +103,45 @@ async function main(): Promise<void> {
     };
     await pool(C, C, (w) => runOne(w));
     const checkout = await pool(N, C, (w) => runOne(w));
+    console.log(`[bench] complete-checkout: ${checkout.rate.toFixed(2)} checkouts/s, p50 ${checkout.p50.toFixed(1)} ms, p99 ${checkout.p99.toFixed(1)} ms`);
 
-    const connection = await Connection.connect({ address: stack.urls.temporal });
+    // Statements per checkout, one at a time (see the header).
+    const counter = await statementCounter(target.databaseUrl);
+    let perCheckout: number | null = null;
+    let perCartAndShipping: number | null = null;
+    let top: { calls: number; query: string }[] = [];
+    if (counter.available) {
+      // The webhook poller is left out by count(); nothing else runs idle, so no rate is subtracted
+      // (a rate measured right after the timed loop would include its last workflows).
+      const idlePerMs = 0;
+      let sumCheckout = 0;
+      let sumCart = 0;
+      const calls = new Map<string, number>();
+      for (let k = 0; k < COUNTED; k++) {
+        const customerNumber = customers[k % C];
+        await counter.reset();
+        let t0 = performance.now();
+        const cart = await api(base, 'POST', `/api/carts/${customerNumber}`, { customerNumber, sku: 'BENCH-1', quantity: 2, orderType: 'Standard' }, token);
+        await api(base, 'PUT', `/api/carts/${customerNumber}/${cart.shoppingCartId}/shipping`, { customerNumber, shippingAddress: address }, token);
+        sumCart += await settled(counter, t0, idlePerMs, 500);
+        await counter.reset();
+        t0 = performance.now();
+        await api(base, 'POST', `/api/carts/${customerNumber}/${cart.shoppingCartId}/complete-checkout`, { customerNumber, channel: 'Web', payment: card }, token);
+        sumCheckout += await settled(counter, t0, idlePerMs);
+        for (const t of await counter.top(60)) calls.set(t.query, (calls.get(t.query) ?? 0) + t.calls);
+      }
+      perCheckout = sumCheckout / COUNTED;
+      perCartAndShipping = sumCart / COUNTED;
+      top = [...calls].map(([query, n]) => ({ calls: n / COUNTED, query })).sort((a, b) => b.calls - a.calls);
+      console.log(`\nstatements per checkout: ${perCheckout.toFixed(1)}; cart + shipping: ${perCartAndShipping.toFixed(1)}`);
+      const width = Number(process.env.BENCH_SQL_WIDTH ?? 160);
+      for (const t of top.slice(0, 60)) console.log(`  ${t.calls.toFixed(1).padStart(5)}  ${t.query.slice(0, width)}`);
+    }
+    await counter.close();
+
+    const connection = await Connection.connect({ address: target.temporal });
     const client = new Client({ connection, namespace: 'default' });
-    const bench = await startBenchWorker(stack.urls.temporal);
+    const bench = await startBenchWorker(target.temporal);
     const noopOne = async () => {
       const t0 = performance.now();
       await client.workflow.execute('benchNoop', { taskQueue: bench.taskQueue, workflowId: `bench-noop-${randomUUID()}` });
@@ -93,9 +156,22 @@ async function main(): Promise<void> {
     console.log(`\ncheckouts: ${N} with ${C} concurrent clients (2-core machine, whole stack local)`);
     console.log(`  complete-checkout   ${f(checkout.rate)} checkouts/s   p50 ${f(checkout.p50)} ms   p99 ${f(checkout.p99)} ms`);
     console.log(`  empty workflow + 1 no-op activity   ${f(noop.rate)} workflows/s   p50 ${f(noop.p50)} ms   p99 ${f(noop.p99)} ms`);
+    writeResults('checkout', [
+      {
+        name: `complete-checkout, ${C} clients (cart + shipping + checkout per iteration)`,
+        figure: round(checkout.rate, 2),
+        unit: 'checkouts/s',
+        floor: round(noop.rate, 2),
+        ratio: rateRatio(checkout.rate, noop.rate),
+        statementsPerOp: perCheckout === null ? null : round(perCheckout, 1),
+        notes:
+          `p50 ${f(checkout.p50)} ms, p99 ${f(checkout.p99)} ms (complete-checkout call); floor: empty workflow + 1 no-op activity on the same Temporal server, p50 ${f(noop.p50)} ms; ` +
+          `statements: the checkout call and every workflow it starts (charge, order, invoice, e-mail), API and workers, counted alone ${COUNTED}x` +
+          (perCartAndShipping === null ? '' : `; creating the cart and setting shipping adds ${perCartAndShipping.toFixed(1)}`),
+      },
+    ]);
   } finally {
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await target.stop();
   }
 }
 

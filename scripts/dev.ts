@@ -7,7 +7,7 @@
 import '../src/compat/node20.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startStack } from './lib/stack.js';
+import { onStopSignals, startStack } from './lib/stack.js';
 
 const labels: Record<string, string> = {
   api: 'API (production)',
@@ -21,6 +21,10 @@ const labels: Record<string, string> = {
   mailbox: 'Caught e-mails (JSON)',
   provider: 'Payment provider sandbox',
   postgres: 'PostgreSQL',
+  apiOps: 'API ops (/metrics, /ready)',
+  workerOps: 'Worker ops (/metrics, /ready)',
+  sandboxApiOps: 'Sandbox API ops',
+  sandboxWorkerOps: 'Sandbox worker ops',
 };
 
 async function main(): Promise<void> {
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
     process.exit(0);
   };
   // Installed before anything starts, so a signal during the start stops what has started so far.
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void stop(sig));
+  onStopSignals((sig) => void stop(sig));
   // `npm run dev` forwards SIGINT and SIGTERM but not SIGHUP, and a killed wrapper forwards nothing:
   // when the parent goes away the launcher is re-parented, which it notices here.
   const parent = process.ppid;

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startStack } from './lib/stack.js';
+import { onStopSignals, startStack } from './lib/stack.js';
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-test-'));
@@ -18,15 +18,14 @@ async function main(): Promise<number> {
   // Interrupted (Ctrl-C, SIGTERM, SIGHUP): stop jest and every process of the stack, leave no orphans.
   let stopStack: (() => Promise<void>) | undefined;
   let jestChild: ReturnType<typeof spawn> | undefined;
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-    process.on(sig, () => {
-      say(`${sig}: stopping the stack`);
-      jestChild?.kill('SIGTERM');
-      void (stopStack?.() ?? Promise.resolve()).finally(() => {
-        console.log('0 passed, 1 failed');
-        process.exit(130);
-      });
+  onStopSignals((sig) => {
+    say(`${sig}: stopping the stack`);
+    jestChild?.kill('SIGTERM');
+    void (stopStack?.() ?? Promise.resolve()).finally(() => {
+      console.log('0 passed, 1 failed');
+      process.exit(130);
     });
+  });
   const stack = await startStack({ mode: 'test', dataDir, say, onStop: (s) => (stopStack = s) });
   say(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
   const stackFile = path.join(dataDir, 'stack.json');

@@ -3,7 +3,7 @@
  * problem details, trace ids, JSON access logs, a MikroORM EntityManager per request,
  * body parsing with size limits, and every RouteDef from src/api.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { RequestContext, type EntityManager } from '@mikro-orm/postgresql';
 import Router from '@koa/router';
@@ -13,15 +13,19 @@ import qs from 'qs';
 import { allRoutes } from './api/index.js';
 import type { Deps } from './deps.js';
 import { sha256 } from './domain/auth/secrets.js';
-import { AppError, toProblem } from './errors.js';
+import { AppError, DEPENDENCY_RETRY_AFTER_SECONDS, dependencyDown, dependencyUnavailable, toProblem } from './errors.js';
 import { authenticate, type Principal } from './http/auth.js';
-import { clientIp } from './http/client-ip.js';
+import { requestIp } from './http/client-ip.js';
 import { checkInput, checkParams, MAX_QUERY_STRING } from './http/input-guard.js';
-import { enforceRateLimit } from './http/rate-limit.js';
+import { compression, conditionalReads, corsFor, securityHeadersFor } from './http/conventions.js';
+import { linkHeader, pagingOf } from './http/paging.js';
+import { countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, type RateLimitState } from './http/rate-limit.js';
 import type { Reply, Req, RouteDef } from './http/route.js';
 import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash, type KeyScope } from './http/idempotency.js';
 import { validate } from './http/validate.js';
 import { log } from './logger.js';
+import { httpDuration, httpRequests } from './metrics.js';
+import { withServerSpan } from './tracing.js';
 
 const JSON_LIMIT = '1mb';
 /** Multipart limit of a route that sets none. */
@@ -46,6 +50,11 @@ function pgCode(err: unknown, depth = 0): string | undefined {
 function mapError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; statusCode?: number; message?: string; name?: string; type?: string; code?: unknown; httpCode?: unknown };
+  const down = dependencyDown(err);
+  if (down) {
+    log.warn('dependency unavailable', { dependency: down, error: String(err).slice(0, 300) });
+    return dependencyUnavailable(down);
+  }
   if (isFormidableError(e)) {
     if (FORMIDABLE_TOO_LARGE.has(e.code as number)) return new AppError('payload_too_large', 'The request body is larger than allowed.');
     return AppError.badRequest('The multipart body is malformed, empty, or has more files or fields than allowed.');
@@ -66,9 +75,9 @@ function mapError(err: unknown): AppError {
   return new AppError('internal', 'An unexpected error occurred.');
 }
 
-function errorHandler(): Koa.Middleware {
+function errorHandler(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
-    const traceId = (ctx.state.traceId as string) ?? randomUUID();
+    const traceId = (ctx.state.traceId as string) ?? randomBytes(16).toString('hex');
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
@@ -78,24 +87,26 @@ function errorHandler(): Koa.Middleware {
       if (appErr.kind === 'internal') log.error('unhandled error', { traceId, method: ctx.method, path: ctx.path, error: String(err), stack: (err as Error)?.stack });
       ctx.status = appErr.status;
       ctx.type = 'application/problem+json';
-      ctx.body = toProblem(appErr, traceId);
+      ctx.body = toProblem(appErr, traceId, deps.config.publicBaseUrl);
       for (const [k, v] of Object.entries(appErr.headers ?? {})) ctx.set(k, v);
+      // Every 503 tells the client when to come back.
+      if (appErr.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     }
   };
 }
 
 /**
- * Headers on every response (DESIGN "Security decisions"): nosniff, and no caching of API
- * answers by browsers or shared caches (they carry tenant data, tokens and credentials)
- * unless a route sets its own Cache-Control. Koa sends no X-Powered-By; it is removed in case
- * a proxy or middleware adds one.
+ * No caching of API answers by browsers or shared caches (they carry tenant data, tokens and
+ * credentials) unless a route sets its own Cache-Control (DESIGN "Security decisions"); a client
+ * that keeps its own copy revalidates it with the ETag. nosniff and the other security headers
+ * come from koa-helmet (src/http/conventions.ts). Koa sends no X-Powered-By; it is removed in
+ * case a proxy or middleware adds one.
  */
-function securityHeaders(): Koa.Middleware {
+function cacheControl(): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } finally {
-      ctx.set('X-Content-Type-Options', 'nosniff');
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
       ctx.remove('X-Powered-By');
     }
@@ -105,24 +116,53 @@ function securityHeaders(): Koa.Middleware {
 /** Sets ctx.ip from the socket and as much of X-Forwarded-For as TRUST_PROXY allows. */
 function resolveClientIp(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
-    ctx.request.ip = clientIp(ctx.req.socket.remoteAddress ?? '', ctx.get('x-forwarded-for'), deps.config.trustProxy);
+    ctx.request.ip = requestIp(ctx.req, deps.config.trustProxy);
     await next();
   };
 }
 
+/**
+ * Trace id, the access log line and the HTTP metrics of every request. Both name the route
+ * template (`/api/orders/:orderId`, set by handleRoute; `(unmatched)` otherwise), never the
+ * concrete path, so their number of distinct values stays the number of routes; the log line
+ * also names the organization and the kind of caller (user, client, apikey, super, anonymous).
+ * The trace id is the OpenTelemetry trace id (32 hex) of the request's server span, child of an
+ * incoming `traceparent` (src/tracing.ts); with tracing off, that header's trace id or a new one.
+ */
 function traceAndLog(): Koa.Middleware {
-  return async (ctx, next) => {
-    const traceId = randomUUID();
-    ctx.state.traceId = traceId;
-    ctx.set('X-Trace-Id', traceId);
-    const start = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      log.info('request', { traceId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, ip: ctx.ip });
-    }
-  };
+  return async (ctx, next) =>
+    withServerSpan(`${ctx.method}`, ctx.headers, async (traceId, span) => {
+      ctx.state.traceId = traceId;
+      ctx.set('X-Trace-Id', traceId);
+      const start = process.hrtime.bigint();
+      try {
+        await next();
+      } finally {
+        const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+        const route = (ctx.state.route as string | undefined) ?? '(unmatched)';
+        const labels = { route, method: ctx.method, status: String(ctx.status) };
+        httpRequests.inc(labels);
+        httpDuration.observe(labels, seconds);
+        const caller = ctx.state.caller as { organizationId: string; kind: string; role: string } | undefined;
+        if (span) {
+          span.updateName(`${ctx.method} ${route}`);
+          span.setAttributes({ 'http.request.method': ctx.method, 'http.route': route, 'http.response.status_code': ctx.status, ...(caller ? { 'organization.id': caller.organizationId } : {}) });
+          if (ctx.status >= 500) span.setStatus({ code: 2 });
+        }
+        log.info('request', {
+          traceId,
+          method: ctx.method,
+          route,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(seconds * 1e4) / 10,
+          ip: ctx.ip,
+          organizationId: caller?.organizationId ?? null,
+          callerKind: caller?.kind ?? 'anonymous',
+          role: caller?.role ?? null,
+        });
+      }
+    });
 }
 
 /** The route's body parser; run by handleRoute after authentication, so anonymous callers cannot make the server parse (and store) bodies. */
@@ -178,10 +218,10 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
   // RouteDef stores handlers type-erased (src/http/route.ts); req was validated against the route's own schemas.
   if (!key) return def.handler(req as never);
   const scope: KeyScope = { organizationId: req.orgId, caller: callerOf(req.auth), route: `${def.method.toUpperCase()} ${ctx.path}` };
-  const replay = await claimKey(req.em, scope, key, requestHash(req.body));
+  const replay = await claimKey(req.em, scope, key, requestHash(req.body), req.deps.config.idempotencyClaimLeaseMs);
   if (replay) {
     ctx.set('Idempotent-Replayed', 'true');
-    return { status: replay.status, body: replay.body ?? undefined };
+    return { status: replay.status, body: replay.body ?? undefined, headers: replay.headers };
   }
   let reply: Reply;
   try {
@@ -190,7 +230,7 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
     await releaseKey(req.em, scope, key);
     throw e;
   }
-  if (reply.status < 300 && !reply.raw && !reply.redirect) await completeKey(req.em, scope, key, reply.status, reply.body);
+  if (reply.status < 300 && !reply.raw && !reply.redirect) await completeKey(req.em, scope, key, reply.status, reply.body, reply.headers?.Location ? { Location: reply.headers.Location } : {});
   else await releaseKey(req.em, scope, key);
   return reply;
 }
@@ -224,7 +264,10 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     const queryErrors = checkInput(rawQuery, { maxString: MAX_QUERY_STRING, root: 'query' });
     if (queryErrors) throw AppError.validation(queryErrors, 'A query parameter is malformed.');
     const isPublic = def.auth === 'public';
+    ctx.state.route = def.path;
     const auth = isPublic ? null : await authenticate(ctx, em, deps);
+    if (auth) ctx.state.caller = { organizationId: auth.organizationId, kind: auth.isSuper ? 'super' : auth.kind, role: auth.role };
+    if (auth) await applyTenantLimits(deps, em, ctx, auth);
     if (auth && !auth.isSuper && !(def.auth as readonly string[]).includes(auth.role)) throw AppError.forbidden();
     let orgId = auth?.organizationId ?? '';
     if (auth && params.organizationId !== undefined && params.organizationId !== auth.organizationId) {
@@ -241,10 +284,13 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
     let body: unknown = requestBody;
     if (def.body) body = validate(def.body, requestBody, jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
-    if (def.rateLimit) await applyRateLimits(def, deps, em, ctx.ip, body);
+    if (def.rateLimit) ctx.set(rateLimitHeaders(await applyRateLimits(def, deps, em, ctx.ip, body)));
     // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
     const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
     const reply = await runHandler(def, req, ctx);
+    // A write may have changed what the read cache holds (a removed admin, a rotated key): its NOTIFY
+    // is handled before the reply goes out, so the caller's next request sees the change.
+    if (def.method !== 'get') await deps.credentialVersions.sync();
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
     if (reply.redirect) {
       ctx.status = reply.status;
@@ -259,31 +305,56 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     } else if (reply.status !== 204) {
       ctx.body = reply.body === undefined ? '' : reply.body;
       if (reply.body === undefined) ctx.type = 'application/json';
+      const page = pagingOf(reply.body);
+      if (page) ctx.set('Link', linkHeader(ctx.path, ctx.querystring, page));
     }
   };
 }
 
+/** Per-organization and per-credential limits on authenticated requests (issue 21), with RateLimit headers on every answer. */
+async function applyTenantLimits(deps: Deps, em: EntityManager, ctx: Koa.Context, auth: Principal): Promise<void> {
+  const limits = deps.config.tenantRateLimits;
+  const state = await enforceTenantLimits(em, {
+    organizationId: auth.organizationId,
+    credential: sha256(callerOf(auth)),
+    orgDefault: limits.perOrganizationPerMinute,
+    credentialLimit: limits.perCredentialPerMinute,
+  });
+  ctx.set(rateLimitHeaders(state));
+}
+
 /**
  * Rate limits of a public or login route. Keys are hashed (a 5,000-character ClientId is a
- * 64-character key). Login routes are limited per ClientId / e-mail and per client IP.
+ * 64-character key). Login routes are limited per ClientId / e-mail and per client IP; the
+ * per-IP count is taken only when the first limit passed. Returns the standing against each
+ * policy counted (for the RateLimit headers); an exceeded one is a 429 carrying them.
  */
-async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip: string, body: unknown): Promise<void> {
+async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip: string, body: unknown): Promise<RateLimitState[]> {
   const rl = def.rateLimit!;
   const limits = deps.config.rateLimits;
   // The key function is typed by the route's body schema; body was validated against that schema.
   const subject = rl.key({ ip, body: body as never });
-  await enforceRateLimit(em, `${rl.scope}:${def.path}:${sha256(subject)}`, rl.scope === 'login' ? limits.loginPerMinute : limits.publicPerMinute);
-  if (rl.scope === 'login') await enforceRateLimit(em, `login-ip:${def.path}:${sha256(ip)}`, limits.loginPerIpPerMinute);
+  const states = [await countRequest(em, `${rl.scope}:${def.path}:${sha256(subject)}`, rl.scope === 'login' ? limits.loginPerMinute : limits.publicPerMinute, rl.scope)];
+  if (states[0].remaining < 0) throw rateLimitExceeded(states[0], states);
+  if (rl.scope === 'login') {
+    states.push(await countRequest(em, `login-ip:${def.path}:${sha256(ip)}`, limits.loginPerIpPerMinute, 'login-ip'));
+    if (states[1].remaining < 0) throw rateLimitExceeded(states[1], states);
+  }
+  return states;
 }
 
 export function createApp(deps: Deps, routes: RouteDef[] = allRoutes): Koa {
   const app = new Koa();
   const router = new Router();
   for (const def of routes) router[def.method](def.path, handle(def, deps));
-  app.use(securityHeaders());
+  app.use(cacheControl());
+  app.use(securityHeadersFor());
+  app.use(corsFor(deps.config.corsOrigins));
   app.use(resolveClientIp(deps));
   app.use(traceAndLog());
-  app.use(errorHandler());
+  app.use(compression());
+  app.use(errorHandler(deps));
+  for (const mw of conditionalReads()) app.use(mw);
   app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));

@@ -1,42 +1,58 @@
 /**
  * The composition root: `createInfrastructure(role)` builds, once per process and explicitly, everything the
  * API (server.ts) and the worker (worker.ts) need: configuration, logger, ORM, object storage, the
- * Temporal client, the credential-version cache and the live-claims loader that src/http/auth.ts
- * calls (src/services/auth/claims.ts, injected so http does not import services). Nothing is
+ * Temporal client, and the read cache (credential versions, live claims, API keys, price tiers;
+ * LISTEN/NOTIFY-invalidated) that src/http/auth.ts calls (src/services/auth/cache.ts, injected so
+ * http does not import services). Nothing is
  * registered by importing a module; routes, services and activities receive these dependencies as
  * arguments.
  */
 import { loadConfig } from './config.js';
 import { openOrm } from './db.js';
 import type { Deps } from './deps.js';
-import { CredentialVersions } from './http/auth.js';
 import { createStorage } from './adapters/storage.js';
-import { connectTemporal } from './adapters/temporal.js';
-import { liveClaims } from './services/auth/claims.js';
+import { attachStartOutbox, connectTemporal } from './adapters/temporal.js';
+import { keepStart } from './services/workflow-outbox.js';
+import { ReadCache } from './services/auth/cache.js';
+import { closeReadPools } from './services/db/reads.js';
 import { configureLogger } from './logger.js';
+import { startProcessMetrics } from './metrics.js';
+import { initTracing } from './tracing.js';
+import { collectPoolMetrics, collectStatementMetrics } from './services/ops/collectors.js';
 
 export interface Infrastructure extends Deps {
   /** Closes the database pool and the Temporal connection. */
   close(): Promise<void>;
 }
 
+/** Connections per process (MikroORM's pool); db_pool_connections{state="max"}. */
+const DB_POOL_MAX = 10;
+
 export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.ProcessEnv = process.env): Promise<Infrastructure> {
   const config = loadConfig(env, env.ENVIRONMENT === 'sandbox' ? `sandbox-${role}` : role);
   configureLogger({ level: config.logLevel, service: config.serviceName });
-  const orm = await openOrm(config.databaseUrl);
+  initTracing(config.serviceName, env);
+  startProcessMetrics(config.serviceName);
+  const orm = await openOrm(config.databaseUrl, DB_POOL_MAX, { acquireMs: config.timeouts.dbAcquireMs, statementMs: config.timeouts.dbStatementMs });
+  collectPoolMetrics(orm, DB_POOL_MAX);
+  if (role === 'api') collectStatementMetrics(orm);
   const temporal = await connectTemporal(config);
+  attachStartOutbox(temporal, keepStart(orm));
   const storage = createStorage(config);
   await storage.ensureBucket();
-  const credentialVersions = new CredentialVersions(config.credentialCacheSeconds * 1000);
+  // Both listen for invalidations: the API for what authentication and the catalog read, the worker for provider settings.
+  const readCache = new ReadCache(config.databaseUrl, config.credentialCacheSeconds * 1000, true);
+  await readCache.start();
   return {
     config,
     orm,
     temporal,
     storage,
-    credentialVersions,
-    loadClaims: liveClaims,
+    credentialVersions: readCache,
+    readCache,
     async close() {
-      await Promise.all([orm.close(), temporal.connection.close()]);
+      await readCache.stop();
+      await Promise.all([orm.close(), temporal.connection.close(), closeReadPools()]);
     },
   };
 }

@@ -39,11 +39,16 @@ export interface Config {
   encryptionKeys: string;
   /** Storefront origins every organization's hosted payments may return to (ALLOWED_RETURN_ORIGINS, comma-separated), besides publicBaseUrl and the organization's own list. */
   allowedReturnOrigins: string[];
+  /** Browser origins allowed to call the API cross-origin (CORS_ORIGINS, comma-separated); none by default. */
+  corsOrigins: string[];
   /** How much of X-Forwarded-For to trust (TRUST_PROXY: hop count or proxy addresses); none by default. */
   trustProxy: TrustProxy;
   /** Per minute: logins per ClientId or e-mail, logins per client IP, public calls per IP. */
   rateLimits: { loginPerMinute: number; loginPerIpPerMinute: number; publicPerMinute: number };
-  /** Seconds a credential-version lookup may be served from the in-process cache. */
+  /**
+   * Seconds an entry of the read cache (credential versions, claims, API keys, price tiers) may be served at most;
+   * entries are dropped at once by NOTIFY when their rows change, this only bounds a missed notification.
+   */
   credentialCacheSeconds: number;
   paymentProviderUrl: string;
   /** The deployment's API key at the default payment provider (Bearer); per deployment, never logged. */
@@ -58,6 +63,13 @@ export interface Config {
   checkoutWaitMs: number;
   /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
   invoiceReminderDelayOverrideSeconds: number | null;
+  /**
+   * Dunning of unpaid invoices (docs/credit.md): reminder offsets in days from the due date
+   * (DUNNING_REMINDER_OFFSETS_DAYS, default -7,0,7,14), the credit hold after DUNNING_HOLD_AFTER_DAYS
+   * (30); tests shorten a day (DUNNING_DAY_SECONDS) and put the due date DUNNING_DUE_AFTER_SECONDS
+   * after the workflow starts instead of the invoice's due date.
+   */
+  dunning: { reminderOffsetsDays: number[]; holdAfterDays: number; dayMs: number; dueAfterSeconds: number | null };
   /** Days a Draft commission statement waits before (each) reminder e-mail to the admins (COMMISSION_APPROVAL_REMINDER_DAYS, default 3). */
   commissionApprovalReminderDays: number;
   /** Tests: seconds instead of days between commission approval reminders (COMMISSION_APPROVAL_REMINDER_SECONDS). */
@@ -75,6 +87,43 @@ export interface Config {
   };
   /** Company-document storage quota per organization, bytes (default 5 GiB). */
   documentQuotaBytes: number;
+  /** Quotes (docs/quotes.md): validity of an offer without expiresAt, and the reminder to the buyer before expiry (durations, milliseconds). */
+  quotes: { defaultValidityMs: number; reminderBeforeMs: number };
+  /** Buyer approvals (docs/approvals.md): escalation after no answer, expiry of the request (milliseconds). */
+  approvals: { escalationMs: number; expiryMs: number };
+  /**
+   * Bounds on every call to a dependency (issue 21): waiting for a pooled PostgreSQL connection,
+   * one statement (client-side read timeout and server-side statement_timeout), one Temporal
+   * client call, one object-storage request. A call past its bound answers 503 with Retry-After.
+   */
+  timeouts: { dbAcquireMs: number; dbStatementMs: number; temporalCallMs: number; storageRequestMs: number };
+  /** SIGTERM: how long the API drains in-flight requests, and a worker lets running activities finish (shutdownGraceTime). */
+  shutdownGraceMs: number;
+  /**
+   * How long an Idempotency-Key claimed by a request that never answered (its API process killed,
+   * its database restarted mid-request) blocks the key; after it the next request with the same key
+   * and body runs (src/http/idempotency.ts). Longer than any request can take (every dependency call
+   * is bounded, see `timeouts`; SIGTERM drains within `shutdownGraceMs`).
+   */
+  idempotencyClaimLeaseMs: number;
+  /** Authenticated requests per minute: per organization (unless the organization has its own limit) and per credential. */
+  tenantRateLimits: { perOrganizationPerMinute: number; perCredentialPerMinute: number };
+  /** The payment janitor: how many days of provider charges it compares, how old a charge must be, how often the schedule runs. */
+  janitor: { lookbackDays: number; minAgeSeconds: number; everyMinutes: number };
+  /** AES-256-GCM keys of the Temporal payload codec (PAYLOAD_CODEC_KEYS, `id:base64key,...`); empty = payloads unencrypted. */
+  payloadCodecKeys: string;
+  /**
+   * Operations port (OPS_PORT): /metrics, /health, /ready and the Temporal codec endpoint, for the
+   * internal network only (not the public API port); null = not served. The API answers /health and
+   * /ready on its public port too.
+   */
+  opsPort: number | null;
+  /** Worker only: where the Temporal SDK's own Prometheus exporter listens (TEMPORAL_METRICS_PORT, 127.0.0.1); the ops /metrics includes it. */
+  temporalMetricsPort: number | null;
+  /** Bearer token the ops endpoints require when set (OPS_TOKEN); unset = the ops port is trusted as internal. */
+  opsToken: string;
+  /** Origin allowed to call the ops codec endpoint from a browser (OPS_CORS_ORIGIN, the Temporal Web UI's origin). */
+  opsCorsOrigin: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -99,6 +148,16 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     }
     return n;
   };
+  const offsets = (name: string, dflt: number[]): number[] => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return dflt;
+    const list = raw.split(',').map((x) => Number(x.trim()));
+    if (list.some((n) => !Number.isInteger(n))) {
+      missing.push(`${name} (not a comma-separated list of whole days: ${raw})`);
+      return dflt;
+    }
+    return list;
+  };
   const positiveNumber = (name: string, dflt: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return dflt;
@@ -108,6 +167,15 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       return dflt;
     }
     return n;
+  };
+  /** A duration: a number in `unit`, or a number with a unit (`500ms`, `5s`, `5 seconds`, `2 minutes`, `3h`, `30 days`). */
+  const duration = (name: string, dflt: string, unit: 'hours' | 'days' = 'hours'): number => {
+    const parsed = parseDuration(env[name] || dflt, unit);
+    if (parsed === null) {
+      missing.push(`${name} (not a duration: ${env[name]})`);
+      return parseDuration(dflt, unit) ?? 0;
+    }
+    return parsed;
   };
   const port = int('PORT', 3000);
   const s3Endpoint = new URL(need('S3_ENDPOINT') || 'http://invalid');
@@ -140,13 +208,14 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 86400),
     encryptionKeys: need('ENCRYPTION_KEYS'),
     allowedReturnOrigins: [],
+    corsOrigins: [],
     trustProxy: { hops: 0 },
     rateLimits: {
       loginPerMinute: int('RATE_LIMIT_LOGIN_PER_MINUTE', 10),
       loginPerIpPerMinute: int('RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE', 30),
       publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10),
     },
-    credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 5),
+    credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 300),
     paymentProviderUrl: env.PAYMENT_PROVIDER_URL ?? '',
     paymentProviderApiKey: env.PAYMENT_PROVIDER_API_KEY ?? '',
     providerCallbackSecret: env.PROVIDER_CALLBACK_SECRET ?? '',
@@ -158,12 +227,42 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
     invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
+    dunning: {
+      reminderOffsetsDays: offsets('DUNNING_REMINDER_OFFSETS_DAYS', [-7, 0, 7, 14]),
+      holdAfterDays: int('DUNNING_HOLD_AFTER_DAYS', 30),
+      dayMs: Math.round(positiveNumber('DUNNING_DAY_SECONDS', 86_400) * 1000),
+      dueAfterSeconds: env.DUNNING_DUE_AFTER_SECONDS ? int('DUNNING_DUE_AFTER_SECONDS', 0) : null,
+    },
     commissionApprovalReminderDays: int('COMMISSION_APPROVAL_REMINDER_DAYS', 3),
     commissionApprovalReminderSeconds: env.COMMISSION_APPROVAL_REMINDER_SECONDS ? int('COMMISSION_APPROVAL_REMINDER_SECONDS', 0) : null,
     commissionGenerationPauseMs: int('COMMISSION_GENERATION_PAUSE_MS', 0),
     outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true',
     webhooks: { retryScale: positiveNumber('WEBHOOK_RETRY_SCALE', 1), dispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 1000) },
     documentQuotaBytes: int('DOCUMENT_QUOTA_BYTES', 5 * 1024 * 1024 * 1024),
+    quotes: { defaultValidityMs: duration('QUOTE_VALIDITY', '30 days'), reminderBeforeMs: duration('QUOTE_REMINDER_BEFORE', '2 days') },
+    approvals: { escalationMs: duration('APPROVAL_ESCALATION_HOURS', '48', 'hours'), expiryMs: duration('APPROVAL_EXPIRY_DAYS', '14', 'days') },
+    timeouts: {
+      dbAcquireMs: int('DB_ACQUIRE_TIMEOUT_MS', 5_000),
+      dbStatementMs: int('DB_STATEMENT_TIMEOUT_MS', serviceName.endsWith('worker') ? 300_000 : 15_000),
+      temporalCallMs: int('TEMPORAL_CALL_TIMEOUT_MS', 10_000),
+      storageRequestMs: int('S3_REQUEST_TIMEOUT_MS', 15_000),
+    },
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 25_000),
+    idempotencyClaimLeaseMs: int('IDEMPOTENCY_CLAIM_LEASE_SECONDS', 60) * 1000,
+    janitor: {
+      lookbackDays: int('JANITOR_LOOKBACK_DAYS', 3),
+      minAgeSeconds: int('JANITOR_MIN_AGE_SECONDS', 900),
+      everyMinutes: int('JANITOR_EVERY_MINUTES', 60),
+    },
+    tenantRateLimits: {
+      perOrganizationPerMinute: int('RATE_LIMIT_ORGANIZATION_PER_MINUTE', 6_000),
+      perCredentialPerMinute: int('RATE_LIMIT_CREDENTIAL_PER_MINUTE', 3_000),
+    },
+    payloadCodecKeys: env.PAYLOAD_CODEC_KEYS ?? '',
+    opsPort: env.OPS_PORT ? int('OPS_PORT', 0) : null,
+    temporalMetricsPort: env.TEMPORAL_METRICS_PORT ? int('TEMPORAL_METRICS_PORT', 0) : null,
+    opsToken: env.OPS_TOKEN ?? '',
+    opsCorsOrigin: env.OPS_CORS_ORIGIN ?? '',
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
   };
   for (const raw of (env.ALLOWED_RETURN_ORIGINS ?? '').split(',').filter((x) => x.trim())) {
@@ -171,12 +270,28 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     if (origin) config.allowedReturnOrigins.push(origin);
     else missing.push(`ALLOWED_RETURN_ORIGINS (not an http(s) origin: ${raw.trim()})`);
   }
+  for (const raw of (env.CORS_ORIGINS ?? '').split(',').filter((x) => x.trim())) {
+    const origin = normalizeOrigin(raw);
+    if (origin) config.corsOrigins.push(origin);
+    else missing.push(`CORS_ORIGINS (not an http(s) origin: ${raw.trim()})`);
+  }
   const trust = parseTrustProxy(env.TRUST_PROXY);
   if (typeof trust === 'string') missing.push(trust);
   else config.trustProxy = trust;
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');
   if (missing.length) throw new Error(`Configuration incomplete: ${missing.join(', ')}`);
   return config;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `48` (in `unit`), `5s`, `5 seconds`, `2 minutes`, `3h`, `30 days`, `500ms` -> milliseconds; null when unreadable. */
+export function parseDuration(raw: string, unit: 'hours' | 'days' = 'hours'): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)?\s*$/i.exec(raw);
+  if (!m) return null;
+  const u = (m[2] ?? unit).toLowerCase();
+  const key = u.startsWith('ms') || u.startsWith('milli') ? 'ms' : u[0];
+  return Math.round(Number(m[1]) * UNIT_MS[key]);
 }
 
 /** Task queue names by kind of work; a prefix lets the sandbox share a Temporal cluster. */

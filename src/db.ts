@@ -3,9 +3,28 @@ import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
 
+/** Bounds of the API's and workers' pools (issue 21); scripts and migrations run without them. */
+export interface DbTimeouts {
+  /** Waiting for a pooled connection, including opening a new one (pg-pool connectionTimeoutMillis). */
+  acquireMs: number;
+  /** One statement: server-side statement_timeout, and a client-side read timeout slightly longer (a hung server answers nothing). */
+  statementMs: number;
+}
+
 /** ORM configuration for a database URL. Migrations are listed explicitly (src/migrations/index.ts). */
-export function ormConfig(databaseUrl: string, poolMax = 10) {
+export function ormConfig(databaseUrl: string, poolMax = 10, timeouts?: DbTimeouts) {
   return defineConfig({
+    ...(timeouts
+      ? {
+          driverOptions: {
+            connectionTimeoutMillis: timeouts.acquireMs,
+            statement_timeout: timeouts.statementMs,
+            query_timeout: timeouts.statementMs + 1_000,
+            idle_in_transaction_session_timeout: Math.max(60_000, timeouts.statementMs * 2),
+            keepAlive: true,
+          },
+        }
+      : {}),
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
@@ -18,6 +37,6 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
   });
 }
 
-export async function openOrm(databaseUrl: string, poolMax?: number): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(databaseUrl, poolMax));
+export async function openOrm(databaseUrl: string, poolMax?: number, timeouts?: DbTimeouts): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, poolMax, timeouts));
 }

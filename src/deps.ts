@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config.js';
-import type { CredentialVersions, LoadClaims } from './http/auth.js';
+import type { CredentialVersions } from './http/auth.js';
+import type { ReadCache } from './services/auth/cache.js';
 import type { Storage } from './adapters/storage.js';
 
 /** What the API needs from the outside world, built once by server.ts (or a test). */
@@ -9,8 +10,9 @@ export interface Deps {
   config: Config;
   orm: MikroORM;
   temporal: Client;
+  /** Credential versions, live claims and API keys for src/http/auth.ts (the same object as `readCache`). */
   credentialVersions: CredentialVersions;
-  /** A user's live claims (membership, roles, customer), read on every user-token request by src/http/auth.ts. */
-  loadClaims: LoadClaims;
+  /** The process's LISTEN/NOTIFY-invalidated cache (src/services/auth/cache.ts): also the organizations' price tiers. */
+  readCache: ReadCache;
   storage: Storage;
 }

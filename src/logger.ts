@@ -1,19 +1,15 @@
 /**
- * Structured JSON logs, one line per event. Callers pass plain fields; any key that
- * looks like a secret (password, token, secret, card number, cvv, authorization) is
- * replaced before writing, so a careless call site cannot leak one.
+ * Structured JSON logs through pino, one line per event: `{ level, time, service, msg, ...fields }`
+ * (level as a word, time as ISO 8601 with `Z`). Callers pass plain fields; any key that looks like
+ * a secret (password, token, secret, card number, cvv, authorization) is replaced and secret-shaped
+ * substrings are scrubbed before writing, so a careless call site cannot leak one. warn and error
+ * go to stderr, the rest to stdout. A line logged inside a traced operation carries its `traceId`.
  */
+import { trace } from '@opentelemetry/api';
+import pino, { type Logger } from 'pino';
+
 const SECRET_KEY = /pass(word)?|secret|token|authorization|api[-_]?key|card(number)?$|cvv|cardcode/i;
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
-export type LogLevel = keyof typeof LEVELS;
-
-let threshold: number = LEVELS.info;
-let service = 'app';
-
-export function configureLogger(opts: { level: LogLevel; service: string }): void {
-  threshold = LEVELS[opts.level];
-  service = opts.service;
-}
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Secret-shaped substrings scrubbed from every logged string (ORM errors dump entities, for one). */
 const SECRET_VALUE: [RegExp, string][] = [
@@ -30,6 +26,7 @@ export function scrub(s: string): string {
 
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrub(value);
+  if (value instanceof Error) return redact({ name: value.name, message: value.message, stack: value.stack }, depth);
   if (depth > 5 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
@@ -39,15 +36,49 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
-function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
-  if (LEVELS[level] < threshold) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, service, msg, ...(redact(fields ?? {}) as object) });
-  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+function build(level: LogLevel, service: string): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      messageKey: 'msg',
+      // The active OpenTelemetry span's trace id (an activity's, a request's) on every line logged
+      // inside it; a field the call site passes wins. Off, the API's no-op context has no span.
+      mixin: () => {
+        const id = trace.getActiveSpan()?.spanContext().traceId;
+        return id ? { traceId: id } : {};
+      },
+      timestamp: () => `,"time":"${new Date().toISOString()}"`,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => redact(fields) as Record<string, unknown>,
+      },
+    },
+    // Synchronous writes: a line logged just before process.exit is not lost.
+    pino.multistream(
+      [
+        { level: 'debug', stream: pino.destination({ fd: 1, sync: true }) },
+        { level: 'warn', stream: pino.destination({ fd: 2, sync: true }) },
+      ],
+      { dedupe: true },
+    ),
+  );
+}
+
+let current: Logger = build('info', 'app');
+
+export function configureLogger(opts: { level: LogLevel; service: string }): void {
+  current = build(opts.level, opts.service);
+}
+
+/** The pino logger behind `log` (for libraries that take one, or a child with bound fields). */
+export function pinoLogger(): Logger {
+  return current;
 }
 
 export const log = {
-  debug: (msg: string, fields?: Record<string, unknown>) => write('debug', msg, fields),
-  info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
-  warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
-  error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+  debug: (msg: string, fields?: Record<string, unknown>) => current.debug(fields ?? {}, msg),
+  info: (msg: string, fields?: Record<string, unknown>) => current.info(fields ?? {}, msg),
+  warn: (msg: string, fields?: Record<string, unknown>) => current.warn(fields ?? {}, msg),
+  error: (msg: string, fields?: Record<string, unknown>) => current.error(fields ?? {}, msg),
 };

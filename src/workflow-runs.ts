@@ -9,7 +9,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client 
 import { ApplicationFailure } from '@temporalio/common';
 import { taskQueue, type Config } from './config.js';
 import { AppError, type ErrorKind, type FieldErrors } from './errors.js';
-import { searchAttributes, type BusinessKeys } from './adapters/temporal.js';
+import { searchAttributes, summaryMemo, type BusinessKeys } from './adapters/temporal.js';
 
 const CLIENT_KINDS: ErrorKind[] = ['validation', 'bad_request', 'payment_required', 'not_found', 'conflict'];
 
@@ -29,6 +29,8 @@ export interface WorkflowRun {
   workflowId: string;
   args: unknown[];
   keys: BusinessKeys;
+  /** One line for the memo: what, for whom, how much (no personal data). */
+  summary: string;
   waitMs: number;
   /** Names the work in messages: "<what> failed.", "<what> is still in progress; ...". */
   what: string;
@@ -44,6 +46,7 @@ export async function runWorkflow<T>(client: Client, config: Config, opts: Workf
       taskQueue: taskQueue(config, 'commerce'),
       args: opts.args,
       typedSearchAttributes: searchAttributes(opts.keys),
+      memo: summaryMemo(opts.summary),
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
   } catch (e) {

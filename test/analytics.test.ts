@@ -87,6 +87,9 @@ describe('analytics: revenue, trends, AOV, active customers', () => {
       currencyCode: 'USD',
     });
     expect(await ok(other, '/api/analytics/revenue', Q1)).toEqual({ totalRevenue: 1000, currencyCode: 'USD' });
+    // Bare dates mean whole UTC days: 2025-01-31 as endDate includes the order at 23:59:59.999Z; as startDate it excludes 2024-12-31T23:59:59.999Z.
+    expect(await ok(org, '/api/analytics/revenue', { startDate: '2025-01-01', endDate: '2025-01-31' })).toEqual({ totalRevenue: 30.01, currencyCode: 'USD' });
+    expect(await ok(org, '/api/analytics/revenue', { startDate: '2025-01-01', endDate: '2025-03-01' })).toEqual({ totalRevenue: 44.51, currencyCode: 'USD' });
     expect(await ok(org, '/api/analytics/revenue', { startDate: '2030-01-01T00:00:00Z', endDate: '2030-01-02T00:00:00Z' })).toEqual({
       totalRevenue: 0,
       currencyCode: 'USD',
@@ -473,8 +476,8 @@ describe('analytics: validation and access', () => {
     expect(res.body.errors.startDate).toEqual(['startDate is required.']);
   });
 
-  test('when dates have no offset, are date-only or impossible, then 400 per field', async () => {
-    await bad('/api/analytics/revenue', { startDate: '2025-01-01T00:00:00', endDate: '2025-01-31' }, ['startDate', 'endDate']);
+  test('when date-times have no offset or dates are impossible, then 400 per field', async () => {
+    await bad('/api/analytics/revenue', { startDate: '2025-01-01T00:00:00', endDate: '2025-02-30' }, ['startDate', 'endDate']);
     await bad('/api/analytics/aov', { startDate: '2025-13-01T00:00:00Z', endDate: 'yesterday' }, ['startDate', 'endDate']);
   });
 

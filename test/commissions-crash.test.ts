@@ -18,7 +18,7 @@ beforeAll(async () => {
   sb = await createOrg({ base: SANDBOX_API });
   // Only this file's workers may poll the sandbox queues: the stack's worker and the normal workers
   // earlier crash tests left running (their pids are in extraPidsFile) stop here; afterAll leaves one.
-  workers.killOthers(true);
+  workers.killOthers();
 }, 600_000);
 
 afterAll(() => workers.leaveOneRunning());

@@ -84,7 +84,8 @@ describe('commission plans', () => {
     const id = res.body.CommissionPlanId;
     expect((await get(`/api/commissions/plans/${id}`)).body).toEqual(res.body);
     const list = await get(`/api/commissions/plans?salesRepId=${rep.salesRepId}`);
-    expect(list.body.plans.map((p: { CommissionPlanId: string }) => p.CommissionPlanId)).toEqual([id]);
+    expect(list.body).toMatchObject({ TotalCount: 1, PageNumber: 1, PageSize: 25 });
+    expect(list.body.Data.map((p: { CommissionPlanId: string }) => p.CommissionPlanId)).toEqual([id]);
   });
 
   test('when fields are invalid, then 400 names every bad field (rate, duplicate priority, dates, pattern)', async () => {
@@ -204,6 +205,12 @@ describe('commission statements', () => {
     const res = await post('/api/commissions/statements', { salesRepId: rep.salesRepId, startDate: '2026-03-31', endDate: '2026-04-15' });
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain(paid.statementId);
+    // The same days written as date-times at midnight UTC mean the same period (so the same overlap); another instant is refused, not guessed.
+    const asInstants = await post('/api/commissions/statements', { salesRepId: rep.salesRepId, startDate: '2026-03-31T00:00:00Z', endDate: '2026-04-15T02:00:00+02:00' });
+    expect(asInstants.status).toBe(409);
+    const unclear = await post('/api/commissions/statements', { salesRepId: rep.salesRepId, startDate: '2026-03-31T12:00:00Z', endDate: '2026-04-15' });
+    expect(unclear.status).toBe(400);
+    expect(Object.keys(unclear.body.errors)).toEqual(['startDate']);
   });
 
   test('when a rep token reads, then it sees only its own statements; finance actions are 403 for it', async () => {
@@ -211,8 +218,8 @@ describe('commission statements', () => {
     const theirs = await statement(org, other1, '2026-03-01', '2026-03-31');
     const list = await get('/api/commissions/statements', mine);
     expect(list.status).toBe(200);
-    expect(list.body.data.map((s: { statementId: string }) => s.statementId)).toEqual([paid.statementId]);
-    expect(list.body.totalRecords).toBe(1);
+    expect(list.body.Data.map((s: { statementId: string }) => s.statementId)).toEqual([paid.statementId]);
+    expect(list.body.TotalCount).toBe(1);
     expect((await get(`/api/commissions/statements/${paid.statementId}`, mine)).status).toBe(200);
     expect((await get(`/api/commissions/statements/${theirs.statementId}`, mine)).status).toBe(404);
     expect((await post(`/api/commissions/statements/${paid.statementId}/approve`, undefined, mine)).status).toBe(403);
@@ -241,12 +248,12 @@ describe('commission statements', () => {
     expect(replay.status).toBe(202);
     expect(replay.body.statementId).toBe(again.body.statementId);
     const listed = await get(`/api/commissions/statements?salesRepId=${other1.salesRepId}&sortOn=CreatedAt`);
-    expect(listed.body.data.map((x: { statementId: string; status: string }) => [x.statementId, x.status])).toEqual([
+    expect(listed.body.Data.map((x: { statementId: string; status: string }) => [x.statementId, x.status])).toEqual([
       [theirs.statementId, 'Rejected'],
       [again.body.statementId, expect.any(String)],
     ]);
     const rejected = await get(`/api/commissions/statements?status=Rejected&salesRepId=${other1.salesRepId}`);
-    expect(rejected.body).toMatchObject({ totalRecords: 1, currentPage: 1, totalPages: 1, data: [{ statementId: theirs.statementId, totalCommission: theirs.totalCommission }] });
+    expect(rejected.body).toMatchObject({ TotalCount: 1, PageNumber: 1, PageSize: 25, Data: [{ statementId: theirs.statementId, totalCommission: theirs.totalCommission }] });
     expect((await get('/api/commissions/statements?status=Done')).status).toBe(400);
   });
 

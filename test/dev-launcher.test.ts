@@ -14,7 +14,7 @@ import { stack } from './helpers';
 
 const st = stack as typeof stack & { distDir?: string };
 const devJs = () => path.join(st.distDir!, 'scripts/dev.js');
-const PORT_NAMES = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole', 'smtp', 'smtpHttp', 'provider', 'api', 'sandboxApi'];
+const PORT_NAMES = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole', 'smtp', 'smtpHttp', 'provider', 'api', 'sandboxApi', 'apiOps', 'workerOps', 'workerSdkMetrics', 'sandboxApiOps', 'sandboxWorkerOps', 'sandboxWorkerSdkMetrics'];
 
 jest.setTimeout(420_000);
 
@@ -72,17 +72,28 @@ afterAll(() => {
 });
 
 async function startAndStop(how: 'SIGTERM to the launcher' | 'SIGHUP to the launcher' | 'the wrapper killed'): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-dev-'));
-  dirs.push(dataDir);
-  const { env } = await launcherEnv(dataDir);
-  // "the wrapper killed": a shell that does not exec the launcher, as `npm run dev` or a supervisor's
-  // wrapper script; killing it forwards no signal, so only the launcher's own watch can stop the stack.
-  const child =
-    how === 'the wrapper killed'
-      ? spawn('sh', ['-c', `"${process.execPath}" "${devJs()}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(process.execPath, [devJs()], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = { text: '' };
-  await untilReady(child, out);
+  // Ports are chosen free, but other files' processes may take one before the launcher binds it: then
+  // the launcher refuses (as the port-taken case below shows) and the start is tried on other ports.
+  let dataDir = '';
+  let child: ChildProcess | undefined;
+  for (let attempt = 1; ; attempt++) {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-dev-'));
+    dirs.push(dataDir);
+    const { env } = await launcherEnv(dataDir);
+    // "the wrapper killed": a shell that does not exec the launcher, as `npm run dev` or a supervisor's
+    // wrapper script; killing it forwards no signal, so only the launcher's own watch can stop the stack.
+    child =
+      how === 'the wrapper killed'
+        ? spawn('sh', ['-c', `"${process.execPath}" "${devJs()}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn(process.execPath, [devJs()], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = { text: '' };
+    try {
+      await untilReady(child, out);
+      break;
+    } catch (e) {
+      if (attempt >= 3 || !out.text.includes('already in use')) throw e;
+    }
+  }
   const pids = ownedPids(dataDir);
   expect(Object.keys(pids)).toEqual(expect.arrayContaining(['launcher', 'postgres', 'temporal', 'minio', 'smtp-catcher', 'provider-sandbox', 'api', 'worker', 'api-sandbox', 'worker-sandbox']));
   for (const [name, pid] of Object.entries(pids)) expect([name, alive(pid)]).toEqual([name, true]);

@@ -4,7 +4,8 @@
  * the quota (the test stack sets DOCUMENT_QUOTA_BYTES to 1 MiB) and roles.
  */
 import { randomBytes } from 'node:crypto';
-import { call, createOrg, customerToken, expectProblem, repToken, type OrgFixture } from './helpers';
+import { Client } from 'minio';
+import { call, createOrg, customerToken, expectProblem, repToken, stack, type OrgFixture } from './helpers';
 import { postMultipart } from './image-helpers';
 
 jest.setTimeout(90_000);
@@ -203,5 +204,21 @@ describe('documents', () => {
     expectProblem(await call('DELETE', `/api/companydocs/documents/${up.body.document.documentId}`, { base: o.base, token: rep }), 403);
     expectProblem(await call('GET', '/api/companydocs/documents', { base: o.base, token: cust }), 403);
     expectProblem(await call('GET', '/api/companydocs/stats/storage', { base: o.base, token: cust }), 403);
+  });
+
+  test('when a document outlived its stored file, then its download answers 404 problem details, not 500', async () => {
+    const o = await createOrg();
+    const res = await upload(o, 'gone.csv', Buffer.from('a,b\n1,2\n', 'utf8'));
+    expect(res.status).toBe(201);
+    const id = res.body.document.documentId as string;
+    // The object store loses the bytes (a restore without it, a bucket emptied by hand); the record stays.
+    const env = stack.env.production;
+    const endpoint = new URL(env.S3_ENDPOINT);
+    const minio = new Client({ endPoint: endpoint.hostname, port: Number(endpoint.port), useSSL: endpoint.protocol === 'https:', accessKey: env.S3_ACCESS_KEY, secretKey: env.S3_SECRET_KEY });
+    await minio.removeObject(env.S3_BUCKET, `documents/${o.organizationId}/${id}`);
+    const dl = await call('GET', `/api/companydocs/documents/${id}/download`, { base: o.base, token: o.adminToken });
+    expectProblem(dl, 404);
+    expect(dl.body.detail).toContain('stored file');
+    expect((await call('GET', `/api/companydocs/documents/${id}`, { base: o.base, token: o.adminToken })).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 /** Test helpers: the running stack's addresses, an HTTP client, and fixtures built through the API. */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createValidator, recordMismatches, validationEnabled, type Validator } from './openapi-validator';
 
 export interface StackInfo {
   urls: Record<string, string>;
@@ -39,7 +40,8 @@ export async function call<T = any>(
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(`${opts.base ?? API}${path}`, { method, headers, body, redirect: 'manual' });
+  const base = opts.base ?? API;
+  const res = await fetch(`${base}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -47,7 +49,23 @@ export async function call<T = any>(
   } catch {
     /* not JSON */
   }
+  if ((base === API || base === SANDBOX_API) && validationEnabled()) {
+    const problems = (await responseValidator()).check(method, path, res.status, res.headers.get('content-type'), parsed, text);
+    if (problems.length) {
+      recordMismatches(stack.logDir, problems);
+      throw new Error(`The response does not match /openapi.json:\n  ${problems.join('\n  ')}\nbody: ${text.slice(0, 500)}`);
+    }
+  }
   return { status: res.status, body: parsed as T, headers: res.headers, text };
+}
+
+let validator: Promise<Validator> | undefined;
+/** The validator built from the running API's /openapi.json (once per test file). */
+export function responseValidator(): Promise<Validator> {
+  validator ??= fetch(`${API}/openapi.json`)
+    .then((r) => r.json())
+    .then((doc) => createValidator(doc as Record<string, any>));
+  return validator;
 }
 
 export const uniq = (prefix = 't') => `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;

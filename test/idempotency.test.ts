@@ -1,4 +1,4 @@
-import { call, createOrg, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, dbQuery, uniq, type OrgFixture } from './helpers';
 import { invoiceBody } from './matrix-fixtures';
 
 describe('Idempotency-Key on routes that create', () => {
@@ -18,10 +18,39 @@ describe('Idempotency-Key on routes that create', () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
+    // The replay says where the created record is, as the first answer did.
+    expect(first.headers.get('location')).toBeTruthy();
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
     // Without the key the same e-mail is reused (200): proof the replay did not run the handler again.
     const third = await call('POST', '/api/users', { token: org.adminToken, body });
     expect(third.status).toBe(200);
     expect(third.body.UserId).toBe(first.body.UserId);
+  });
+
+  test('when the request holding a key died before answering, then the key answers 409 while the claim is fresh, and a retry with the same key runs once the claim is older than the lease', async () => {
+    const key = uniq('key-');
+    const body = newUser();
+    const first = await call('POST', '/api/users', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    // What an API process killed mid-request leaves behind: the claim, without a response.
+    const orphan = (age: string) =>
+      dbQuery(
+        `update idempotency_record set response_status = null, response_body = null, response_headers = null, completed_at = null, created_at = now() - $3::interval
+          where organization_id = $1 and key = $2`,
+        [org.organizationId, key, age],
+      );
+    await orphan('0 seconds');
+    const fresh = await call('POST', '/api/users', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    expect(fresh.status).toBe(409);
+    await orphan('10 minutes');
+    const retried = await call('POST', '/api/users', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    // The handler ran again and found the user it had created: the same user, no second one.
+    expect(retried.status).toBe(200);
+    expect(retried.body.UserId).toBe(first.body.UserId);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    const replayed = await call('POST', '/api/users', { token: org.adminToken, body, headers: { 'Idempotency-Key': key } });
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
   });
 
   test('when the same key comes with another body, then 409 problem details', async () => {

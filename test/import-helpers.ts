@@ -52,7 +52,7 @@ export async function runFile(org: OrgFixture, fields: Record<string, string>, f
   return waitJob(org, res.body.jobId);
 }
 
-export async function errorsOf(org: OrgFixture, jobId: string): Promise<{ errors: { record: number; key: string | null; field: string; message: string }[]; totalRecords: number }> {
+export async function errorsOf(org: OrgFixture, jobId: string): Promise<{ Data: { record: number; key: string | null; field: string; message: string }[]; TotalCount: number; PageNumber: number; PageSize: number }> {
   const res = await call('GET', `/api/imports/${jobId}/errors?pageSize=500`, { base: org.base, token: org.adminToken });
   if (res.status !== 200) throw new Error(`errors failed: ${res.status} ${res.text}`);
   return res.body;

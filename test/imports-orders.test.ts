@@ -47,7 +47,7 @@ describe('orders', () => {
     const first = await runJson(org, { kind: 'orders', records });
     expect(counts(first)).toEqual({ status: 'SucceededWithErrors', totalRecords: 4, processed: 4, created: 2, updated: 0, unchanged: 0, failed: 2 });
     const report = await errorsOf(org, first.jobId);
-    expect(report.errors).toEqual([
+    expect(report.Data).toEqual([
       { record: 3, key: `${p}-3`, field: 'items[0].quantity', message: 'items[0].quantity must be at least 1.' },
       { record: 4, key: `${p}-x4`, field: 'currencyCode', message: 'currencyCode must be an ISO 4217 code such as USD.' },
     ]);
@@ -107,7 +107,7 @@ describe('orders', () => {
     ].join('\n');
     const job = await runFile(own, { kind: 'orders' }, 'orders.csv', csv);
     expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 3, processed: 3, created: 2, updated: 0, unchanged: 0, failed: 1 });
-    expect((await errorsOf(own, job.jobId)).errors).toEqual([{ record: 3, key: 'EXT-1', field: 'orderNumber', message: 'An order with this orderNumber already exists.' }]);
+    expect((await errorsOf(own, job.jobId)).Data).toEqual([{ record: 3, key: 'EXT-1', field: 'orderNumber', message: 'An order with this orderNumber already exists.' }]);
     const rows = await dbQuery('select order_number, external_id, total::text from sales_order where organization_id = $1 order by order_number', [own.organizationId]);
     expect(rows).toEqual([
       { order_number: 'SO-000001', external_id: 'EXT-1', total: '9.0000' },
@@ -137,7 +137,7 @@ describe('invoices', () => {
     ];
     const first = await runJson(own, { kind: 'invoices', records });
     expect(counts(first)).toEqual({ status: 'SucceededWithErrors', totalRecords: 5, processed: 5, created: 3, updated: 0, unchanged: 0, failed: 2 });
-    expect((await errorsOf(own, first.jobId)).errors).toEqual([
+    expect((await errorsOf(own, first.jobId)).Data).toEqual([
       { record: 3, key: 'X-3', field: 'dueDate', message: 'dueDate must not be before invoiceDate.' },
       { record: 4, key: 'X-4', field: 'items[0].price', message: 'items[0].price must be at least 0.' },
     ]);

@@ -54,8 +54,8 @@ describe('products', () => {
     const job = await runFile(org, { kind: 'products' }, 'products.csv', `\uFEFF${csv}`);
     expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 4, processed: 4, created: 2, updated: 0, unchanged: 0, failed: 2 });
     const report = await errorsOf(org, job.jobId);
-    expect(report.totalRecords).toBe(2);
-    expect(report.errors).toEqual([
+    expect(report.TotalCount).toBe(2);
+    expect(report.Data).toEqual([
       { record: 2, key: `${p}-2`, field: 'minimumOrderQuantity', message: 'minimumOrderQuantity must be at least 1.' },
       { record: 3, key: `${p}-3`, field: 'name', message: 'name is required when creating a product.' },
     ]);
@@ -84,7 +84,7 @@ describe('products', () => {
     const csv = ['sku,name,minimumOrderQuantity,description', `${p}-1,@SUM(A1:A9),"${formula.replace(/"/g, '""')}",+cmd|' /C calc'!A0`].join('\r\n');
     const job = await runFile(org, { kind: 'products' }, 'formulas.csv', csv);
     expect(counts(job)).toMatchObject({ totalRecords: 1, failed: 1 });
-    expect((await errorsOf(org, job.jobId)).errors.map((e) => e.field)).toEqual(['minimumOrderQuantity']);
+    expect((await errorsOf(org, job.jobId)).Data.map((e) => e.field)).toEqual(['minimumOrderQuantity']);
     const res = await fetch(`${org.base}/api/imports/${job.jobId}/errors?format=csv`, { headers: { authorization: `Bearer ${org.adminToken}` } });
     const lines = (await res.text()).trim().split('\r\n');
     expect(lines[1].startsWith(`${p}-1,'@SUM(A1:A9),"'=HYPERLINK(`)).toBe(true);
@@ -99,18 +99,18 @@ describe('products', () => {
     const bad = [{ sku: `${p}-1`, name: 'Good' }, { sku: `${p}-2` }];
     const old = await runJson(org, { kind: 'products', records: bad });
     const recent = await runJson(org, { kind: 'products', records: bad.map((r) => ({ ...r, sku: `${r.sku}-b` })) });
-    expect((await errorsOf(org, old.jobId)).totalRecords).toBe(1);
+    expect((await errorsOf(org, old.jobId)).TotalCount).toBe(1);
     await dbQuery(`update import_job set finished_at = now() - interval '31 days' where id = $1`, [old.jobId]);
     await runJson(org, { kind: 'products', records: [{ sku: `${p}-3`, name: 'Trigger' }] });
-    expect(await errorsOf(org, old.jobId)).toEqual({ errors: [], totalRecords: 0 });
-    expect((await errorsOf(org, recent.jobId)).totalRecords).toBe(1);
+    expect(await errorsOf(org, old.jobId)).toEqual({ Data: [], TotalCount: 0, PageNumber: 1, PageSize: 500 });
+    expect((await errorsOf(org, recent.jobId)).TotalCount).toBe(1);
   });
 
   test('when validate mode runs, then the counts tell what apply would do and nothing is written', async () => {
     const p = uniq('V');
     const job = await runJson(org, { kind: 'products', mode: 'validate', records: [{ sku: `${p}-1`, name: 'A' }, { sku: `${p}-2`, name: 'B', prices: [{ tier: 'Nope', price: 1 }] }] });
     expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 2, processed: 2, created: 1, updated: 0, unchanged: 0, failed: 1 });
-    expect((await errorsOf(org, job.jobId)).errors).toEqual([{ record: 2, key: `${p}-2`, field: 'prices[0].tier', message: '"Nope" is not a price tier of the organization.' }]);
+    expect((await errorsOf(org, job.jobId)).Data).toEqual([{ record: 2, key: `${p}-2`, field: 'prices[0].tier', message: '"Nope" is not a price tier of the organization.' }]);
     expect((await call('GET', `/api/products/${p}-1`, A())).status).toBe(404);
   });
 
@@ -118,7 +118,7 @@ describe('products', () => {
     const p = uniq('X');
     const job = await runJson(org, { kind: 'products', onError: 'abort', records: [{ sku: `${p}-1`, name: 'A' }, { sku: `${p}-2` }, { sku: `${p}-3`, name: 'C' }] });
     expect(counts(job)).toEqual({ status: 'Failed', totalRecords: 3, processed: 3, created: 0, updated: 0, unchanged: 0, failed: 1 });
-    expect((await errorsOf(org, job.jobId)).errors.map((e) => [e.record, e.field])).toEqual([[2, 'name']]);
+    expect((await errorsOf(org, job.jobId)).Data.map((e) => [e.record, e.field])).toEqual([[2, 'name']]);
     expect((await call('GET', `/api/products/${p}-1`, A())).status).toBe(404);
     expect((await call('GET', `/api/products/${p}-3`, A())).status).toBe(404);
   });
@@ -150,7 +150,7 @@ describe('products', () => {
     expect(retry.status).toBe(202);
     const done = await waitJob(own, job.jobId, (j) => j.status === 'Succeeded');
     expect(counts(done)).toEqual({ status: 'Succeeded', totalRecords: 3, processed: 3, created: 3, updated: 0, unchanged: 0, failed: 0 });
-    expect((await errorsOf(own, job.jobId)).errors).toEqual([]);
+    expect((await errorsOf(own, job.jobId)).Data).toEqual([]);
     expect(await productCount(own)).toBe(3);
     const noMore = await call('POST', `/api/imports/${job.jobId}/retry`, { base: own.base, token: own.adminToken });
     expectProblem(noMore, 409);
@@ -166,11 +166,11 @@ describe('products', () => {
     expect(counts(first)).toEqual({ status: 'SucceededWithErrors', totalRecords: 10_000, processed: 10_000, created: 9_700, updated: 0, unchanged: 0, failed: 300 });
     expect(await productCount(own)).toBe(9_700);
     const firstErrors = await errorsOf(own, first.jobId);
-    expect(firstErrors.totalRecords).toBe(300);
-    expect(firstErrors.errors[0]).toEqual({ record: 1, key: 'BULK-1', field: 'quantityOnHand', message: expect.stringContaining('quantityOnHand') });
+    expect(firstErrors.TotalCount).toBe(300);
+    expect(firstErrors.Data[0]).toEqual({ record: 1, key: 'BULK-1', field: 'quantityOnHand', message: expect.stringContaining('quantityOnHand') });
     const second = await runFile(own, { kind: 'products' }, 'bulk.csv', csv);
     expect(counts(second)).toEqual({ status: 'SucceededWithErrors', totalRecords: 10_000, processed: 10_000, created: 0, updated: 0, unchanged: 9_700, failed: 300 });
-    expect((await errorsOf(own, second.jobId)).totalRecords).toBe(300);
+    expect((await errorsOf(own, second.jobId)).TotalCount).toBe(300);
     expect(await productCount(own)).toBe(9_700);
     expect((await dbQuery<{ n: number }>('select count(*)::int as n from product_price where organization_id = $1', [own.organizationId]))[0].n).toBe(9_700);
   }, 180_000);
@@ -183,7 +183,7 @@ describe('prices and customers', () => {
     const csv = `sku,price:Retail,price:Wholesale@5\n${p}-1,4.50,4.00\n${p}-404,1,1\n`;
     const job = await runFile(org, { kind: 'prices' }, 'prices.csv', csv);
     expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 2, processed: 2, created: 0, updated: 1, unchanged: 0, failed: 1 });
-    expect((await errorsOf(org, job.jobId)).errors).toEqual([{ record: 2, key: `${p}-404`, field: 'sku', message: 'Product not found.' }]);
+    expect((await errorsOf(org, job.jobId)).Data).toEqual([{ record: 2, key: `${p}-404`, field: 'sku', message: 'Product not found.' }]);
     expect((await call('GET', `/api/products/${p}-1`, A())).body.prices.map((x: any) => [x.tier, x.price, x.atQuantity])).toEqual([
       ['Retail', 4.5, 1],
       ['Wholesale', 4, 5],
@@ -199,7 +199,7 @@ describe('prices and customers', () => {
     const csv = [header, ...rows].join('\n');
     const job = await runFile(org, { kind: 'customers' }, 'customers.csv', csv);
     expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 3, processed: 3, created: 2, updated: 0, unchanged: 0, failed: 1 });
-    expect((await errorsOf(org, job.jobId)).errors).toEqual([{ record: 3, key: `${c}-3`, field: 'companyEmail', message: 'companyEmail must be a valid e-mail address.' }]);
+    expect((await errorsOf(org, job.jobId)).Data).toEqual([{ record: 3, key: `${c}-3`, field: 'companyEmail', message: 'companyEmail must be a valid e-mail address.' }]);
     const acme = await call('GET', `/api/customers/${c}-1`, A());
     expect(acme.body).toMatchObject({ companyName: 'Acme', pricing: 'Retail', customerAttributes: { segment: 'gold' } });
     expect(acme.body.addresses).toEqual([
@@ -226,7 +226,7 @@ describe('prices and customers', () => {
       ],
     });
     expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 3, processed: 3, created: 1, updated: 0, unchanged: 0, failed: 2 });
-    expect((await errorsOf(org, job.jobId)).errors).toEqual([
+    expect((await errorsOf(org, job.jobId)).Data).toEqual([
       { record: 2, key: `${u1.userId}:NOPE-404`, field: 'CustomerNumber', message: 'No customer with this number in the organization.' },
       { record: 3, key: `${stranger}:${c1}`, field: 'UserId', message: 'The user is not a member of this organization.' },
     ]);
@@ -300,7 +300,7 @@ describe('job control and access', () => {
       ['POST', `/api/imports/${id}/retry`],
     ] as const)
       expectProblem(await call(m, path, { base: other.base, token: other.adminToken }), 404);
-    expect((await call('GET', '/api/imports', { base: other.base, token: other.adminToken })).body.data.map((j: any) => j.jobId)).not.toContain(id);
+    expect((await call('GET', '/api/imports', { base: other.base, token: other.adminToken })).body.Data.map((j: any) => j.jobId)).not.toContain(id);
     const member = await createMemberUser(org);
     expectProblem(await submitJson(org, { kind: 'products', records: [] }, member.token), 403);
     expectProblem(await call('GET', `/api/imports/${id}`, { base: org.base, token: member.token }), 403);
@@ -311,8 +311,8 @@ describe('job control and access', () => {
     expectProblem(await submitJson(org, { kind: 'products' }), 400);
     const list = await call('GET', '/api/imports?kind=products&pageSize=2', A());
     expect(list.status).toBe(200);
-    expect(list.body).toEqual({ data: expect.any(Array), totalRecords: expect.any(Number), currentPage: 1, totalPages: expect.any(Number) });
-    expect(list.body.data).toHaveLength(2);
+    expect(list.body).toEqual({ Data: expect.any(Array), TotalCount: expect.any(Number), PageNumber: 1, PageSize: 2 });
+    expect(list.body.Data).toHaveLength(2);
     expectProblem(await call('GET', '/api/imports?status=Sleeping', A()), 400);
     await waitJob(org, id);
     expect((await mailsFor(org.adminEmail)).length).toBeGreaterThan(0);

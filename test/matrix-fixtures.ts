@@ -9,7 +9,8 @@
  * register a valid body under "METHOD /path" (OpenAPI form) in `matrixBodies`, so the request
  * reaches the handler's organization lookup.
  */
-import { call, uniq, type OrgFixture } from './helpers';
+import { randomUUID } from 'node:crypto';
+import { call, dbQuery, uniq, type OrgFixture } from './helpers';
 import { makeImage, startIngestion, uploadImage } from './image-helpers';
 
 /** Creates the resource named by a path parameter in `org` and returns the value for the path. */
@@ -34,6 +35,13 @@ export const pathParamFixtures: Record<string, ParamFixture> = {
     if (res.status !== 201 && res.status !== 200) throw new Error(`create customer failed: ${res.status} ${res.text}`);
     return customerNumber;
   },
+};
+
+/** `/api/organizations/payment-terms/:paymentTermId`: a Net 30 term of the organization. */
+pathParamFixtures.paymentTermId = async (org) => {
+  const res = await call('POST', '/api/organizations/payment-terms', { base: org.base, token: org.adminToken, body: { Name: uniq('Net 30 '), Type: 'Net', Days: 30 } });
+  if (res.status !== 201) throw new Error(`create payment term failed: ${res.status} ${res.text}`);
+  return res.body.PaymentTermId;
 };
 
 /** Former name, kept for fixtures registered by assignment. */
@@ -118,6 +126,8 @@ pathParamFixtures.cartId = async (org) => {
   return res.body.shoppingCartId;
 };
 pathParamFixtures.shoppingCartId = (org) => pathParamFixtures.cartId(org);
+/** `/api/carts/{customerNumberOrCartId}` (POST: a customer number, GET: a cart id): another organization's cart id answers 404 to both. */
+pathParamFixtures.customerNumberOrCartId = (org) => pathParamFixtures.cartId(org);
 
 /** `/api/orders/:orderId` */
 pathParamFixtures.orderId = async (org) => {
@@ -166,6 +176,19 @@ pathParamFixtures.invoiceId = async (org) => {
   if (res.status !== 201) throw new Error(`create invoice failed: ${res.status} ${res.text}`);
   return res.body.id;
 };
+/** `/api/quotes/{quoteId}`: a quote of a new customer with an open offer. */
+pathParamFixtures.quoteId = async (org) => {
+  const { customerNumber, sku } = await customerWithProduct(org);
+  const opts = { base: org.base, token: org.adminToken };
+  const q = await call('POST', '/api/quotes', { ...opts, body: { customerNumber, items: [{ sku, quantity: 1 }] } });
+  if (q.status !== 201) throw new Error(`create quote failed: ${q.status} ${q.text}`);
+  const o = await call('POST', `/api/quotes/${q.body.quoteId}/offers`, { ...opts, body: {} });
+  if (o.status !== 200) throw new Error(`offer failed: ${o.status} ${o.text}`);
+  return q.body.quoteId;
+};
+matrixBodies['POST /api/quotes'] = () => ({ customerNumber: 'x', items: [{ sku: 'x', quantity: 2 }] });
+matrixBodies['POST /api/quotes/{quoteId}/offers'] = () => ({ items: [{ sku: 'x', quantity: 2 }], message: 'matrix' });
+matrixBodies['POST /api/quotes/{quoteId}/counter'] = () => ({ items: [{ sku: 'x', quantity: 2 }] });
 matrixBodies['POST /api/invoices/{invoiceId}/payments'] = () => ({ amount: 1, currencyCode: 'USD', method: 'Check', paymentDate: '2026-01-15T00:00:00.000Z' });
 matrixBodies['POST /api/invoices/{invoiceId}/refunds'] = () => ({ amount: 1, reason: 'matrix' });
 matrixBodies['POST /api/invoices/{invoiceId}/discount'] = () => ({ type: 'Percentage', value: 5 });
@@ -255,3 +278,19 @@ pathParamFixtures.integrationId = async (org) => {
   return res.body.integrationId;
 };
 matrixBodies['POST /api/organizations/{organizationId}/integrations/{integrationId}/rotate-secrets'] = () => ({ secrets: { ApiKey: 'matrix-key' } });
+
+/** `/api/customers/{customerNumber}/buyers/{userId}`: the organization's admin user (a real user id of that organization). */
+pathParamFixtures.userId = async (org) => org.adminUserId;
+
+/** `/api/approvals/{approvalId}`: a decided approval request of a new customer of the organization, written directly (no checkout needed to hold one). */
+pathParamFixtures.approvalId = async (org) => {
+  const customerNumber = await pathParamFixtures.customerNumber(org);
+  const [{ id: customerId }] = await dbQuery<{ id: string }>('select id from customer where organization_id = $1 and customer_number = $2', [org.organizationId, customerNumber]);
+  const approvalId = randomUUID();
+  await dbQuery(
+    `insert into approval_request (organization_id, id, status, customer_id, customer_number, cart_id, requester_user_id, reason, currency_code, total, lines, checkout, level, chain, expires_at, created_at, updated_at)
+     values ($1, $2, 'Rejected', $3, $4, $5, $6, 'matrix', 'USD', 10, '[]', '{}', 1, '[]', now(), now(), now())`,
+    [org.organizationId, approvalId, customerId, customerNumber, randomUUID(), org.adminUserId],
+  );
+  return approvalId;
+};

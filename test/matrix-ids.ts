@@ -25,6 +25,9 @@ export const KIND_SCOPE: Record<string, Scope> = {
   invoiceExternalId: 'customer',
   paymentId: 'customer',
   cartId: 'customer',
+  quoteId: 'customer',
+  quoteNumber: 'customer',
+  approvalId: 'customer',
   paymentProfileId: 'customer',
   repNumber: 'rep',
   salesRepId: 'rep',
@@ -46,6 +49,7 @@ export const KIND_SCOPE: Record<string, Scope> = {
   integrationId: 'org',
   importJobId: 'org',
   uploadId: 'org',
+  paymentTermId: 'org',
 };
 
 /** A slot's leaf name looks like an id: such slots need a rule. */
@@ -65,6 +69,9 @@ export const FIELD_KIND: Record<string, string> = {
   paymentId: 'paymentId',
   paymentProfileId: 'paymentProfileId',
   cartId: 'cartId',
+  quoteId: 'quoteId',
+  quoteNumber: 'quoteNumber',
+  approvalId: 'approvalId',
   shoppingCartId: 'cartId',
   repNumber: 'repNumber',
   RepNumber: 'repNumber',
@@ -93,6 +100,7 @@ export const FIELD_KIND: Record<string, string> = {
   uploadId: 'uploadId',
   organizationId: 'organizationId',
   OrganizationId: 'organizationId',
+  paymentTermId: 'paymentTermId',
 };
 
 /** Slot names that look like ids but are not references to a stored record, with the reason. */
@@ -115,7 +123,12 @@ export const SLOT_KIND: Record<string, string | { exempt: string }> = {
   'POST /api/organizations/users/associate-customer body:UserId': 'customerUserId',
   'GET /api/users/customer-association query:UserId': 'customerUserId',
   'GET /api/users/customer-associations query:UserId': 'customerUserId',
-  'POST /api/carts/{customerNumber} body:userId': 'customerUserId',
+  'POST /api/carts/{customerNumberOrCartId} body:userId': 'customerUserId',
+  // One OpenAPI template for POST /api/carts/{customerNumber} and GET /api/carts/{cartId} (identical templates otherwise).
+  'POST /api/carts/{customerNumberOrCartId} path:customerNumberOrCartId': 'customerNumber',
+  'GET /api/carts/{customerNumberOrCartId} path:customerNumberOrCartId': 'cartId',
+  // GET /api/invoices?customerId= takes a customer number (SPEC names it customerId).
+  'GET /api/invoices query:customerId': 'customerNumber',
   'POST /api/orders body:user.userId': 'customerUserId',
   'POST /api/orders/bulk body:orders[].user.userId': 'customerUserId',
   'PUT /api/customers body:externalId': 'customerExternalId',
@@ -143,6 +156,11 @@ export const SLOT_KIND: Record<string, string | { exempt: string }> = {
   'POST /api/images/from-remote body:images[].imageName': { exempt: 'a file name' },
   'PUT /api/organizations/salesreps body:repNumber': { exempt: 'the number the new rep gets in the token organization, not a reference' },
   'POST /api/organizations/{organizationId}/salesreps body:RepNumber': { exempt: 'the number the new rep gets in the token organization, not a reference' },
+  'GET /api/quotes filter:quoteNumber': {
+    exempt: "quote numbers run per organization (Q-000001 in each): another organization's number matches only the caller's own quote with that number",
+  },
+  'PUT /api/customers/{customerNumber}/buyers/{userId} path:userId': 'customerUserId',
+  'DELETE /api/customers/{customerNumber}/buyers/{userId} path:userId': 'customerUserId',
   'PATCH /api/organizations/salesreps body:repNumber': { exempt: 'the new number of a rep of the token organization, not a reference' },
 };
 
@@ -235,7 +253,7 @@ const ADMIN_LABELS = new Set([
 ]);
 
 /** Labels for every role: stored as given, never resolved to a record. */
-const LABELS = new Set(['POST /api/carts/{customerNumber} body:userId']);
+const LABELS = new Set(['POST /api/carts/{customerNumberOrCartId} body:userId']);
 
 /** Fields a Customer or SalesRep order may carry but the server ignores for them (DESIGN: attribution is ignored). */
 const IGNORED_FOR_BUYERS = new Set([

@@ -8,7 +8,8 @@
  * Parties: A1 (org A, rep 1, customer 1: the callers), A2 (org A, rep 2, customer 2: the
  * other rep and the other customer), B1 (org B: the other organization).
  */
-import { call, createMemberUser, createOrg, signTestToken, uniq, type OrgFixture } from './helpers';
+import { randomUUID } from 'node:crypto';
+import { call, createMemberUser, createOrg, dbQuery, signTestToken, uniq, type OrgFixture } from './helpers';
 import { createSalesRep, ensurePriceTier, invoiceBody, pathParamFixtures } from './matrix-fixtures';
 
 /** Every id a party owns, by kind. */
@@ -54,6 +55,7 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
     pathParamFixtures.importJobId(org),
   ]);
   const documentId = await pathParamFixtures.documentId(org);
+  const paymentTermId = await pathParamFixtures.paymentTermId(org);
   const deliveryId = (await must('webhook test', call('POST', `/api/webhooks/${webhookId}/test`, opts), [202])).deliveryId as string;
   const upload = await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201]);
   const put = await fetch(upload.uploadUrl as string, { method: 'PUT', body: `sku,name\n${uniq('UP-')},Uploaded\n` });
@@ -73,6 +75,7 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
     integrationId,
     importJobId,
     uploadId,
+    paymentTermId,
     productExternalId,
   };
 }
@@ -203,7 +206,14 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
       )
     ).paymentMethod.paymentProfileId as string;
 
-  const [records, cartId, paymentProfileId, plan, statement] = await Promise.all([
+  /** A quote of the customer with an open offer (workflow negotiateQuote). */
+  const openQuote = async () => {
+    const q = await must('request quote', call('POST', '/api/quotes', { ...opts, body: { customerNumber, items: [{ sku: shared.sku, quantity: 2 }] } }), [201]);
+    await must('offer quote', call('POST', `/api/quotes/${q.quoteId}/offers`, { ...opts, body: { message: 'matrix' } }), [200]);
+    return { quoteId: q.quoteId as string, quoteNumber: q.quoteNumber as string };
+  };
+
+  const [records, cartId, paymentProfileId, plan, statement, quote] = await Promise.all([
     orderAndInvoices(),
     openCart(),
     savedCard(),
@@ -219,6 +229,21 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
       call('POST', '/api/commissions/statements', { ...opts, body: { salesRepId: rep.salesRepId, startDate: '2026-01-01', endDate: '2026-01-31' } }),
       [202],
     ),
+    openQuote(),
+  ]);
+  // A decided approval request of the customer (final: nothing changes it while the matrix runs), written directly.
+  const approvalId = randomUUID();
+  const [{ id: customerId }] = await dbQuery<{ id: string }>('select id from customer where organization_id = $1 and customer_number = $2', [org.organizationId, customerNumber]);
+  await dbQuery(
+    `insert into approval_request (organization_id, id, status, customer_id, customer_number, cart_id, requester_user_id, reason, currency_code, total, lines, checkout, level, chain, expires_at, created_at, updated_at)
+     values ($1, $2, 'Rejected', $3, $4, $5, $6, 'matrix', 'USD', 10, '[]', '{}', 1, '[]', now(), now(), now())`,
+    [org.organizationId, approvalId, customerId, customerNumber, cartId, user.userId],
+  );
+  // The customer's user is also its Approver (no limits), so it may read the customer's buyers.
+  await dbQuery(`insert into customer_buyer (organization_id, customer_id, user_id, role, created_at, updated_at) values ($1, $2, $3, 'Approver', now(), now())`, [
+    org.organizationId,
+    customerId,
+    user.userId,
   ]);
   const repToken = signTestToken({
     OrganizationId: org.organizationId,
@@ -263,6 +288,9 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
       paymentProfileId,
       commissionPlanId: plan.CommissionPlanId,
       statementId: statement.statementId,
+      quoteId: quote.quoteId,
+      quoteNumber: quote.quoteNumber,
+      approvalId,
     },
   };
 }

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, expectProblem, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, expectProblem, stack, uniq, waitForMail, type OrgFixture } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -245,5 +245,31 @@ describe('POST /api/organizations/api-access', () => {
     const org = await createOrg();
     const member = await createMemberUser(org);
     expectProblem(await call('POST', '/api/organizations/api-access', { token: member.token }), 403);
+  });
+
+  test('when another transaction is writing rows of the organization, then issuing credentials waits for it and answers 201', async () => {
+    // Every insert into a tenant table takes FOR KEY SHARE on the organization row; the issuance's
+    // row lock used to skip that row (FOR UPDATE SKIP LOCKED) and fail instead of waiting.
+    const org = await createOrg();
+    const { Client } = await import('pg');
+    const holder = new Client({ connectionString: stack.env.production.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from organization where id = $1 for key share', [org.organizationId]);
+      let answered = false;
+      const pending = call('POST', '/api/organizations/api-access', { token: org.adminToken }).finally(() => (answered = true));
+      // Commit once the request waits on the lock (or has answered without waiting: the bug).
+      for (const deadline = Date.now() + 15_000; !answered && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+        const waiting = await holder.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+        if (waiting.rows[0].n > 0) break;
+      }
+      await holder.query('commit');
+      const res = await pending;
+      expect(res.status).toBe(201);
+      expect(res.body.ClientId).toEqual(expect.any(String));
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -6,8 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../scripts/lib/procs';
 import { call, createOrg, ensureCustomer, expectProblem, stack, uniq, type OrgFixture } from './helpers';
 
 jest.setTimeout(90_000);
@@ -22,16 +23,6 @@ let openPort = 0;
 let closedPort = 0;
 /** Everything a hostile "payment provider" writes back; none of it may reach a caller. */
 const MARK = 'REFLECTED-7f3a';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createNetServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   org = await createOrg();

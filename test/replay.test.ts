@@ -37,6 +37,8 @@ test('when the histories are listed, then every workflow the workers register ha
 test('when every recorded history is replayed against the current workflow code, then none fails', async () => {
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: path.join(ROOT, 'dist', 'src', 'workflows', 'index.js'),
+    // As the workers' bundles (src/worker/bundles.ts): the tracing interceptors pass untraced histories through unchanged.
+    workflowInterceptorModules: [path.join(ROOT, 'dist', 'src', 'workflows', 'tracing-interceptors.js')],
     logger: {
       log: () => undefined,
       trace: () => undefined,

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, decodeToken, mailsFor, uniq, waitForMail, type Mail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, mailsFor, stack, uniq, waitForMail, type Mail, type OrgFixture } from './helpers';
 
 const LIST_KEYS = ['active', 'email', 'firstName', 'lastName', 'organizationId', 'organizationSalesRepId', 'phoneNumber', 'repNumber', 'salesRepId'].sort();
 const CREATE_KEYS = [
@@ -307,6 +307,34 @@ describe('sales reps', () => {
       await waitForMail(input.email, (m) => m.subject.startsWith('Welcome'));
       await new Promise((r) => setTimeout(r, 1500));
       expect((await mailsFor(input.email)).filter((m) => m.subject.includes('is restored'))).toHaveLength(0);
+    });
+
+    test('when another transaction holds the organization or the rep row, then activate, deactivate and delete wait for it instead of answering 404', async () => {
+      // Any insert that references the organization takes FOR KEY SHARE on its row; a concurrent
+      // change of the rep locks the assignment. Both used to make the locked read skip the row (404).
+      const { res: createdRep } = await putRep(org);
+      const id = createdRep.body.organizationSalesRepId as string;
+      const { Client } = await import('pg');
+      const holder = new Client({ connectionString: stack.env.production.DATABASE_URL });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query('select 1 from organization where id = $1 for key share', [org.organizationId]);
+        await holder.query('select 1 from organization_sales_rep where id = $1 for update', [id]);
+        const pending = call('POST', '/api/organizations/salesreps/deactivate', { token: org.adminToken, body: { organizationSalesRepId: id } });
+        await new Promise((r) => setTimeout(r, 300));
+        await holder.query('commit');
+        expect((await pending).status).toBe(200);
+        await holder.query('begin');
+        await holder.query('select 1 from organization where id = $1 for key share', [org.organizationId]);
+        const activated = await call('POST', '/api/organizations/salesreps/activate', { token: org.adminToken, body: { organizationSalesRepId: id } });
+        expect(activated.status).toBe(200);
+        const removed = await call('DELETE', '/api/organizations/salesreps', { token: org.adminToken, body: { organizationSalesRepId: id } });
+        expect(removed.status).toBe(200);
+        await holder.query('commit');
+      } finally {
+        await holder.end();
+      }
     });
 
     test('when the id belongs to another organization, then 404 for both', async () => {

@@ -14,6 +14,16 @@ import { stack } from './helpers';
 const st = stack as typeof stack & { pids?: Record<string, number>; distDir?: string; extraPidsFile?: string };
 const workerJs = () => path.join(st.distDir!, 'worker.js');
 
+/** Whether a process is a sandbox worker (dist/worker.js on the sandbox namespace), read from /proc. */
+function isSandboxWorker(pid: number): boolean {
+  try {
+    const isWorker = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(workerJs());
+    return isWorker && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`TEMPORAL_NAMESPACE=${stack.env.sandbox.TEMPORAL_NAMESPACE}`);
+  } catch {
+    return false;
+  }
+}
+
 export const kill = (c: ChildProcess): void => {
   if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 };
@@ -71,10 +81,19 @@ export class SandboxWorkers {
     for (const c of this.spawned) kill(c);
   }
 
-  /** Kills the stack's sandbox worker and, with `leftOver`, the normal workers earlier crash-test files left running. */
-  killOthers(leftOver = false): void {
-    const earlier =
-      leftOver && existsSync(st.extraPidsFile!) ? readFileSync(st.extraPidsFile!, 'utf8').split('\n').map(Number).filter((n) => n > 0) : [];
+  /**
+   * Kills every sandbox worker this file did not start: the stack's and the normal ones earlier crash-test files
+   * left running (else those serve the queue instead of this file's worker, and a fault injected into ours never
+   * lands). The pid file also lists other processes files start for themselves (APIs, production workers): only
+   * sandbox workers are killed.
+   */
+  killOthers(): void {
+    const earlier = existsSync(st.extraPidsFile!)
+      ? readFileSync(st.extraPidsFile!, 'utf8')
+          .split('\n')
+          .map(Number)
+          .filter((n) => n > 0 && isSandboxWorker(n))
+      : [];
     for (const pid of [st.pids!['worker-sandbox'], ...earlier]) killPid(pid);
   }
 

@@ -64,7 +64,15 @@ describe('subscriptions', () => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual({ ...res.body, secret: undefined, updatedAt: expect.any(String) });
     const list = await call('GET', '/api/webhooks', A());
-    expect(list.body.webhooks.map((w: any) => w.webhookId)).toContain(webhookId);
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({ PageNumber: 1, PageSize: 25, TotalCount: expect.any(Number) });
+    expect(list.body.Data.map((w: any) => w.webhookId)).toContain(webhookId);
+    const enabled = await call('GET', `/api/webhooks?${new URLSearchParams({ filters: JSON.stringify([{ field: 'isEnabled', operator: 'equals', value: 'true' }, { field: 'url', operator: 'equals', value: url }]), pageSize: '1' })}`, A());
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ TotalCount: 1, PageNumber: 1, PageSize: 1 });
+    expect(enabled.body.Data).toHaveLength(1);
+    expect(enabled.body.Data[0]).toMatchObject({ webhookId, isEnabled: true });
+    expectProblem(await call('GET', '/api/webhooks?sortOn=secret', A()), 400);
     const put = await call('PUT', `/api/webhooks/${webhookId}`, { ...A(), body: { events: ['*'], isEnabled: false, description: 'changed' } });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ events: ['*'], isEnabled: false, description: 'changed', url });
@@ -128,8 +136,8 @@ describe('delivery', () => {
     );
     const log = await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, { base: o.base, token: o.adminToken });
     expect(log.status).toBe(200);
-    expect(log.body).toMatchObject({ totalRecords: 2, currentPage: 1, totalPages: 1 });
-    expect(log.body.data.map((d: any) => d.eventType).sort()).toEqual(['order.created', 'order.status_changed']);
+    expect(log.body).toMatchObject({ TotalCount: 2, PageNumber: 1, PageSize: 25 });
+    expect(log.body.Data.map((d: any) => d.eventType).sort()).toEqual(['order.created', 'order.status_changed']);
   });
 
   test('when invoices are issued, paid and voided, then invoice.issued, payment.succeeded, invoice.paid and invoice.voided arrive', async () => {
@@ -172,7 +180,7 @@ describe('delivery', () => {
     let d: any;
     const deadline = Date.now() + 15_000;
     do {
-      d = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.data[0];
+      d = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.Data[0];
       if (d?.status === 'Succeeded') break;
       await new Promise((r) => setTimeout(r, 200));
     } while (Date.now() < deadline);
@@ -207,7 +215,7 @@ describe('delivery', () => {
       await new Promise((r) => setTimeout(r, 200));
     } while (Date.now() < deadline);
     expect(w).toMatchObject({ isEnabled: false, disabledReason: expect.stringContaining('410') });
-    const d = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.data[0];
+    const d = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.Data[0];
     expect(d).toMatchObject({ status: 'Failed', attempts: 1, lastStatusCode: 410 });
     await call('POST', '/api/orders', { base: o.base, token: o.adminToken, body: orderBody() });
     await new Promise((r) => setTimeout(r, 2000));
@@ -235,7 +243,7 @@ describe('delivery', () => {
     let d: any;
     const deadline = Date.now() + 10_000;
     do {
-      d = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.data[0];
+      d = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.Data[0];
       if (d.status === 'Failed') break;
       await new Promise((r) => setTimeout(r, 200));
     } while (Date.now() < deadline);

@@ -1,6 +1,7 @@
 /**
- * Where a benchmark runs: the API and database named by API_URL and DATABASE_URL, or else a whole
- * stack started for the benchmark (mode 'test', free ports) and stopped by `stop()`.
+ * Where a benchmark runs: the API, database and Temporal server named by API_URL, DATABASE_URL
+ * (and TEMPORAL_ADDRESS), as `npm run bench` passes them, or else a whole stack started for the
+ * benchmark (mode 'test', free ports, pg_stat_statements loaded) and stopped by `stop()`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,19 +11,22 @@ import { startStack } from './stack.js';
 export interface BenchTarget {
   api: string;
   databaseUrl: string;
+  /** host:port of the Temporal frontend (empty when API_URL is given without TEMPORAL_ADDRESS). */
+  temporal: string;
   stop: () => Promise<void>;
 }
 
 export async function benchTarget(say: (s: string) => void): Promise<BenchTarget> {
   const api = process.env.API_URL;
   const databaseUrl = process.env.DATABASE_URL;
-  if (api && databaseUrl) return { api, databaseUrl, stop: async () => undefined };
+  if (api && databaseUrl) return { api, databaseUrl, temporal: process.env.TEMPORAL_ADDRESS ?? '', stop: async () => undefined };
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
   say('starting the stack (mode test)...');
-  const stack = await startStack({ mode: 'test', dataDir, say });
+  const stack = await startStack({ mode: 'test', dataDir, say, statementStats: true });
   return {
     api: stack.urls.api,
     databaseUrl: stack.env.production.DATABASE_URL,
+    temporal: stack.urls.temporal,
     stop: async () => {
       await stack.stop();
       rmSync(dataDir, { recursive: true, force: true });

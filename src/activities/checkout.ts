@@ -6,18 +6,18 @@
  * keyed `checkout-<cartId>` and `void-checkout-<cartId>`.
  */
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
-import { invoiceCheckoutOrder, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
+import { invoiceCheckoutOrder, writeCheckoutInvoice, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { orderTotals } from '../domain/orders/totals.js';
 import { minorUnitDigits } from '../domain/money.js';
-import { Cart, Customer, Order } from '../entities/index.js';
+import { Cart, Customer, Invoice, Order } from '../entities/index.js';
 import { AppError } from '../errors.js';
 import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
+import { reserveCredit } from '../services/credit/accounts.js';
 import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
-
 
 export interface Prepared {
   orderNumber: string;
@@ -27,11 +27,27 @@ export interface Prepared {
   existingOrderId: string | null;
 }
 
+type OrderInput = CheckoutInput & { orderNumber: string; chargeId: string | null };
+
+export interface CreatedOrder {
+  orderId: string;
+  orderNumber: string;
+  customerEmail: string | null;
+  total: string;
+  currency: string;
+}
+
+export interface CheckoutInvoice {
+  invoiceId: string;
+  invoiceNumber: string;
+  customerNumber: string;
+  reminderDelaySeconds: number | null;
+}
 
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
     /** The order's invoice, Issued and paid by the checkout charge (idempotent; see src/services/invoices/from-order.ts). */
-    async invoiceCheckoutOrder(input: CheckoutInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string; reminderDelaySeconds: number | null }> {
+    async invoiceCheckoutOrder(input: CheckoutInvoiceInput): Promise<CheckoutInvoice> {
       const res = await invoiceCheckoutOrder(deps.orm.em.fork(), input);
       return { ...res, reminderDelaySeconds: deps.config.invoiceReminderDelayOverrideSeconds };
     },
@@ -44,9 +60,11 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           const cart = await tem.findOne(Cart, { organization: input.organizationId, id: input.cartId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
           if (!cart) throw AppError.notFound('Cart');
           await tem.populate(cart, ['items']);
-          const amount = orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total;
-          if (existing)
-            return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
+          const amount = orderTotals(
+            cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
+            cart.currencyCode,
+          ).total;
+          if (existing) return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
           if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
@@ -60,58 +78,101 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
       });
     },
 
-    /** Creates the order from the cart and closes the cart, in one transaction; an existing order for the cart is returned. */
-    async createOrderFromCart(input: CheckoutInput & { orderNumber: string; chargeId: string | null }): Promise<{ orderId: string; orderNumber: string; customerEmail: string | null; total: string; currency: string }> {
+    /**
+     * Creates the order from the cart and closes the cart, in one transaction; an existing order for
+     * the cart is returned. With `paymentKey` (workflow patch `order-with-invoice`) the order's invoice
+     * and its card payment are written in the same transaction and returned; when the order exists
+     * already (an earlier attempt, or a run from before the patch) its invoice is written or found as
+     * invoiceCheckoutOrder does. Without it, the order alone (histories from before the patch).
+     */
+    async createOrderFromCart(input: OrderInput & { paymentKey?: string }): Promise<CreatedOrder & { invoice?: CheckoutInvoice }> {
+      const paymentKey = input.paymentKey;
+      if (!paymentKey) return mapped(() => orderFromCart(input));
       return mapped(async () => {
-        const em = deps.orm.em.fork();
-        const found = async () => {
-          const o = await em.fork().findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
-          return o ? { orderId: o.id, orderNumber: o.orderNumber, customerEmail: o.customer.companyEmail ?? null, total: o.total, currency: o.currencyCode } : null;
-        };
-        const already = await found();
-        if (already) return already;
-        const cart = await em.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
-        // The cart's own customer record (by id): a customer who took a deleted customer's number is another record.
-        const customer = cart.customerId ? await em.findOne(Customer, { organization: input.organizationId, id: cart.customerId }, { populate: ['addresses'] }) : null;
-        const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-        const shippingAddress = toOrderAddress(cart.shippingAddress);
-        const order = await createOrder(
-          em,
-          input.organizationId,
-          {
-            orderNumber: input.orderNumber,
-            orderType: cart.orderType,
-            poNumber: cart.poNumber ?? null,
-            priceTier: cart.pricingTier,
-            currencyCode: cart.currencyCode,
-            terms: customer?.terms ?? null,
-            channel: input.channel,
-            externalId: null,
-            notes: cart.specialInstructions ?? null,
-            originationCartId: cart.id,
-            customer: customer ? customerSnapshot(customer, shippingAddress) : { customerNumber: cart.customerNumber, companyName: cart.companyName, shippingAddress },
-            customerId: customer?.id ?? null,
-            primarySalesRep: await repSnapshot(em, input.organizationId, customer?.repNumber),
-            takenBySalesRep: null,
-            repNumber: customer?.repNumber ?? null,
-            shippingDetails: null,
-            tax: 0,
-            items: lines.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
-            paymentChargeId: input.chargeId,
-            createdByUserId: input.userId,
-            createdByUserType: null,
-          },
-          {
-            existingForCart: true,
-            withinTransaction: async (tem: EntityManager) => {
-              const locked = await tem.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId });
-              locked.status = 'CLOSED';
-              locked.updatedAt = new Date();
-            },
-          },
-        );
-        return { orderId: order.id, orderNumber: order.orderNumber, customerEmail: order.customer.companyEmail ?? null, total: order.total, currency: order.currencyCode };
+        const invoiceInput = (orderId: string): CheckoutInvoiceInput => ({
+          organizationId: input.organizationId,
+          orderId,
+          chargeId: input.chargeId,
+          paymentKey,
+          paymentProfileId: input.paymentProfileId,
+        });
+        let written: { orderId: string; invoice: Invoice } | null = null;
+        const order = await orderFromCart(input, async (tem, o) => {
+          // The order's id is assigned when it is stored; the invoice names it.
+          await tem.flush();
+          written = { orderId: o.id, invoice: await writeCheckoutInvoice(tem, o, invoiceInput(o.id)) };
+        });
+        const w = written as { orderId: string; invoice: Invoice } | null;
+        // Only when the transaction that wrote it is the one whose order came back (not a concurrent attempt's).
+        const inv =
+          w && w.orderId === order.orderId
+            ? { invoiceId: w.invoice.id, invoiceNumber: w.invoice.invoiceNumber, customerNumber: w.invoice.customerNumber }
+            : await invoiceCheckoutOrder(deps.orm.em.fork(), invoiceInput(order.orderId));
+        return { ...order, invoice: { ...inv, reminderDelaySeconds: deps.config.invoiceReminderDelayOverrideSeconds } };
       });
     },
   };
+
+  async function orderFromCart(input: OrderInput, alsoWithin?: (tem: EntityManager, o: Order) => Promise<void>): Promise<CreatedOrder> {
+    const em = deps.orm.em.fork();
+    const found = async () => {
+      const o = await em.fork().findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
+      return o ? { orderId: o.id, orderNumber: o.orderNumber, customerEmail: o.customer.companyEmail ?? null, total: o.total, currency: o.currencyCode } : null;
+    };
+    const already = await found();
+    if (already) return already;
+    const cart = await em.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
+    // The cart's own customer record (by id): a customer who took a deleted customer's number is another record.
+    const customer = cart.customerId
+      ? await em.findOne(Customer, { organization: input.organizationId, id: cart.customerId }, { populate: ['addresses'] })
+      : null;
+    const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const shippingAddress = toOrderAddress(cart.shippingAddress);
+    const order = await createOrder(
+      em,
+      input.organizationId,
+      {
+        orderNumber: input.orderNumber,
+        orderType: cart.orderType,
+        poNumber: cart.poNumber ?? null,
+        priceTier: cart.pricingTier,
+        currencyCode: cart.currencyCode,
+        terms: customer?.terms ?? null,
+        channel: input.channel,
+        externalId: null,
+        notes: cart.specialInstructions ?? null,
+        originationCartId: cart.id,
+        customer: customer
+          ? customerSnapshot(customer, shippingAddress)
+          : { customerNumber: cart.customerNumber, companyName: cart.companyName, shippingAddress },
+        customerId: customer?.id ?? null,
+        primarySalesRep: await repSnapshot(em, input.organizationId, customer?.repNumber),
+        takenBySalesRep: null,
+        repNumber: customer?.repNumber ?? null,
+        shippingDetails: null,
+        tax: 0,
+        items: lines.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
+        paymentChargeId: input.chargeId,
+        createdByUserId: input.userId,
+        createdByUserType: null,
+      },
+      {
+        existingForCart: true,
+        // Reserved by reserveOrderNumber through the allocator.
+        numberAllocated: true,
+        withinTransaction: async (tem: EntityManager, o) => {
+          if (input.paymentMethod === 'OnAccount') await reserveCredit(tem, input.organizationId, o);
+          await tem.nativeUpdate(Cart, { organization: input.organizationId, id: input.cartId }, { status: 'CLOSED', updatedAt: new Date() });
+          await alsoWithin?.(tem, o);
+        },
+      },
+    );
+    return {
+      orderId: order.id,
+      orderNumber: order.orderNumber,
+      customerEmail: order.customer.companyEmail ?? null,
+      total: order.total,
+      currency: order.currencyCode,
+    };
+  }
 }

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { randomToken, sha256 } from '../domain/auth/secrets.js';
 import { renderEmail } from '../domain/email/templates.js';
@@ -6,18 +6,62 @@ import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
 import type { SendEmailInput } from '../workflows/send-email-defs.js';
 import { createMailer } from '../adapters/mail.js';
-import { resolveMailSettings } from '../services/integrations/provider-settings.js';
+import { resolveMailSettings, type IntegrationSettingsCache } from '../services/integrations/provider-settings.js';
 
 const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
 /** A password-reset link is valid one hour. */
 const RESET_TTL_MS = 3600 * 1000;
 
 /** E-mail activities. deliverEmail is idempotent: an EmailMessage marked sent is not sent again. */
-export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
+export function createEmailActivities(deps: { orm: MikroORM; config: Config; readCache?: IntegrationSettingsCache }) {
   const mailer = createMailer(deps.config);
+  const mailSettings = (em: EntityManager, organizationId: string | null | undefined) =>
+    organizationId ? resolveMailSettings(em, deps.config, organizationId, deps.readCache) : Promise.resolve(null);
+
+  /** Hands the rendered message to the organization's own SMTP server (else the deployment's), under a Message-ID fixed by its emailId. */
+  async function send(em: EntityManager, input: SendEmailInput, rendered: ReturnType<typeof renderEmail>): Promise<void> {
+    await mailer.send(
+      {
+        to: input.to,
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        messageId: `<${input.emailId}@commerce.local>`,
+        headers: { 'X-Email-Id': input.emailId },
+      },
+      await mailSettings(em, input.organizationId),
+    );
+  }
+
+  /**
+   * An e-mail without one-time links (order confirmations, invoices, reminders: nearly all): two
+   * statements. One upsert records the attempt and answers whether the message was sent already
+   * (no row returned); after the send one update marks it sent. Same outcomes as the ORM path below:
+   * a message marked sent is never sent again, a crash between send and mark sends it once more
+   * under the same Message-ID.
+   */
+  async function deliverPlain(em: EntityManager, input: SendEmailInput): Promise<{ delivered: boolean }> {
+    const rendered = renderEmail(input.template, { ...input.data });
+    const conn = em.getConnection();
+    const rows = await conn.execute<{ status: string }[]>(
+      `insert into email_message (id, organization_id, template, to_address, subject, status, attempts, created_at)
+       values (?, ?, ?, ?, ?, 'pending', 1, now())
+       on conflict (id) do update set attempts = email_message.attempts + 1, subject = excluded.subject
+       where email_message.status <> 'sent'
+       returning status`,
+      [input.emailId, input.organizationId ?? null, input.template, input.to, rendered.subject],
+    );
+    if (!rows.length) return { delivered: false };
+    await send(em, input, rendered);
+    await conn.execute(`update email_message set status = 'sent', sent_at = now() where id = ?`, [input.emailId], 'run');
+    return { delivered: true };
+  }
+
   return {
     async deliverEmail(input: SendEmailInput): Promise<{ delivered: boolean }> {
       const em = deps.orm.em.fork();
+      const data0 = input.data as Record<string, unknown>;
+      if (!data0.needsPasswordLink && !data0.needsResetLink && !data0.needsAcceptLink) return deliverPlain(em, input);
       let msg = await em.findOne(EmailMessage, { id: input.emailId });
       if (msg?.status === 'sent') return { delivered: false };
       if (!msg) {
@@ -58,18 +102,7 @@ export function createEmailActivities(deps: { orm: MikroORM; config: Config }) {
       const rendered = renderEmail(input.template, data);
       msg.subject = rendered.subject;
       await em.flush();
-      const own = input.organizationId ? await resolveMailSettings(em, deps.config, input.organizationId) : null;
-      await mailer.send(
-        {
-          to: input.to,
-          subject: rendered.subject,
-          text: rendered.text,
-          html: rendered.html,
-          messageId: `<${input.emailId}@commerce.local>`,
-          headers: { 'X-Email-Id': input.emailId },
-        },
-        own,
-      );
+      await send(em, input, rendered);
       msg.status = 'sent';
       msg.sentAt = new Date();
       await em.flush();

@@ -2,19 +2,26 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createImportActivities } from './imports.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../adapters/storage.js';
+import type { ReadCache } from '../services/auth/cache.js';
 import { createCheckoutActivities } from './checkout.js';
 import { createCommissionActivities } from './commissions.js';
+import { createDunningActivities } from './dunning.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
+import { createJanitorActivities } from './janitor.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
+import { createQuoteActivities } from './quotes.js';
+import { createApprovalActivities } from './approvals.js';
 import { createWebhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
   config: Config;
   storage: Storage;
+  /** The process's LISTEN/NOTIFY-invalidated cache: provider settings of charges and e-mails. */
+  readCache?: ReadCache;
 }
 
 export const TASK_QUEUES = ['commerce', 'media', 'imports'] as const;
@@ -34,6 +41,10 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createInvoicePaymentActivities(deps),
       ...createCommissionActivities(deps),
       ...createWebhookActivities(deps),
+      ...createDunningActivities(deps),
+      ...createQuoteActivities(deps),
+      ...createApprovalActivities(deps),
+      ...createJanitorActivities(deps),
     },
     media: { ...createImageActivities(deps) },
     imports: { ...createImportActivities(deps) },

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { balanceOf } from '../domain/invoices/money.js';
 import { formatMoney } from '../domain/money.js';
 import { invoiceRecipients } from '../domain/email/recipients.js';
-import { Customer, Invoice, Organization } from '../entities/index.js';
+import { Invoice } from '../entities/index.js';
 import { invoicePdfKey, renderInvoicePdf } from '../services/invoices/pdf.js';
 import type { Storage } from '../adapters/storage.js';
 
@@ -29,22 +29,32 @@ export interface InvoiceMailFacts {
 
 /** Invoice issuance activities; each is idempotent (keyed object, keyed e-mails). */
 export function createInvoiceActivities(deps: { orm: MikroORM; config: Config; storage: Storage }) {
-  async function facts(ref: InvoiceRef): Promise<{ inv: Invoice; org: Organization; facts: InvoiceMailFacts }> {
+  async function facts(ref: InvoiceRef): Promise<{ inv: Invoice; orgName: string; facts: InvoiceMailFacts }> {
     const em = deps.orm.em.fork();
     const inv = await em.findOne(Invoice, { id: ref.invoiceId, organization: ref.organizationId });
     if (!inv) throw ApplicationFailure.nonRetryable('The invoice no longer exists.', 'missing_invoice');
-    const org = await em.findOneOrFail(Organization, { id: ref.organizationId });
+    // The organization's name and the customer record's addresses in one statement. Never the
+    // invoice's own customer.companyEmail: only what the customer record stores.
+    const [row] = await em.getConnection().execute<{ org_name: string; company_email: string | null; has_customer: boolean; contacts: { email: string | null; contactType: string | null }[] }[]>(
+      `select o.name as org_name, c.id is not null as has_customer, c.company_email,
+              (select coalesce(json_agg(json_build_object('email', cc.email, 'contactType', cc.contact_type) order by cc.position, cc.id), '[]'::json)
+                 from customer_contact cc where cc.organization_id = o.id and cc.customer_id = c.id) as contacts
+         from organization o
+         left join lateral (select id, company_email from customer
+                             where organization_id = o.id and customer_number = ? and active limit 1) c on true
+        where o.id = ?`,
+      [inv.customerNumber, ref.organizationId],
+    );
+    if (!row) throw new Error(`Organization ${ref.organizationId} not found.`);
     const balance = balanceOf(inv.total, inv.amountPaid, inv.currencyCode);
-    // Never the invoice's own customer.companyEmail: only what the customer record stores.
-    const customer = await em.findOne(Customer, { organization: ref.organizationId, customerNumber: inv.customerNumber, active: true }, { populate: ['contacts'] });
-    const recipients = invoiceRecipients(customer ? { companyEmail: customer.companyEmail, contacts: customer.contacts.getItems() } : null);
+    const recipients = invoiceRecipients(row.has_customer ? { companyEmail: row.company_email, contacts: row.contacts } : null);
     return {
       inv,
-      org,
+      orgName: row.org_name,
       facts: {
         to: recipients.length ? recipients.join(', ') : null,
         invoiceNumber: inv.invoiceNumber,
-        organizationName: org.name,
+        organizationName: row.org_name,
         companyName: inv.customer.companyName ?? inv.customer.customerNumber,
         dueDate: new Date(inv.dueDate).toISOString(),
         totalFormatted: formatMoney(inv.total, inv.currencyCode),
@@ -57,9 +67,9 @@ export function createInvoiceActivities(deps: { orm: MikroORM; config: Config; s
   return {
     /** Renders the PDF, stores it privately under documents/invoices/<org>/<id>.pdf, and returns the e-mail facts. */
     async storeInvoicePdf(ref: InvoiceRef): Promise<InvoiceMailFacts> {
-      const { inv, org, facts: f } = await facts(ref);
+      const { inv, orgName, facts: f } = await facts(ref);
       const key = invoicePdfKey(ref.organizationId, ref.invoiceId);
-      const pdf = await renderInvoicePdf(inv, org.name);
+      const pdf = await renderInvoicePdf(inv, orgName);
       await deps.storage.put(key, pdf, 'application/pdf');
       const em = deps.orm.em.fork();
       await em.nativeUpdate(Invoice, { id: inv.id }, { pdfKey: key });

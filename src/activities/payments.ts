@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { HostedPaymentSetup, Invoice } from '../entities/index.js';
 import { log } from '../logger.js';
 import type { CardCharge } from '../adapters/payment-gateway.js';
-import { gatewayFor } from '../services/integrations/provider-settings.js';
+import { gatewayFor, type IntegrationSettingsCache } from '../services/integrations/provider-settings.js';
 import { expireHosted, outcomeOf, reconcileHosted, type HostedCallback, type HostedOutcome } from '../services/payments/hosted.js';
 import { moneyNumber } from '../domain/money.js';
 import { emitEventOnce } from '../services/webhooks/events.js';
@@ -54,8 +54,8 @@ function declineCode(details: unknown): string {
   return 'card_declined';
 }
 
-export function createPaymentActivities(deps: { orm: MikroORM; config: Config }) {
-  const gateway = (organizationId: string) => gatewayFor(deps.orm.em.fork(), deps.config, organizationId);
+export function createPaymentActivities(deps: { orm: MikroORM; config: Config; readCache?: IntegrationSettingsCache }) {
+  const gateway = (organizationId: string) => gatewayFor(deps.orm.em.fork(), deps.config, organizationId, deps.readCache);
   return {
     /** Charges a saved payment profile; the provider charges one idempotency key once. */
     async chargeProfile(input: ChargeInput): Promise<CardCharge> {

@@ -45,8 +45,24 @@ export interface HostedSetupResult {
   expiresAt: string;
 }
 
+/** One charge in the provider's ledger (its settlement report). */
+export interface ProviderChargeRecord {
+  chargeId: string;
+  /** 'approved', 'voided', 'refunded', 'partially_refunded'... as the provider says. */
+  status: string;
+  amount: string;
+  refundedAmount: string;
+  currency: string;
+  paymentProfileId: string | null;
+  reference: string | null;
+  idempotencyKey: string;
+  createdAt: string;
+}
+
 export interface PaymentGateway {
   provider: 'ProviderDirect' | 'ProviderHosted';
+  /** The merchant's charges created since `since` (the provider's report; the payment janitor reads it). */
+  listCharges(since: Date): Promise<ProviderChargeRecord[]>;
   /** Charges a stored payment profile; the same idempotencyKey never charges twice. Declines throw AppError('payment_required'). */
   chargeProfile(input: { paymentProfileId: string; amount: string; currency: string; idempotencyKey: string; reference?: string }): Promise<CardCharge>;
   /** Tokenizes a card once (never stored) and charges it in one step; used by checkout with a card in the request. */
@@ -209,6 +225,10 @@ export function providerClient(settings: PaymentProviderSettings, network: { all
     provider: settings.provider,
     tokenizeCard,
     chargeProfile,
+    async listCharges(since) {
+      const r = await send<{ charges: ProviderChargeRecord[] }>('GET', `/direct/charges?since=${encodeURIComponent(since.toISOString())}`, undefined, 'charge report');
+      return r.charges;
+    },
     async chargeCard(input) {
       const profile = await tokenizeCard({ customerNumber: input.customerNumber, email: input.email, card: input.card, billingAddress: input.billingAddress });
       const charge = await chargeProfile({

@@ -3,8 +3,11 @@
  * environment; objects under `images/` are publicly readable (stable unsigned URLs a
  * browser can load), everything else (documents, import files) stays private.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { Client } from 'minio';
 import type { Config } from '../config.js';
+import { dependencyUnavailable, NETWORK_ERROR_CODES } from '../errors.js';
 
 export const PUBLIC_PREFIXES = ['images/'] as const;
 
@@ -23,6 +26,8 @@ export interface Storage {
   presignedPut(key: string, expirySeconds: number): Promise<string>;
   /** Whether the object exists. */
   exists(key: string): Promise<boolean>;
+  /** Whether the storage answers and the bucket exists (readiness probe). */
+  ping(): Promise<boolean>;
 }
 
 export function publicReadPolicy(bucket: string): string {
@@ -39,11 +44,56 @@ export function publicReadPolicy(bucket: string): string {
   });
 }
 
+/**
+ * The transport of the minio client with a bound on every request (issue 21): a request whose
+ * socket stays silent for `ms` is destroyed with ETIMEDOUT, so a hung MinIO fails the call.
+ */
+export function boundedTransport(useSSL: boolean, ms: number): Pick<typeof http, 'request'> {
+  const base = useSSL ? https : http;
+  // The minio client calls request(options, callback).
+  const request = ((options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) => {
+    const req = base.request(options, callback);
+    req.setTimeout(ms, () => req.destroy(Object.assign(new Error(`object storage did not answer within ${ms} ms`), { code: 'ETIMEDOUT' })));
+    return req;
+  }) as unknown as typeof http.request;
+  return { request };
+}
+
+/** S3 answers that mean "not now": the server is starting, overloaded or its disks are away. */
+const S3_UNAVAILABLE_CODES = new Set(['XMinioServerNotInitialized', 'SlowDown', 'ServiceUnavailable', 'XMinioStorageFull', 'InternalError', 'XMinioReadQuorum', 'XMinioWriteQuorum']);
+
+/** Rethrows a failure to reach object storage as the 503 every caller answers (others unchanged). */
+export function rethrowUnavailable(e: unknown): never {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code === 'string' && (NETWORK_ERROR_CODES.has(code) || S3_UNAVAILABLE_CODES.has(code))) throw dependencyUnavailable('object storage');
+  throw e;
+}
+
+/** Runs every method of an object-storage client wrapper through rethrowUnavailable. */
+export function tagged<T extends object>(storage: T): T {
+  const out = { ...storage };
+  for (const [name, fn] of Object.entries(storage)) {
+    if (typeof fn !== 'function') continue;
+    (out as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      try {
+        const r = (fn as (...a: unknown[]) => unknown).apply(storage, args);
+        return r instanceof Promise ? r.catch(rethrowUnavailable) : r;
+      } catch (e) {
+        return rethrowUnavailable(e);
+      }
+    };
+  }
+  return out;
+}
+
 export function createStorage(config: Config): Storage {
   const { endPoint, port, useSSL, accessKey, secretKey, bucket, publicUrl } = config.s3;
-  const client = new Client({ endPoint, port, useSSL, accessKey, secretKey });
-  return {
+  const client = new Client({ endPoint, port, useSSL, accessKey, secretKey, transport: boundedTransport(useSSL, config.timeouts.storageRequestMs) });
+  return tagged({
     bucket,
+    async ping() {
+      return client.bucketExists(bucket);
+    },
     async ensureBucket() {
       if (!(await client.bucketExists(bucket))) {
         try {
@@ -89,5 +139,5 @@ export function createStorage(config: Config): Storage {
         throw e;
       }
     },
-  };
+  });
 }

@@ -5,19 +5,18 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as yup from 'yup';
-import { ISO_WITH_OFFSET, withinSpan } from '../domain/analytics/index.js';
-import { defineRoute, ok, type Reply } from '../http/route.js';
+import { withinSpan } from '../domain/analytics/index.js';
+import { instantOf } from '../domain/dates.js';
+import type { AnySchema } from 'yup';
+import * as schema from '../domain/analytics/responses.js';
+import { defineRoute, json, ok, type Reply } from '../http/route.js';
 import * as analytics from '../services/analytics/index.js';
-import { currencyCode } from './schemas.js';
+import { currencyCode, dateInput } from './schemas.js';
 
-const instant = () =>
-  yup
-    .string()
-    .required('${path} is required.')
-    .matches(ISO_WITH_OFFSET, { message: '${path} must be an ISO 8601 date-time with an offset, e.g. 2025-01-31T00:00:00Z.', excludeEmptyString: false })
-    .test('valid', '${path} is not a valid date-time.', (v) => v === undefined || !ISO_WITH_OFFSET.test(v) || !Number.isNaN(Date.parse(v)));
+const instant = () => dateInput().required('${path} is required.');
 
-const time = (v: unknown) => (typeof v === 'string' && ISO_WITH_OFFSET.test(v) ? Date.parse(v) : NaN);
+/** A range edge: a bare date is its UTC day's first instant as startDate and its last as endDate (the range is inclusive). */
+const time = (v: unknown, edge: 'start' | 'end') => (typeof v === 'string' ? instantOf(v, edge) : NaN);
 
 /** The sibling startDate of a yup test context's parent (typed `any` by yup). */
 const startOf = (parent: unknown): unknown => (parent && typeof parent === 'object' ? (parent as { startDate?: unknown }).startDate : undefined);
@@ -26,15 +25,18 @@ const rangeFields = {
   startDate: instant(),
   endDate: instant()
     .test('order', 'endDate must not be before startDate.', function (v) {
-      const [s, e] = [time(startOf(this.parent)), time(v)];
+      const [s, e] = [time(startOf(this.parent), 'start'), time(v, 'end')];
       return Number.isNaN(s) || Number.isNaN(e) || s <= e;
     })
     .test('span', 'startDate and endDate must be at most 5 years apart.', function (v) {
-      const [s, e] = [time(startOf(this.parent)), time(v)];
+      const [s, e] = [time(startOf(this.parent), 'start'), time(v, 'end')];
       return Number.isNaN(s) || Number.isNaN(e) || withinSpan(s, e);
     }),
   currencyCode: currencyCode(),
-  organizationId: yup.mixed().test('absent', 'organizationId must not be passed: the organization comes from the token.', (v) => v === undefined),
+  organizationId: yup
+    .mixed()
+    .meta({ openapi: { type: 'string', deprecated: true, description: 'Not accepted (400): the organization comes from the token' } })
+    .test('absent', 'organizationId must not be passed: the organization comes from the token.', (v) => v === undefined),
 };
 const rangeQuery = yup.object(rangeFields);
 const rankingQuery = yup.object({
@@ -52,26 +54,27 @@ type RangeInput = yup.InferType<typeof rangeQuery>;
 
 async function scopeOf(em: EntityManager, orgId: string, q: RangeInput) {
   const currency = q.currencyCode ?? (await analytics.defaultCurrency(em, orgId));
-  return { scope: { orgId, currency }, range: { start: Date.parse(q.startDate), end: Date.parse(q.endDate) } };
+  return { scope: { orgId, currency }, range: { start: instantOf(q.startDate, 'start'), end: instantOf(q.endDate, 'end') } };
 }
 
 const AUTH = ['Admin'] as const;
 const ERRORS = {
-  400: 'Missing or invalid startDate/endDate (ISO 8601 with offset, start <= end, at most 5 years), currencyCode, limit, or an organizationId',
+  400: 'Missing or invalid startDate/endDate (a date such as 2025-01-31, meaning the whole UTC day, or an ISO 8601 date-time with an offset; start <= end, at most 5 years), currencyCode, limit, or an organizationId',
   401: 'Unauthenticated',
   403: 'Not Admin',
 };
 const ABOUT = 'Orders not Cancelled, with orderDate in [startDate, endDate] (UTC), in currencyCode (default: currency of the first price tier, else USD)';
 
-function route(path: string, summary: string, response: string, get: (em: EntityManager, s: analytics.Scope, r: analytics.Range) => Promise<unknown>) {
+function route(operationId: string, path: string, summary: string, response: AnySchema, get: (em: EntityManager, s: analytics.Scope, r: analytics.Range) => Promise<unknown>) {
   return defineRoute({
     method: 'get',
     path,
+    operationId,
     summary: `${summary}. ${ABOUT}`,
     tag: 'Analytics',
     auth: AUTH,
     query: rangeQuery,
-    responses: { 200: response, ...ERRORS },
+    responses: { 200: json(response, summary), ...ERRORS },
     async handler({ em, orgId, query }): Promise<Reply> {
       const { scope, range } = await scopeOf(em, orgId, query);
       return ok(await get(em, scope, range));
@@ -80,19 +83,21 @@ function route(path: string, summary: string, response: string, get: (em: Entity
 }
 
 function ranking(
+  operationId: string,
   path: string,
   summary: string,
-  response: string,
+  response: AnySchema,
   get: (em: EntityManager, s: analytics.Scope, r: analytics.Range, limit: number) => Promise<unknown>,
 ) {
   return defineRoute({
     method: 'get',
     path,
+    operationId,
     summary: `${summary} (limit 1 to 100, default 10; ties by key ascending). ${ABOUT}`,
     tag: 'Analytics',
     auth: AUTH,
     query: rankingQuery,
-    responses: { 200: response, ...ERRORS },
+    responses: { 200: json(response, summary), ...ERRORS },
     async handler({ em, orgId, query }): Promise<Reply> {
       const { scope, range } = await scopeOf(em, orgId, query);
       return ok(await get(em, scope, range, query.limit));
@@ -101,49 +106,56 @@ function ranking(
 }
 
 export const analyticsRoutes = [
-  route('/api/analytics/revenue', 'Total revenue (merchandise subtotal)', '{ totalRevenue, currencyCode }', analytics.revenue),
-  route('/api/analytics/revenue/trend', 'Revenue per UTC month, months without orders as 0', 'array of { date (YYYY-MM-01), revenue }', analytics.revenueTrend),
+  route('getRevenue', '/api/analytics/revenue', 'Total revenue (merchandise subtotal)', schema.revenue, analytics.revenue),
+  route('getRevenueTrend', '/api/analytics/revenue/trend', 'Revenue per UTC month, months without orders as 0', schema.revenueTrend, analytics.revenueTrend),
   route(
+    'getOrdersTrend',
     '/api/analytics/orders/trend',
     'Order count per UTC month, months without orders as 0',
-    'array of { date (YYYY-MM-01), orderCount }',
+    schema.ordersTrend,
     analytics.ordersTrend,
   ),
   route(
+    'getOrdersMonthToDate',
     '/api/analytics/orders/mtd',
     "Orders from the first of endDate's month to endDate, against the previous month to the same day and time",
-    '{ count, previousMonthCount, percentChange (2 decimals, null when previousMonthCount is 0) }',
+    schema.ordersMonthToDate,
     analytics.ordersMonthToDate,
   ),
-  route('/api/analytics/aov', 'Average order value (revenue / orders, 0 without orders)', '{ averageOrderValue, currencyCode }', analytics.averageOrderValue),
+  route('getAverageOrderValue', '/api/analytics/aov', 'Average order value (revenue / orders, 0 without orders)', schema.averageOrderValue, analytics.averageOrderValue),
   route(
+    'getActiveCustomers',
     '/api/analytics/active-customers',
     'Distinct customers with an order, against the window of the same length just before',
-    '{ activeCustomers, percentChange (2 decimals, null when the earlier figure is 0) }',
+    schema.activeCustomers,
     analytics.activeCustomers,
   ),
   ranking(
+    'listTopProductsByRevenue',
     '/api/analytics/products/top-by-revenue',
     'Products by revenue, grouped by sku (current name; productId null when the product is gone)',
-    'array of { productId, sku, name, revenue, unitsOrdered }',
+    schema.topProducts,
     analytics.topProducts,
   ),
   ranking(
+    'listTopCustomersByRevenue',
     '/api/analytics/customers/top-by-revenue',
     'Customers by revenue',
-    'array of { customerNumber, companyName, revenue, orderCount }',
+    schema.topCustomers,
     analytics.topCustomers,
   ),
   ranking(
+    'listTopCategoriesByRevenue',
     '/api/analytics/categories/top-by-revenue',
     "Categories by revenue, by the product's current category (categoryId null, name Uncategorized when none)",
-    'array of { categoryId, name, revenue }',
+    schema.topCategories,
     analytics.topCategories,
   ),
   ranking(
+    'listTopSalesRepsByRevenue',
     '/api/analytics/sales-reps/top-by-revenue',
     "Sales reps by revenue, by the order's primary rep (salesRepNumber null, name Unassigned when none)",
-    'array of { salesRepNumber, name, revenue, orderCount }',
+    schema.topSalesReps,
     analytics.topSalesReps,
   ),
 ];

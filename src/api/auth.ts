@@ -1,11 +1,16 @@
 /** Authentication endpoints: client-credential login, user login, token enrichment, passwords (set, change, reset). */
 import * as yup from 'yup';
-import { defineRoute, accepted, ok } from '../http/route.js';
+import { defineRoute, accepted, json, ok } from '../http/route.js';
 import { clientLogin, commerceAccess, userLogin } from '../services/auth/login.js';
 import { changePassword, requestPasswordReset, setPasswordWithToken } from '../services/auth/passwords.js';
 import { email, password, uuid } from './schemas.js';
+import * as out from '../domain/contract.js';
 
-const AUTH_RESULT = 'Authentication result: AccessToken, TokenType (api-key), ExpiresIn';
+const AUTH_RESULT = json(
+  out.component('AuthResult', out.obj({ AccessToken: out.doc(out.str(), 'Send as Authorization: Bearer'), TokenType: out.oneOf(['api-key'] as const), ExpiresIn: out.doc(out.int(), 'Seconds') })),
+  'Authentication result',
+  { example: { AccessToken: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ…', TokenType: 'api-key', ExpiresIn: 86400 } },
+);
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const tokenAndPassword = yup.object({ Token: yup.string().trim().required().max(200), Password: password().required() });
 
@@ -13,6 +18,7 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/login',
+    operationId: 'loginWithClientCredentials',
     summary: 'Log in with ClientId and ClientSecret',
     tag: 'Authentication',
     auth: 'public',
@@ -27,6 +33,7 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/token',
+    operationId: 'loginWithPassword',
     summary: 'Log in as a user with Email and Password',
     tag: 'Authentication',
     auth: 'public',
@@ -41,12 +48,13 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/access',
+    operationId: 'switchOrganization',
     summary: 'Commerce context (customer number, price tier, currency) of a user in an organization; a sales rep asks only about users of its customers',
     tag: 'Authentication',
     auth: ['Admin', 'Customer', 'SalesRep'],
     body: yup.object({ OrganizationId: yup.string().trim().required().max(100), UserId: uuid().required() }),
     responses: {
-      200: 'CustomerNumber, PriceTier, CurrencyCode',
+      200: json(out.obj({ CustomerNumber: out.strN(), PriceTier: out.strN(), CurrencyCode: out.strN() }), 'The user\'s customer context'),
       400: 'OrganizationId or UserId missing or malformed',
       401: 'Token missing, expired or invalid',
       403: 'Another organization, or a customer asking about another user',
@@ -60,6 +68,7 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/set-password',
+    operationId: 'setPassword',
     summary: 'Set a password with the one-time link token from an invitation e-mail (ends every earlier session)',
     tag: 'Authentication',
     auth: 'public',
@@ -75,12 +84,13 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/password-reset',
+    operationId: 'requestPasswordReset',
     summary: 'Request a password reset: an account with this e-mail gets a single-use link (the answer is the same whether or not it exists)',
     tag: 'Authentication',
     auth: 'public',
     body: yup.object({ Email: email().required() }),
     rateLimit: { scope: 'login', key: ({ body }) => body.Email.toLowerCase() },
-    responses: { 202: '{ Accepted: true } (always, whether or not the e-mail has an account)', 400: 'Email missing or malformed', 429: 'Rate limit exceeded' },
+    responses: { 202: json(out.obj({ Accepted: out.bool() }), 'Always, whether or not the e-mail has an account'), 400: 'Email missing or malformed', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
       await requestPasswordReset(em, deps, body.Email);
       return { ...accepted({ Accepted: true }), headers: NO_STORE };
@@ -90,6 +100,7 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/password-reset/confirm',
+    operationId: 'confirmPasswordReset',
     summary: 'Set a new password with the single-use token from a password-reset e-mail (ends every earlier session)',
     tag: 'Authentication',
     auth: 'public',
@@ -105,13 +116,14 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/change-password',
+    operationId: 'changePassword',
     summary: "Change the signed-in user's password (current password required); every other session ends and a fresh token is returned",
     tag: 'Authentication',
     auth: ['Admin', 'Customer', 'SalesRep'],
     body: yup.object({ CurrentPassword: yup.string().required().max(1000), NewPassword: password().required() }),
     rateLimit: { scope: 'login', key: ({ ip }) => ip },
     responses: {
-      200: `${AUTH_RESULT} (a new token; every earlier one is refused)`,
+      200: { ...AUTH_RESULT, description: 'A new token; every earlier one is refused' },
       400: 'Missing fields, wrong CurrentPassword, or weak NewPassword',
       401: 'Unauthenticated',
       404: 'The token has no user record (client or API key token)',

@@ -4,14 +4,15 @@
  * src/services/carts/carts.ts; complete-checkout is ./checkout.ts.
  */
 import * as yup from 'yup';
-import { created, defineRoute, ok } from '../http/route.js';
+import { created, defineRoute, json, ok } from '../http/route.js';
 import {
   activeCartsOf,
   addCartItem,
+  cartListSpec,
   cartView,
   createCart,
-  findCart,
   listCarts,
+  readCartView,
   removeCartItem,
   setCartItemQuantity,
   setCartPoNumber,
@@ -19,6 +20,8 @@ import {
   updateCart,
 } from '../services/carts/carts.js';
 import { countryCode, uuid } from './schemas.js';
+import * as out from '../domain/contract.js';
+import { cart, cartPage } from '../domain/resources.js';
 
 const qty = () => yup.number().typeError('${path} must be a whole number.').integer('${path} must be a whole number.');
 
@@ -59,10 +62,12 @@ export const cartRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/carts',
+    operationId: 'listCarts',
     summary: 'List carts (paged; sortOn CompanyName (default), CustomerNumber, Status; filters on CustomerNumber, CompanyName, Status)',
     tag: 'Carts',
     auth: ['Admin'],
-    responses: { 200: 'data, totalRecords, currentPage, totalPages', 400: 'Bad paging, sorting or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
+    paged: cartListSpec,
+    responses: { 200: json(cartPage, 'A page of carts'), 400: 'Bad paging, sorting or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, query }) {
       return ok(await listCarts(em, orgId, query));
     },
@@ -70,25 +75,29 @@ export const cartRoutes = [
 
   defineRoute({
     method: 'post',
-    path: '/api/carts/:customerNumber',
+    // One template with GET /api/carts/{cartId}: OpenAPI treats both as the same path (docs/decisions.md).
+    path: '/api/carts/:customerNumberOrCartId',
+    operationId: 'createCart',
     summary:
       'Create the active cart of a customer: {customerNumber, sku, quantity, orderType} with a first item, or {organizationId, orderType, userId} empty; 400 when an active cart exists',
     tag: 'Carts',
     auth: ROLES,
     body: createSchema,
-    responses: { 201: CART_FIELDS, 400: 'Invalid input, quantity rules, unknown SKU, or an active cart exists', 401: 'Unauthenticated', 403: 'organizationId is not the token organization', 404: 'No such customer (or not visible)' },
+    responses: { 201: json(cart, 'The new cart'), 400: 'Invalid input, quantity rules, unknown SKU, or an active cart exists', 401: 'Unauthenticated', 403: 'organizationId is not the token organization', 404: 'No such customer (or not visible)' },
     async handler({ em, orgId, auth, body, params }) {
-      return created(cartView(await createCart(em, orgId, auth, params.customerNumber, body)));
+      const view = cartView(await createCart(em, orgId, auth, params.customerNumberOrCartId, body));
+      return created(view, `/api/carts/${view.shoppingCartId}`);
     },
   }),
 
   defineRoute({
     method: 'get',
     path: '/api/carts/customer/:customerNumber',
+    operationId: 'listActiveCartsOfCustomer',
     summary: 'The active (PENDING) carts of a customer',
     tag: 'Carts',
     auth: ROLES,
-    responses: { 200: `array of ${CART_FIELDS}`, 401: 'Unauthenticated', 404: 'No such customer (or not visible)' },
+    responses: { 200: json(out.arr(cart), 'The active carts of the customer'), 401: 'Unauthenticated', 404: 'No such customer (or not visible)' },
     async handler({ em, orgId, auth, params }) {
       return ok((await activeCartsOf(em, orgId, auth, params.customerNumber)).map(cartView));
     },
@@ -96,19 +105,21 @@ export const cartRoutes = [
 
   defineRoute({
     method: 'get',
-    path: '/api/carts/:cartId',
+    path: '/api/carts/:customerNumberOrCartId',
+    operationId: 'getCart',
     summary: 'Read a cart by id (SPEC path /api/carts/{id})',
     tag: 'Carts',
     auth: ROLES,
-    responses: { 200: CART_FIELDS, 401: 'Unauthenticated', 404: 'No such cart (or not visible)' },
+    responses: { 200: json(cart, 'The cart'), 401: 'Unauthenticated', 404: 'No such cart (or not visible)' },
     async handler({ em, orgId, auth, params }) {
-      return ok(cartView(await findCart(em, orgId, auth, params.cartId)));
+      return ok(await readCartView(em, orgId, auth, params.customerNumberOrCartId));
     },
   }),
 
   defineRoute({
     method: 'put',
     path: CART_PATH,
+    operationId: 'updateCart',
     summary: 'Update cart fields: body { cart: { orderType?, specialInstructions?, poNumber? } }; answers the cart',
     tag: 'Carts',
     auth: ROLES,
@@ -121,7 +132,7 @@ export const cartRoutes = [
         })
         .required(),
     }),
-    responses: { 200: CART_FIELDS, 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await updateCart(em, orgId, auth, cartRef(params), body.cart)));
     },
@@ -130,11 +141,12 @@ export const cartRoutes = [
   defineRoute({
     method: 'post',
     path: `${CART_PATH}/items`,
+    operationId: 'addCartItem',
     summary: 'Add an item; an existing SKU gets its quantity increased (price re-resolved for the new quantity)',
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ sku: yup.string().trim().min(1).max(100).required(), quantity: qty().required(), customerNumber: yup.string().trim().max(50).required() }),
-    responses: { 200: CART_FIELDS, 400: 'Invalid input, quantity rules, unknown SKU, closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input, quantity rules, unknown SKU, closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await addCartItem(em, orgId, auth, cartRef(params), body)));
     },
@@ -143,11 +155,12 @@ export const cartRoutes = [
   defineRoute({
     method: 'put',
     path: `${CART_PATH}/items/:sku`,
+    operationId: 'setCartItemQuantity',
     summary: 'Set the quantity of a line (0 removes it); price re-resolved for the new quantity',
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ quantity: qty().min(0, '${path} must be at least 0.').required(), customerNumber: yup.string().trim().max(50) }),
-    responses: { 200: CART_FIELDS, 400: 'Invalid input, quantity rules, closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input, quantity rules, closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await setCartItemQuantity(em, orgId, auth, lineRef(params), body)));
     },
@@ -156,10 +169,11 @@ export const cartRoutes = [
   defineRoute({
     method: 'delete',
     path: `${CART_PATH}/items/:sku`,
+    operationId: 'removeCartItem',
     summary: 'Remove a line; answers the cart without it',
     tag: 'Carts',
     auth: ROLES,
-    responses: { 200: CART_FIELDS, 400: 'Closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
     async handler({ em, orgId, auth, params }) {
       return ok(cartView(await removeCartItem(em, orgId, auth, lineRef(params))));
     },
@@ -168,11 +182,12 @@ export const cartRoutes = [
   defineRoute({
     method: 'put',
     path: `${CART_PATH}/shipping`,
+    operationId: 'setCartShipping',
     summary: 'Set the shipping address: { shippingAddress, customerNumber }; answers the cart',
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ shippingAddress: cartAddressSchema.required(), customerNumber: yup.string().trim().max(50).required() }),
-    responses: { 200: CART_FIELDS, 400: 'Invalid address or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid address or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await setCartShipping(em, orgId, auth, cartRef(params), body)));
     },
@@ -181,11 +196,12 @@ export const cartRoutes = [
   defineRoute({
     method: 'put',
     path: `${CART_PATH}/po-number`,
+    operationId: 'setCartPoNumber',
     summary: 'Set the PO number (carried to the order and invoice): { poNumber, customerNumber }; answers the cart',
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ poNumber: yup.string().trim().min(1).max(100).required(), customerNumber: yup.string().trim().max(50).required() }),
-    responses: { 200: CART_FIELDS, 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await setCartPoNumber(em, orgId, auth, cartRef(params), body)));
     },

@@ -4,19 +4,22 @@
  */
 import * as yup from 'yup';
 import { AppError } from '../errors.js';
-import { defineRoute, accepted, created, ok, type Reply } from '../http/route.js';
+import { defineRoute, accepted, created, file, json, LOCATION, ok, type Reply } from '../http/route.js';
+import * as schema from '../domain/commissions/responses.js';
 import {
   createPlan,
   financeActionView,
   findPlan,
   findStatement,
   listPlans,
+  planListSpec,
   listStatements,
   pendingClawbacks,
   planView,
   requestStatement,
   setPlanActive,
   statementCsv,
+  statementListSpec,
   statementPdfKey,
   statementView,
   updatePlan,
@@ -24,12 +27,11 @@ import {
   type PlanInput,
 } from '../services/commissions/index.js';
 import type { Req } from '../http/route.js';
-import { currencyCode, uuid } from './schemas.js';
+import { dayOf } from '../domain/dates.js';
+import { currencyCode, dateInput, dayInput, uuid } from './schemas.js';
 
-const isoDate = () =>
-  yup.string().test('iso-date', '${path} must be an ISO 8601 date or date-time.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v))));
-const day = () =>
-  yup.string().test('day', '${path} must be a date (YYYY-MM-DD).', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)));
+const isoDate = dateInput;
+const day = dayInput;
 const pattern = () => yup.string().trim().min(1, '${path} must not be empty.').max(100);
 const rate = () => yup.number().min(0, '${path} must be a fraction from 0 to 1.').max(1, '${path} must be a fraction from 0 to 1.');
 const amount = () => yup.number().min(0).nullable();
@@ -82,7 +84,14 @@ const toPlanInput = (b: PlanBody): PlanInput => ({
   Active: b.Active,
 });
 
-const planListQuery = yup.object({ salesRepId: uuid(), active: yup.boolean() });
+const planListQuery = yup.object({
+  salesRepId: uuid(),
+  active: yup.boolean(),
+  pageNumber: yup.number().integer().min(1),
+  pageSize: yup.number().integer().min(1).max(500),
+  sortOn: yup.string(),
+  sortDirection: yup.string(),
+});
 
 const statementSchema = yup.object({
   salesRepId: uuid().required(),
@@ -91,12 +100,12 @@ const statementSchema = yup.object({
     .required()
     .test('after-start', '${path} must not be before startDate.', function (v) {
       const start = (this.parent as { startDate?: string }).startDate;
-      return !v || !start || v >= start;
+      return !v || !start || (dayOf(v) ?? v) >= (dayOf(start) ?? start);
     }),
   currencyCode: currencyCode().nullable(),
 });
 
-const STATUSES = ['Generating', 'Draft', 'Approved', 'Rejected', 'Paid'];
+const STATUSES: string[] = [...schema.COMMISSION_STATEMENT_STATUSES];
 const statementListQuery = yup.object({
   salesRepId: uuid(),
   status: yup.string().oneOf(STATUSES, '${path} must be one of: ' + STATUSES.join(', ') + '.'),
@@ -104,16 +113,15 @@ const statementListQuery = yup.object({
   pageSize: yup.number().integer().min(1).max(500),
   sortOn: yup.string(),
   sortDirection: yup.string(),
-  filters: yup.mixed(),
+  filters: yup.mixed().meta({ openapi: { type: 'string', description: 'JSON array of { field, operator, value } (or qs bracket form)' } }),
 });
 
 const rejectSchema = yup.object({ reason: yup.string().trim().min(1, '${path} must not be empty.').max(1000).required() });
 const markPaidSchema = yup.object({ paymentReference: yup.string().trim().min(1, '${path} must not be empty.').max(200).required(), paidAt: isoDate().required() });
 const exportQuery = yup.object({ format: yup.string().oneOf(['csv'], '${path} must be csv.') });
 
-const PLAN = 'plan: CommissionPlanId, SalesRepId, Name, Description, DefaultRate, EffectiveStartDate, EffectiveEndDate, Rules [{ Priority, Name, Rate, Match }], CustomerOverrides, Active';
-const STATEMENT =
-  'statement: statementId, salesRepId, repNumber, startDate, endDate, status, currencyCode, entries [{ invoiceId, invoiceNumber, customerNumber, invoiceDate, base, commission, lines [{ sku, productName, quantity, base, rule, rate, commission }] }], adjustments [{ type, invoiceNumber, amount, reason, createdAt }], totalCommission, payableTotal, events [{ type, at, by, note }], approvedAt, approvedBy, paidAt, paymentReference';
+const PLAN = json(schema.commissionPlan, 'The plan');
+const STATEMENT = json(schema.commissionStatement, 'The statement as it now stands, with entries, adjustments and events');
 const TAG = 'Commissions';
 const FINANCE_RESPONSES = {
   200: STATEMENT,
@@ -132,31 +140,36 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/plans',
+    operationId: 'createCommissionPlan',
     summary: 'Create a commission plan (Active as given, default false; one active plan per rep)',
     tag: TAG,
     auth: ['Admin'],
     body: planSchema,
     idempotent: true,
-    responses: { 201: PLAN, 400: 'Invalid fields (rates 0 to 1, unique priorities, dates in order, patterns)', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Active and the rep already has an active plan' },
+    responses: { 201: json(schema.commissionPlan, 'The new plan', { headers: LOCATION }), 400: 'Invalid fields (rates 0 to 1, unique priorities, dates in order, patterns)', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Active and the rep already has an active plan' },
     async handler({ em, orgId, body }) {
-      return created(await createPlan(em, orgId, toPlanInput(body)));
+      const plan = await createPlan(em, orgId, toPlanInput(body));
+      return created(plan, `/api/commissions/plans/${plan.CommissionPlanId}`);
     },
   }),
   defineRoute({
     method: 'get',
     path: '/api/commissions/plans',
-    summary: 'List commission plans (query salesRepId, active)',
+    operationId: 'listCommissionPlans',
+    summary: 'List commission plans (paged: Data, TotalCount, PageNumber, PageSize; query salesRepId, active; sortOn CreatedAt or Name)',
     tag: TAG,
     auth: ['Admin'],
     query: planListQuery,
-    responses: { 200: `{ plans: [${PLAN}] }`, 400: 'Bad query', 401: 'Unauthenticated', 403: 'Not Admin' },
-    async handler({ em, orgId, query }) {
-      return ok(await listPlans(em, orgId, { salesRepId: query.salesRepId, active: query.active }));
+    paged: planListSpec,
+    responses: { 200: json(schema.commissionPlanList, 'A page of plans, oldest first by default'), 400: 'Bad query', 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId, query, ctx }) {
+      return ok(await listPlans(em, orgId, ctx.query as Record<string, unknown>, { salesRepId: query.salesRepId, active: query.active }));
     },
   }),
   defineRoute({
     method: 'get',
     path: '/api/commissions/plans/:commissionPlanId',
+    operationId: 'getCommissionPlan',
     summary: 'Get a commission plan',
     tag: TAG,
     auth: ['Admin'],
@@ -168,6 +181,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'put',
     path: '/api/commissions/plans/:commissionPlanId',
+    operationId: 'updateCommissionPlan',
     summary: 'Replace a commission plan\'s fields (SalesRepId cannot change)',
     tag: TAG,
     auth: ['Admin'],
@@ -180,6 +194,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/plans/:commissionPlanId/activate',
+    operationId: 'activateCommissionPlan',
     summary: 'Activate a commission plan',
     tag: TAG,
     auth: ['Admin'],
@@ -191,6 +206,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/plans/:commissionPlanId/deactivate',
+    operationId: 'deactivateCommissionPlan',
     summary: 'Deactivate a commission plan (statements already generated stay as they are)',
     tag: TAG,
     auth: ['Admin'],
@@ -202,17 +218,18 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/statements',
+    operationId: 'generateCommissionStatement',
     summary: 'Generate a commission statement for a rep and an inclusive date period (workflow commission-statement-<statementId>)',
     tag: TAG,
     auth: ['Admin'],
     body: statementSchema,
     idempotent: true,
-    responses: { 202: '{ statementId, workflowId }', 400: 'Invalid fields', 401: 'Unauthenticated', 403: 'Not Admin, or the caller is the rep', 409: 'The period overlaps another statement of the rep that is not Rejected' },
+    responses: { 202: json(schema.statementRequested, 'Generation started; the statement is Generating until its workflow wrote it (then Draft)', { headers: { Location: { description: 'Where the statement can be read', schema: { type: 'string', format: 'uri-reference' } } } }), 400: 'Invalid fields', 401: 'Unauthenticated', 403: 'Not Admin, or the caller is the rep', 409: 'The period overlaps another statement of the rep that is not Rejected' },
     async handler({ em, deps, orgId, auth, body }) {
       const r = await requestStatement({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, {
         salesRepId: body.salesRepId,
-        startDate: body.startDate,
-        endDate: body.endDate,
+        startDate: dayOf(body.startDate) ?? body.startDate,
+        endDate: dayOf(body.endDate) ?? body.endDate,
         currencyCode: body.currencyCode ?? null,
       });
       return { ...accepted(r), headers: { Location: `/api/commissions/statements/${r.statementId}` } };
@@ -221,11 +238,13 @@ export const commissionRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/commissions/statements',
+    operationId: 'listCommissionStatements',
     summary: 'List commission statements (paged; salesRepId, status, filters); a SalesRep token sees its own',
     tag: TAG,
     auth: ['Admin', 'SalesRep'],
     query: statementListQuery,
-    responses: { 200: '{ data: [statement summary], totalRecords, currentPage, totalPages }', 400: 'Bad query', 401: 'Unauthenticated', 403: 'Customer token' },
+    paged: statementListSpec,
+    responses: { 200: json(schema.commissionStatementPage, 'A page of statement summaries (no entries)'), 400: 'Bad query', 401: 'Unauthenticated', 403: 'Customer token' },
     async handler({ em, orgId, auth, query, ctx }) {
       return ok(await listStatements(em, orgId, auth, ctx.query as Record<string, unknown>, { salesRepId: query.salesRepId, status: query.status }));
     },
@@ -233,11 +252,12 @@ export const commissionRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/commissions/clawbacks',
+    operationId: 'listCommissionClawbacks',
     summary: 'Pending clawbacks (recorded and computable now) that will land on the rep\'s next statement (query salesRepId)',
     tag: TAG,
     auth: ['Admin'],
     query: planListQuery.pick(['salesRepId']),
-    responses: { 200: '{ clawbacks: [{ type, salesRepId, sourceStatementId, invoiceNumber, cause, currencyCode, amount, reason, recordedAt }] }', 400: 'Bad query', 401: 'Unauthenticated', 403: 'Not Admin' },
+    responses: { 200: json(schema.commissionClawbacks, 'Pending clawbacks: recorded ones first, then those computable now'), 400: 'Bad query', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, query }) {
       return ok(await pendingClawbacks(em, orgId, query.salesRepId ?? null));
     },
@@ -245,6 +265,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/commissions/statements/:statementId',
+    operationId: 'getCommissionStatement',
     summary: 'Get a commission statement with entries, adjustments and events; a SalesRep token only its own',
     tag: TAG,
     auth: ['Admin', 'SalesRep'],
@@ -256,11 +277,12 @@ export const commissionRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/commissions/statements/:statementId/export',
+    operationId: 'exportCommissionStatement',
     summary: 'Payroll CSV of a statement (format=csv): one line per invoice entry and adjustment',
     tag: TAG,
     auth: ['Admin', 'SalesRep'],
     query: exportQuery,
-    responses: { 200: 'text/csv', 400: 'Unknown format', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such statement' },
+    responses: { 200: file('text/csv', 'Payroll CSV (attachment)'), 400: 'Unknown format', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such statement' },
     async handler({ em, orgId, auth, params }) {
       const st = await findStatement(em, orgId, params.statementId, auth);
       const csv = await statementCsv(em, st);
@@ -274,10 +296,11 @@ export const commissionRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/commissions/statements/:statementId/pdf',
+    operationId: 'getCommissionStatementPdf',
     summary: 'The statement PDF from object storage (rendered after generation and after each finance step)',
     tag: TAG,
     auth: ['Admin', 'SalesRep'],
-    responses: { 200: 'application/pdf (attachment)', 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such statement, or its PDF is not rendered yet' },
+    responses: { 200: file('application/pdf', 'The statement PDF (attachment)'), 401: 'Unauthenticated', 403: 'Customer token', 404: 'No such statement, or its PDF is not rendered yet' },
     async handler({ em, deps, orgId, auth, params }) {
       const st = await findStatement(em, orgId, params.statementId, auth);
       const data = await deps.storage.get(statementPdfKey(orgId, st.id));
@@ -289,6 +312,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/statements/:statementId/recalculate',
+    operationId: 'recalculateCommissionStatement',
     summary: 'Recalculate a Draft statement (workflow update)',
     tag: TAG,
     auth: ['Admin'],
@@ -298,6 +322,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/statements/:statementId/approve',
+    operationId: 'approveCommissionStatement',
     summary: 'Approve a Draft statement (entries frozen; workflow update)',
     tag: TAG,
     auth: ['Admin'],
@@ -307,6 +332,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/statements/:statementId/reject',
+    operationId: 'rejectCommissionStatement',
     summary: 'Reject a Draft statement (final; the period is free again; workflow update)',
     tag: TAG,
     auth: ['Admin'],
@@ -317,6 +343,7 @@ export const commissionRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/commissions/statements/:statementId/mark-paid',
+    operationId: 'markCommissionStatementPaid',
     summary: 'Mark an Approved statement paid (workflow update)',
     tag: TAG,
     auth: ['Admin'],

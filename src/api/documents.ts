@@ -6,7 +6,8 @@
 import * as yup from 'yup';
 import { folderNameProblem } from '../domain/documents/rules.js';
 import type { Req } from '../http/route.js';
-import { created, defineRoute, noContent, ok } from '../http/route.js';
+import * as schema from '../domain/documents/responses.js';
+import { created, defineRoute, file, json, LOCATION, noContent, ok } from '../http/route.js';
 import {
   createFolder,
   deleteDocuments,
@@ -67,23 +68,26 @@ export const documentRoutes = [
   defineRoute({
     method: 'post',
     path: `${P}/folders`,
+    operationId: 'createDocumentFolder',
     summary: 'Create a folder (name unique among its siblings; at most 10 levels deep)',
     tag: TAG,
     auth: WRITE,
     body: folderBody,
     idempotent: true,
-    responses: { 201: '{ folder }', 400: 'Bad name or unknown parentId', 409: 'A sibling has that name', ...common },
+    responses: { 201: json(schema.folderReply, 'The new folder', { headers: LOCATION }), 400: 'Bad name or unknown parentId', 409: 'A sibling has that name', ...common },
     async handler({ em, orgId, body }) {
-      return created({ folder: folderView(await createFolder(em, orgId, body)) });
+      const folder = folderView(await createFolder(em, orgId, body));
+      return created({ folder }, `${P}/folders/${folder.folderId}`);
     },
   }),
   defineRoute({
     method: 'get',
     path: `${P}/folders`,
+    operationId: 'listDocumentFolders',
     summary: 'Every folder of the organization, by path',
     tag: TAG,
     auth: READ,
-    responses: { 200: '{ folders: [Folder] }', ...common },
+    responses: { 200: json(schema.folderList, 'Every folder of the organization'), ...common },
     async handler({ em, orgId }) {
       return ok({ folders: (await listFolders(em, orgId)).map(folderView) });
     },
@@ -91,10 +95,11 @@ export const documentRoutes = [
   defineRoute({
     method: 'get',
     path: `${P}/folders/:folderId`,
+    operationId: 'getDocumentFolder',
     summary: 'One folder',
     tag: TAG,
     auth: READ,
-    responses: { 200: '{ folder }', 404: 'No such folder', ...common },
+    responses: { 200: json(schema.folderReply, 'The folder'), 404: 'No such folder', ...common },
     async handler({ em, orgId, params }) {
       return ok({ folder: folderView(await getFolder(em, orgId, params.folderId)) });
     },
@@ -102,6 +107,7 @@ export const documentRoutes = [
   defineRoute({
     method: 'delete',
     path: `${P}/folders/:folderId`,
+    operationId: 'deleteDocumentFolder',
     summary: 'Delete an empty folder',
     tag: TAG,
     auth: WRITE,
@@ -114,13 +120,14 @@ export const documentRoutes = [
   defineRoute({
     method: 'post',
     path: `${P}/documents/upload`,
+    operationId: 'uploadDocument',
     summary: 'Upload a document (multipart: file, optional folderId, externalId); type sniffed from the bytes; 50 MB at most',
     tag: TAG,
     auth: WRITE,
     bodyKind: 'multipart',
     body: uploadBody,
     responses: {
-      201: '{ document } with a signed cdnUrl valid 1 hour',
+      201: json(schema.documentReply, 'The stored document with a signed cdnUrl valid 1 hour', { headers: LOCATION }),
       400: 'No file or unknown folderId',
       409: 'The storage quota would be exceeded (the message names the free space)',
       413: 'Larger than 50 MB',
@@ -135,17 +142,18 @@ export const documentRoutes = [
         externalId: r.body.externalId,
       });
       const [view] = await documentViews(docDeps(r), r.orgId, [doc]);
-      return created({ document: view });
+      return created({ document: view }, `${P}/documents/${doc.id}`);
     },
   }),
   defineRoute({
     method: 'get',
     path: `${P}/documents`,
+    operationId: 'listDocuments',
     summary: 'Documents: of one folder with ?folderId= (folderId=root for the root), else all of the organization',
     tag: TAG,
     auth: READ,
     query: yup.object({ folderId: yup.string().trim() }),
-    responses: { 200: '{ documents: [Document] }', 404: 'No such folder', ...common },
+    responses: { 200: json(schema.documentList, 'The documents, each with a signed cdnUrl'), 404: 'No such folder', ...common },
     async handler(r) {
       const docs = await listDocuments(r.em, r.orgId, r.query.folderId);
       return ok({ documents: await documentViews(docDeps(r), r.orgId, docs) });
@@ -154,10 +162,11 @@ export const documentRoutes = [
   defineRoute({
     method: 'get',
     path: `${P}/documents/:documentId`,
+    operationId: 'getDocument',
     summary: 'One document with a signed cdnUrl',
     tag: TAG,
     auth: READ,
-    responses: { 200: '{ document }', 404: 'No such document', ...common },
+    responses: { 200: json(schema.documentReply, 'The document with a signed cdnUrl'), 404: 'No such document', ...common },
     async handler(r) {
       const [view] = await documentViews(docDeps(r), r.orgId, [await getDocument(r.em, r.orgId, r.params.documentId)]);
       return ok({ document: view });
@@ -166,10 +175,11 @@ export const documentRoutes = [
   defineRoute({
     method: 'get',
     path: `${P}/documents/:documentId/download`,
+    operationId: 'downloadDocument',
     summary: 'The bytes, streamed, with Content-Type, Content-Disposition (attachment) and Content-Length',
     tag: TAG,
     auth: READ,
-    responses: { 200: 'Binary stream', 404: 'No such document', ...common },
+    responses: { 200: file('*/*', 'The stored bytes, with the media type they were uploaded with'), 404: 'No such document', ...common },
     async handler(r) {
       const { stream, doc, disposition } = await openDownload(docDeps(r), r.orgId, r.params.documentId);
       return {
@@ -182,6 +192,7 @@ export const documentRoutes = [
   defineRoute({
     method: 'put',
     path: `${P}/documents/:documentId/move`,
+    operationId: 'moveDocument',
     summary: 'Move a document to a folder (targetFolderId null = root)',
     tag: TAG,
     auth: WRITE,
@@ -196,6 +207,7 @@ export const documentRoutes = [
   defineRoute({
     method: 'delete',
     path: `${P}/documents/:documentId`,
+    operationId: 'deleteDocument',
     summary: 'Delete a document; its stored file is removed permanently',
     tag: TAG,
     auth: WRITE,
@@ -209,6 +221,7 @@ export const documentRoutes = [
   defineRoute({
     method: 'post',
     path: `${P}/documents/bulk-delete`,
+    operationId: 'deleteDocumentsInBulk',
     summary: 'Delete 1 to 100 documents, all or nothing',
     tag: TAG,
     auth: WRITE,
@@ -222,6 +235,7 @@ export const documentRoutes = [
   defineRoute({
     method: 'post',
     path: `${P}/documents/bulk-move`,
+    operationId: 'moveDocumentsInBulk',
     summary: 'Move 1 to 100 documents to a folder (null = root), all or nothing',
     tag: TAG,
     auth: WRITE,
@@ -235,10 +249,11 @@ export const documentRoutes = [
   defineRoute({
     method: 'post',
     path: `${P}/documents/:documentId/refresh-url`,
+    operationId: 'refreshDocumentUrl',
     summary: 'A new signed cdnUrl valid 1 hour',
     tag: TAG,
     auth: READ,
-    responses: { 200: '{ cdnUrl }', 404: 'No such document', ...common },
+    responses: { 200: json(schema.documentUrl, 'A new signed URL'), 404: 'No such document', ...common },
     async handler(r) {
       const doc = await getDocument(r.em, r.orgId, r.params.documentId);
       return ok({ cdnUrl: await signedUrl(docDeps(r), doc) });
@@ -247,10 +262,11 @@ export const documentRoutes = [
   defineRoute({
     method: 'get',
     path: `${P}/stats/storage`,
+    operationId: 'getDocumentStorageStats',
     summary: 'Storage used against the organization quota',
     tag: TAG,
     auth: READ,
-    responses: { 200: '{ stats: { totalFiles, totalSize, maxSize, usedPercentage, availableSize } }', ...common },
+    responses: { 200: json(schema.storageStats, "The organization's storage use against its quota"), ...common },
     async handler({ em, deps, orgId }) {
       return ok({ stats: await storageStatsOf(em, deps.config, orgId) });
     },

@@ -6,10 +6,12 @@
  */
 import * as yup from 'yup';
 import { MAX_REMOTE_IMAGES, urlShapeProblem } from '../domain/images/rules.js';
-import { defineRoute, noContent, ok } from '../http/route.js';
+import { defineRoute, json, noContent, ok } from '../http/route.js';
+import * as out from '../domain/contract.js';
+import { dataPage, image } from '../domain/resources.js';
 import { fileField } from '../http/upload.js';
 import { ingestionStatus, startIngestion } from '../services/media/ingestions.js';
-import { deleteImages, listImages, readImage } from '../services/media/library.js';
+import { deleteImages, imageListSpec, listImages, readImage } from '../services/media/library.js';
 import { uploadCategoryImage, uploadImage } from '../services/media/uploads.js';
 
 const imageFile = () => fileField().required('image is required (a jpg, png, webp or gif file).');
@@ -56,6 +58,7 @@ export const imageRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/images/from-local',
+    operationId: 'uploadImage',
     summary: 'Upload an image file (jpg, png, webp, gif; up to 20 MB); stored as small, medium and large variants',
     tag: 'Images',
     auth: ['Admin'],
@@ -78,6 +81,7 @@ export const imageRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/images/from-remote',
+    operationId: 'ingestRemoteImages',
     summary: 'Ingest images from public URLs asynchronously (up to 500 a request); header X-Ingestion-Id gives the job to poll',
     tag: 'Images',
     auth: ['Admin'],
@@ -98,10 +102,22 @@ export const imageRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/images/ingestions/:jobId',
+    operationId: 'getImageIngestion',
     summary: 'Outcome of a remote ingestion: each image pending, succeeded (with imageId) or failed (with reason)',
     tag: 'Images',
     auth: ['Admin'],
-    responses: { 200: '{ jobId, status (running|completed), counts, items: [ { imageUrl, imageName, productSku, status, reason, imageId } ] }', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such job in the organization' },
+    responses: {
+      200: json(
+        out.obj({
+          jobId: out.uuid(),
+          status: out.oneOf(['running', 'completed'] as const),
+          createdAt: out.dateTime(),
+          completedAt: out.dateTimeN(),
+          counts: out.obj({ total: out.int(), pending: out.int(), succeeded: out.int(), failed: out.int() }),
+          items: out.arr(out.obj({ imageUrl: out.str(), imageName: out.strN(), productSku: out.strN(), status: out.str(), reason: out.strN(), imageId: out.uuidN() })),
+        }),
+        'The job and each image outcome',
+      ), 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such job in the organization' },
     async handler({ em, orgId, params }) {
       return ok(await ingestionStatus(em, orgId, params.jobId));
     },
@@ -110,13 +126,14 @@ export const imageRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/images/category',
+    operationId: 'uploadCategoryImage',
     summary: 'Upload a category image; the name is the category name lowercased with spaces as hyphens',
     tag: 'Images',
     auth: ['Admin'],
     bodyKind: 'multipart',
     maxBodyBytes: (config) => config.images.maxBytes,
     body: categoryUpload,
-    responses: { 200: '{ imageName, imageUrl } (imageUrl is the medium variant)', 400: 'Missing file or categoryName, or not an accepted image', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'Larger than 20 MB' },
+    responses: { 200: json(out.obj({ imageName: out.str(), imageUrl: out.doc(out.uri(), 'The medium variant') }), 'The stored category image'), 400: 'Missing file or categoryName, or not an accepted image', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'Larger than 20 MB' },
     async handler({ em, deps, orgId, body }) {
       return ok(await uploadCategoryImage(em, deps, orgId, body));
     },
@@ -125,10 +142,16 @@ export const imageRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/images',
+    operationId: 'listImages',
     summary: 'The organization image library, paged (sortOn Name or UpdatedAt)',
     tag: 'Images',
     auth: ['Admin'],
-    responses: { 200: '{ data: [ { entity: image, links: [ { action, href, rel } ] } ], totalRecords, currentPage, totalPages, pageSize }', 400: 'Bad paging, sort or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
+    paged: imageListSpec,
+    responses: {
+      200: json(
+        dataPage('ImagePage', out.obj({ entity: image, links: out.arr(out.obj({ action: out.str(), href: out.str(), rel: out.str() })) }), true),
+        'A page of images with their links',
+      ), 400: 'Bad paging, sort or filter', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, deps, orgId, query }) {
       return ok(await listImages(em, deps.storage, orgId, query));
     },
@@ -137,10 +160,11 @@ export const imageRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/images/:id',
+    operationId: 'getImage',
     summary: 'One image',
     tag: 'Images',
     auth: ['Admin'],
-    responses: { 200: 'Image', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such image in the organization' },
+    responses: { 200: json(image, 'The image'), 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such image in the organization' },
     async handler({ em, deps, orgId, params }) {
       return ok(await readImage(em, deps.storage, orgId, params.id));
     },
@@ -149,6 +173,7 @@ export const imageRoutes = [
   defineRoute({
     method: 'delete',
     path: '/api/images',
+    operationId: 'deleteImages',
     summary: 'Delete images by comma-separated ids; their stored variants are removed too',
     tag: 'Images',
     auth: ['Admin'],

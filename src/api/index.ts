@@ -4,6 +4,7 @@ import { analyticsRoutes } from './analytics.js';
 import { associationRoutes } from './associations.js';
 import { authRoutes } from './auth.js';
 import { commissionRoutes } from './commissions.js';
+import { creditRoutes } from './credit.js';
 import { customerRoutes } from './customers.js';
 import { cartRoutes } from './carts.js';
 import { categoryRoutes } from './categories.js';
@@ -16,15 +17,20 @@ import { importRoutes } from './imports.js';
 import { invoiceRoutes } from './invoices.js';
 import { organizationRoutes } from './organizations.js';
 import { paymentRoutes } from './payments.js';
+import { problemRoutes } from './problems.js';
 import { productRoutes } from './products.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 import { documentRoutes } from './documents.js';
 import { integrationRoutes } from './integrations.js';
+import { quoteRoutes } from './quotes.js';
+import { approvalRoutes } from './approvals.js';
+import { timelineRoutes } from './timelines.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
+  ...problemRoutes,
   ...authRoutes,
   ...organizationRoutes,
   ...userRoutes,
@@ -36,6 +42,7 @@ export const allRoutes: RouteDef[] = [
   ...categoryRoutes,
   ...cartRoutes,
   ...checkoutRoutes,
+  ...creditRoutes,
   ...orderRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
@@ -45,5 +52,8 @@ export const allRoutes: RouteDef[] = [
   ...webhookRoutes,
   ...documentRoutes,
   ...integrationRoutes,
+  ...quoteRoutes,
+  ...approvalRoutes,
+  ...timelineRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

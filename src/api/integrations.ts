@@ -5,7 +5,8 @@
  */
 import * as yup from 'yup';
 import { INTEGRATION_TYPE_IDS, TEMPLATES } from '../domain/integrations/templates.js';
-import { created, defineRoute, noContent, ok } from '../http/route.js';
+import * as schema from '../domain/integrations/responses.js';
+import { created, defineRoute, json, LOCATION, noContent, ok } from '../http/route.js';
 import {
   availableIntegrations,
   createdView,
@@ -64,11 +65,12 @@ export const integrationRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/integration-templates',
+    operationId: 'listIntegrationTemplates',
     summary: 'Integration templates (optionally of one integrationType)',
     tag: TAG,
     auth: ADMIN,
     query: yup.object({ integrationType: integrationType() }),
-    responses: { 200: '{ templates: [IntegrationTemplate] }', 400: 'Unknown integrationType', ...common },
+    responses: { 200: json(schema.templateList, 'The templates (of one type with integrationType)'), 400: 'Unknown integrationType', ...common },
     async handler({ query }) {
       const list = query.integrationType === undefined ? TEMPLATES : TEMPLATES.filter((t) => t.type === query.integrationType);
       return ok({ templates: list.map(templateView) });
@@ -77,10 +79,11 @@ export const integrationRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/integrations/available',
+    operationId: 'getAvailableIntegrations',
     summary: 'Every template with whether the organization configured and enabled it, keyed by type name',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: '{ organizationId, totalAvailable, configuredCount, enabledCount, integrationsByType }', ...common },
+    responses: { 200: json(schema.availableIntegrations, 'Every provider by type, with whether the organization configured and enabled it'), ...common },
     async handler({ em, orgId }) {
       return ok(await availableIntegrations(em, orgId));
     },
@@ -88,13 +91,14 @@ export const integrationRoutes = [
   defineRoute({
     method: 'post',
     path: BASE,
+    operationId: 'createIntegration',
     summary: 'Configure an integration from a template; secrets are stored encrypted and never returned',
     tag: TAG,
     auth: ADMIN,
     body: createBody,
     idempotent: true,
     responses: {
-      201: 'Created integration',
+      201: json(schema.createdIntegration, 'The created integration (no secrets)', { headers: LOCATION }),
       400: 'Unknown provider, configuration or secret keys, missing required values',
       409: 'Another integration of this type is enabled',
       ...common,
@@ -108,17 +112,18 @@ export const integrationRoutes = [
         configuration: body.configuration ?? {},
         secrets: body.secrets ?? {},
       });
-      return created(createdView(i));
+      return created(createdView(i), `${BASE.replace(':organizationId', orgId)}/${i.id}`);
     },
   }),
   defineRoute({
     method: 'get',
     path: BASE,
+    operationId: 'listIntegrations',
     summary: 'Integrations of the organization (no secrets); filters integrationType, isEnabled',
     tag: TAG,
     auth: ADMIN,
     query: yup.object({ integrationType: integrationType(), isEnabled: yup.boolean() }),
-    responses: { 200: '{ integrations: [IntegrationSummary] }', 400: 'Bad filter', ...common },
+    responses: { 200: json(schema.integrationList, 'Integrations, oldest first (no secrets)'), 400: 'Bad filter', ...common },
     async handler({ em, orgId, query }) {
       const rows = await listIntegrations(em, orgId, query);
       return ok({ integrations: rows.map(summaryView) });
@@ -127,10 +132,11 @@ export const integrationRoutes = [
   defineRoute({
     method: 'get',
     path: `${BASE}/:integrationId`,
+    operationId: 'getIntegration',
     summary: 'Integration detail: configuration (no secrets) and the template fields',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: 'Integration detail', 404: 'No such integration', ...common },
+    responses: { 200: json(schema.integrationDetail, 'The integration with its configuration and template fields (no secrets)'), 404: 'No such integration', ...common },
     async handler({ em, orgId, params }) {
       return ok(detailView(await findIntegration(em, orgId, params.integrationId)));
     },
@@ -138,12 +144,13 @@ export const integrationRoutes = [
   defineRoute({
     method: 'put',
     path: `${BASE}/:integrationId`,
+    operationId: 'updateIntegration',
     summary: 'Update: configuration is merged, supplied secrets overwrite; says whether a new connection test is required',
     tag: TAG,
     auth: ADMIN,
     body: updateBody,
     responses: {
-      200: '{ testConnectionRequired }',
+      200: json(schema.integrationUpdated, 'Whether a new connection test is required'),
       400: 'Unknown keys or bad values',
       404: 'No such integration',
       409: 'Another integration of this type is enabled',
@@ -163,11 +170,12 @@ export const integrationRoutes = [
   defineRoute({
     method: 'post',
     path: `${BASE}/:integrationId/rotate-secrets`,
+    operationId: 'rotateIntegrationSecrets',
     summary: 'Replace all secrets',
     tag: TAG,
     auth: ADMIN,
     body: rotateBody,
-    responses: { 200: '{ testConnectionRequired: true }', 400: 'Unknown or missing secret keys', 404: 'No such integration', ...common },
+    responses: { 200: json(schema.integrationUpdated, 'Always true: test the connection with the new secrets'), 400: 'Unknown or missing secret keys', 404: 'No such integration', ...common },
     async handler({ em, deps, orgId, params, body }) {
       return ok(await rotateSecrets(em, deps.config, orgId, params.integrationId, body.secrets));
     },
@@ -175,10 +183,11 @@ export const integrationRoutes = [
   defineRoute({
     method: 'post',
     path: `${BASE}/:integrationId/test`,
+    operationId: 'testIntegration',
     summary: 'Really connect (Payment: health and API key; Smtp: connect and authenticate; Http: GET the endpoint)',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: '{ success, message, latencyMs, testedAt }', 404: 'No such integration', ...common },
+    responses: { 200: json(schema.connectionTest, 'The outcome of the test (also stored as lastTestResult)'), 404: 'No such integration', ...common },
     async handler({ em, deps, orgId, params }) {
       return ok(await runConnectionTest(em, deps.config, orgId, params.integrationId));
     },
@@ -186,6 +195,7 @@ export const integrationRoutes = [
   defineRoute({
     method: 'delete',
     path: `${BASE}/:integrationId`,
+    operationId: 'deleteIntegration',
     summary: 'Delete an integration and its secrets',
     tag: TAG,
     auth: ADMIN,

@@ -6,9 +6,11 @@
  */
 import * as yup from 'yup';
 import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
-import { created, defineRoute, ok } from '../http/route.js';
+import { created, defineRoute, json, ok } from '../http/route.js';
 import { upsertOrdersInBulk } from '../services/imports/sync.js';
-import { findOrder, listOrders, orderView, placeOrder, updateOrder, updateShipping } from '../services/orders/orders.js';
+import { listOrders, orderListSpec, orderView, placeOrder, readOrderView, updateOrder, updateShipping } from '../services/orders/orders.js';
+import * as out from '../domain/contract.js';
+import { createdOrder, order, orderPage } from '../domain/resources.js';
 
 type OrderRef = { id: string; orderNumber: string };
 const links = (o: OrderRef) => [{ rel: 'self', href: `/api/orders/${o.id}` }];
@@ -21,39 +23,44 @@ export const orderRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/orders',
+    operationId: 'createOrder',
     summary: 'Create an order (orderNumber generated per organization)',
     tag: 'Orders',
     auth: ROLES,
     idempotent: true,
     body: orderSchema,
-    responses: { 201: '{ data: { id, orderNumber }, links: [{ rel, href }] }', 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not allowed for this customer', 409: 'Duplicate externalId' },
+    responses: { 201: json(createdOrder, 'The new order\'s id and number, and its link'), 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not allowed for this customer', 409: 'Duplicate externalId' },
     async handler({ em, orgId, auth, body }) {
-      return created(ref(await placeOrder(em, orgId, auth, body)));
+      const order = ref(await placeOrder(em, orgId, auth, body));
+      return created(order, order.links[0].href);
     },
   }),
 
   defineRoute({
     method: 'post',
     path: '/api/orders/bulk',
+    operationId: 'createOrdersInBulk',
     summary: 'Import orders: an existing externalId, else orderNumber, updates that order; active:false soft-deletes it',
     tag: 'Orders',
     auth: ['Admin'],
     idempotent: true,
     body: yup.object({ orders: yup.array(bulkOrderSchema.required()).min(1).max(1000).required() }),
-    responses: { 201: 'array of { data: { id, orderNumber }, links }', 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Conflicting keys' },
+    responses: { 201: json(out.arr(createdOrder), 'One entry per order, in input order'), 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Conflicting keys' },
     async handler({ orgId, body, deps }) {
       const out = await upsertOrdersInBulk(deps.config.databaseUrl, orgId, body.orders);
-      return created(out.map((o) => ({ data: { id: o.id, orderNumber: o.number }, links: [{ rel: 'self', href: `/api/orders/${o.id}` }] })));
+      return created(out.map((o) => ({ data: { id: o.id, orderNumber: o.number }, links: [{ rel: 'self', href: `/api/orders/${o.id}` }] })), '/api/orders');
     },
   }),
 
   defineRoute({
     method: 'get',
     path: '/api/orders',
+    operationId: 'listOrders',
     summary: 'Search orders (paged; filters orderNumber, customerNumber, orderStatus, poNumber, orderDate with gte/lte; sortOn OrderDate (default), OrderNumber, CustomerNumber, OrderStatus, Total)',
     tag: 'Orders',
     auth: ROLES,
-    responses: { 200: 'data, totalRecords, currentPage, totalPages', 400: 'Bad paging, sorting or filter', 401: 'Unauthenticated' },
+    paged: orderListSpec,
+    responses: { 200: json(orderPage, 'A page of orders'), 400: 'Bad paging, sorting or filter', 401: 'Unauthenticated' },
     async handler({ em, orgId, auth, query }) {
       return ok(await listOrders(em, orgId, auth, query));
     },
@@ -62,23 +69,25 @@ export const orderRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/orders/:orderId',
+    operationId: 'getOrder',
     summary: 'Read an order',
     tag: 'Orders',
     auth: ROLES,
-    responses: { 200: ORDER, 401: 'Unauthenticated', 404: 'No such order (or not visible)' },
+    responses: { 200: json(order, ORDER), 401: 'Unauthenticated', 404: 'No such order (or not visible)' },
     async handler({ em, orgId, auth, params }) {
-      return ok(orderView(await findOrder(em, orgId, auth, params.orderId)));
+      return ok(await readOrderView(em, orgId, auth, params.orderId));
     },
   }),
 
   defineRoute({
     method: 'put',
     path: '/api/orders/:orderId',
+    operationId: 'updateOrder',
     summary: 'Update an order: orderStatus (Pending -> Processing -> Shipped -> Complete; Pending/Processing -> Cancelled), poNumber, notes, terms, channel, orderType',
     tag: 'Orders',
     auth: ['Admin', 'SalesRep'],
     body: yup.object({ orderStatus: statusSchema, poNumber: str(100).nullable(), notes: str(4000).nullable(), terms: str(50).nullable(), channel: str(50).nullable(), orderType: str(50).min(1) }),
-    responses: { 200: ORDER, 400: 'Invalid input or status move', 401: 'Unauthenticated', 403: 'Not Admin or SalesRep', 404: 'No such order' },
+    responses: { 200: json(order, ORDER), 400: 'Invalid input or status move', 401: 'Unauthenticated', 403: 'Not Admin or SalesRep', 404: 'No such order' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(orderView(await updateOrder(em, orgId, auth, params.orderId, body)));
     },
@@ -87,11 +96,12 @@ export const orderRoutes = [
   defineRoute({
     method: 'put',
     path: '/api/orders/:orderId/shipping',
+    operationId: 'setOrderShipping',
     summary: 'Update shipping: { method, total } and/or shippingAddress; totals are recomputed',
     tag: 'Orders',
     auth: ['Admin', 'SalesRep'],
     body: yup.object({ method: str(100).nullable(), total: yup.number().min(0, '${path} must be at least 0.'), shippingAddress: addressSchema.nullable().default(undefined) }),
-    responses: { 200: ORDER, 400: 'Invalid input, or the order is Shipped/Complete/Cancelled', 401: 'Unauthenticated', 403: 'Not Admin or SalesRep', 404: 'No such order' },
+    responses: { 200: json(order, ORDER), 400: 'Invalid input, or the order is Shipped/Complete/Cancelled', 401: 'Unauthenticated', 403: 'Not Admin or SalesRep', 404: 'No such order' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(orderView(await updateShipping(em, orgId, auth, params.orderId, body)));
     },

@@ -15,11 +15,34 @@ import type Koa from 'koa';
 import * as yup from 'yup';
 import { isExpired, luhnValid, normalizeCardNumber } from '../domain/payments/cards.js';
 import type { CallbackFields } from '../domain/payments/callback-signature.js';
-import { created, defineRoute, ok, type Reply } from '../http/route.js';
+import { created, defineRoute, json, ok, type Reply } from '../http/route.js';
+import * as out from '../domain/contract.js';
+
+const PAYMENT_METHOD = out.component(
+  'PaymentMethod',
+  out.obj({
+    id: out.uuid(),
+    customerNumber: out.str(),
+    paymentProfileId: out.str(),
+    customerProfileId: out.str(),
+    maskedCardNumber: out.str(),
+    cardType: out.str(),
+    expirationDate: out.str(),
+    expMonth: out.int(),
+    expYear: out.int(),
+    billingAddress: out.extensible(out.objN({})),
+    isDefault: out.bool(),
+    paymentProvider: out.str(),
+    active: out.bool(),
+    networkTransactionId: out.strN(),
+  }),
+);
 import { addPaymentMethod, listPaymentMethods, type NewCardResult } from '../services/payments/cards-on-file.js';
 import type { HostedOutcome } from '../services/payments/hosted.js';
 import { acceptHostedCallback, setUpHostedPayment } from '../services/payments/hosted-pages.js';
 import { paymentMethodView } from '../services/payments/methods.js';
+import { listReconciliation, reconciliationListSpec, runReconciliation } from '../services/payments/reconciliation.js';
+import { genericPage } from '../domain/resources.js';
 import { email, UUID_RE } from './schemas.js';
 
 const TAG = 'Payments';
@@ -153,30 +176,88 @@ const newCardReply = (r: NewCardResult) =>
 export const paymentRoutes = [
   defineRoute({
     method: 'post',
+    path: '/api/payments/reconciliation/run',
+    operationId: 'runPaymentReconciliation',
+    summary: "Run the payment janitor now for this organization: provider charges no payment recorded are recorded on their invoice, else voided",
+    tag: TAG,
+    auth: ['Admin'],
+    responses: {
+      200: json(
+        out.component('PaymentReconciliationRun', out.obj({ examined: out.int(), alreadyRecorded: out.int(), recorded: out.int(), voided: out.int(), refunded: out.int(), unattributed: out.int() })),
+        'What the pass found: charges examined, already recorded, recorded now, voided, refunded, and not attributable to this organization',
+      ),
+      401: 'Unauthenticated', 403: 'Not Admin', 503: 'Still running or Temporal unavailable' },
+    async handler({ deps, orgId }) {
+      return ok(await runReconciliation(deps, orgId));
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/api/payments/reconciliation',
+    operationId: 'listPaymentReconciliations',
+    summary: "The payment janitor's actions on this organization's charges, newest first (finance report)",
+    tag: TAG,
+    auth: ['Admin'],
+    paged: reconciliationListSpec,
+    responses: {
+      200: json(
+        genericPage(
+          'PaymentReconciliationPage',
+          out.component(
+            'PaymentReconciliation',
+            out.obj({
+              ChargeId: out.str(),
+              Action: out.oneOf(['Recorded', 'Voided', 'Refunded'] as const),
+              Amount: out.num(),
+              CurrencyCode: out.str(),
+              InvoiceId: out.uuidN(),
+              PaymentProfileId: out.strN(),
+              Reference: out.strN(),
+              Reason: out.str(),
+              CreatedAt: out.dateTime(),
+            }),
+          ),
+        ),
+        "A page of the janitor's actions, newest first",
+      ),
+      401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId, query }) {
+      return ok(await listReconciliation(em, orgId, query));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
     path: '/api/payments/payment-methods',
+    operationId: 'savePaymentMethod',
     summary: 'Save a card on file: ProviderDirect tokenizes it now; ProviderHosted answers the hosted page where the customer enters it',
     tag: TAG,
     auth: ROLES,
     body: paymentMethodSchema,
     idempotent: true,
     responses: {
-      201: '{ requiresRedirect, redirectUrl, provider, paymentMethod }',
+      201: json(
+        out.obj({ requiresRedirect: out.bool(), redirectUrl: out.uriN(), provider: out.str(), paymentMethod: PAYMENT_METHOD.nullable() }),
+        'ProviderDirect: the saved card; ProviderHosted: the page to redirect the customer to',
+      ),
       400: 'Validation failed (every bad field named)',
       402: 'The provider declined the card (errors.card holds the provider code)',
       404: 'Customer not found',
     },
     handler: async ({ em, deps, auth, orgId, body }) => {
-      return created(newCardReply(await addPaymentMethod(em, deps, orgId, auth, body)));
+      return created(newCardReply(await addPaymentMethod(em, deps, orgId, auth, body)), `/api/payments/${encodeURIComponent(body.customerNumber)}/profiles`);
     },
   }),
 
   defineRoute({
     method: 'get',
     path: '/api/payments/:customerNumber/profiles',
+    operationId: 'listPaymentProfiles',
     summary: "A customer's saved cards (active payment methods), default first",
     tag: TAG,
     auth: ROLES,
-    responses: { 200: 'Array of payment method', 404: 'Customer not found' },
+    responses: { 200: json(out.arr(PAYMENT_METHOD), 'The saved cards of the customer'), 404: 'Customer not found' },
     handler: async ({ em, auth, orgId, params }) => {
       return ok((await listPaymentMethods(em, orgId, auth, params.customerNumber)).map(paymentMethodView));
     },
@@ -185,27 +266,35 @@ export const paymentRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/payments/hosted/transaction-setup',
+    operationId: 'createHostedTransactionSetup',
     summary: 'Create a hosted payment page (valid 10 minutes) for a payment, optionally for an invoice; transactionAmount 0.00 only saves a card',
     tag: TAG,
     auth: ROLES,
     body: transactionSetupSchema,
     idempotent: true,
-    responses: { 201: '{ transactionSetupId, hostedPaymentUrl }', 400: 'Validation failed, or transactionAmount above the invoice balance', 404: 'Customer not found' },
+    responses: { 201: json(out.obj({ transactionSetupId: out.str(), hostedPaymentUrl: out.uri() }), 'The hosted payment page to send the customer to'), 400: 'Validation failed, or transactionAmount above the invoice balance', 404: 'Customer not found' },
     handler: async ({ em, deps, auth, orgId, body }) => {
-      return created(await setUpHostedPayment(em, deps, orgId, auth, body));
+      const setup = await setUpHostedPayment(em, deps, orgId, auth, body);
+      return created(setup, setup.hostedPaymentUrl);
     },
   }),
 
   defineRoute({
     method: 'post',
     path: '/api/payments/hosted/callback',
+    operationId: 'handleHostedPaymentCallback',
     summary: "The hosted provider's signed, form-encoded payment callback (provider only); answers 302 to the setup's applicationReturnUrl with the result",
     tag: TAG,
     auth: 'public',
     bodyKind: 'form',
     body: callbackSchema,
     responses: {
-      302: 'Redirect to applicationReturnUrl?result=...&transactionSetupId=...&amount=...&last4=...',
+      302: {
+        description: 'Redirect to applicationReturnUrl?result=...&transactionSetupId=...&amount=...&last4=...',
+        mediaType: 'text/plain',
+        alsoMediaTypes: ['text/html'],
+        headers: { Location: { description: 'applicationReturnUrl with the result', schema: { type: 'string', format: 'uri' } } },
+      },
       401: 'Missing or invalid Signature',
       404: 'Unknown transaction setup',
     },

@@ -4,10 +4,12 @@
  * src/services/webhooks/.
  */
 import * as yup from 'yup';
+import { dateInput } from './schemas.js';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/rules.js';
-import { accepted, created, defineRoute, noContent, ok } from '../http/route.js';
-import { getDelivery, listDeliveries, redeliver, replayFailed, sendTestEvent } from '../services/webhooks/deliveries.js';
-import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSubscriptionSecret, updateSubscription, webhookView } from '../services/webhooks/subscriptions.js';
+import * as schema from '../domain/webhooks/responses.js';
+import { accepted, created, defineRoute, json, LOCATION, noContent, ok } from '../http/route.js';
+import { deliveryListSpec, getDelivery, listDeliveries, redeliver, replayFailed, sendTestEvent } from '../services/webhooks/deliveries.js';
+import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSubscriptionSecret, updateSubscription, webhookListSpec, webhookView } from '../services/webhooks/subscriptions.js';
 
 const SUBSCRIBABLE = [...WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test'), '*'];
 const eventsSchema = () =>
@@ -40,10 +42,7 @@ const updateBody = yup.object({
   isEnabled: yup.boolean(),
 });
 const replayBody = yup.object({
-  since: yup
-    .string()
-    .required('since is required.')
-    .test('iso', 'since must be an ISO 8601 date-time.', (v) => v === undefined || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))),
+  since: dateInput().required('since is required.'),
 });
 
 const TAG = 'Webhooks';
@@ -54,38 +53,43 @@ export const webhookRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/webhooks',
+    operationId: 'createWebhook',
     summary: 'Subscribe a URL to events; the signing secret (whsec_...) is shown only in this response',
     tag: TAG,
     auth: ADMIN,
     body: createBody,
     idempotent: true,
     responses: {
-      201: '{ webhookId, url, events, description, isEnabled, secret, createdAt, ... }',
+      201: json(schema.createdWebhook, 'The subscription with its signing secret (shown only here)', { headers: LOCATION }),
       400: 'Bad url (https only; no private addresses) or events',
       ...common,
     },
     async handler({ em, deps, orgId, body }) {
-      return created(await createSubscription(em, deps.config, orgId, body));
+      const webhook = await createSubscription(em, deps.config, orgId, body);
+      return created(webhook, `/api/webhooks/${webhook.webhookId}`);
     },
   }),
   defineRoute({
     method: 'get',
     path: '/api/webhooks',
-    summary: 'Webhook subscriptions of the organization (no secrets)',
+    operationId: 'listWebhooks',
+    summary: 'Webhook subscriptions of the organization, oldest first (paged: Data, TotalCount, PageNumber, PageSize; no secrets); filters on isEnabled, url',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: '{ webhooks: [Webhook] }', ...common },
-    async handler({ em, orgId }) {
-      return ok({ webhooks: (await listSubscriptions(em, orgId)).map(webhookView) });
+    paged: webhookListSpec,
+    responses: { 200: json(schema.webhookList, 'A page of subscriptions (oldest first by default)'), 400: 'Bad paging, sorting or filters', ...common },
+    async handler({ em, orgId, query }) {
+      return ok(await listSubscriptions(em, orgId, query));
     },
   }),
   defineRoute({
     method: 'get',
     path: '/api/webhooks/:webhookId',
+    operationId: 'getWebhook',
     summary: 'One webhook subscription (no secret)',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: 'Webhook', 404: 'No such webhook', ...common },
+    responses: { 200: json(schema.webhook, 'The subscription'), 404: 'No such webhook', ...common },
     async handler({ em, orgId, params }) {
       return ok(webhookView(await findSubscription(em, orgId, params.webhookId)));
     },
@@ -93,11 +97,12 @@ export const webhookRoutes = [
   defineRoute({
     method: 'put',
     path: '/api/webhooks/:webhookId',
+    operationId: 'updateWebhook',
     summary: 'Change url, events, description or isEnabled (re-enabling clears disabledReason)',
     tag: TAG,
     auth: ADMIN,
     body: updateBody,
-    responses: { 200: 'Webhook', 400: 'Bad url or events', 404: 'No such webhook', ...common },
+    responses: { 200: json(schema.webhook, 'The subscription as it now stands'), 400: 'Bad url or events', 404: 'No such webhook', ...common },
     async handler({ em, deps, orgId, params, body }) {
       return ok(await updateSubscription(em, deps.config, orgId, params.webhookId, body));
     },
@@ -105,6 +110,7 @@ export const webhookRoutes = [
   defineRoute({
     method: 'delete',
     path: '/api/webhooks/:webhookId',
+    operationId: 'deleteWebhook',
     summary: 'Delete a subscription and its delivery log; pending deliveries stop',
     tag: TAG,
     auth: ADMIN,
@@ -117,10 +123,11 @@ export const webhookRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/webhooks/:webhookId/rotate-secret',
+    operationId: 'rotateWebhookSecret',
     summary: 'New signing secret; the previous one keeps signing beside it for 24 hours',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: '{ secret }', 404: 'No such webhook', ...common },
+    responses: { 200: json(schema.webhookSecret, 'The new signing secret'), 404: 'No such webhook', ...common },
     async handler({ em, deps, orgId, params }) {
       return ok(await rotateSubscriptionSecret(em, deps.config, orgId, params.webhookId));
     },
@@ -128,11 +135,12 @@ export const webhookRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/webhooks/:webhookId/test',
+    operationId: 'sendTestWebhook',
     summary: 'Send a webhook.test event to this subscription',
     tag: TAG,
     auth: ADMIN,
     idempotent: true,
-    responses: { 202: '{ eventId, deliveryId }', 404: 'No such webhook', ...common },
+    responses: { 202: json(schema.webhookTestSent, 'The test event and its delivery'), 404: 'No such webhook', ...common },
     async handler({ em, orgId, params }) {
       return accepted(await sendTestEvent(em, orgId, params.webhookId));
     },
@@ -140,10 +148,12 @@ export const webhookRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/webhooks/:webhookId/deliveries',
-    summary: 'Delivery log, newest first (paged: data, totalRecords, currentPage, totalPages); filters on status, eventType',
+    operationId: 'listWebhookDeliveries',
+    summary: 'Delivery log, newest first (paged: Data, TotalCount, PageNumber, PageSize); filters on status, eventType',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: 'Paged deliveries', 400: 'Bad paging or filters', 404: 'No such webhook', ...common },
+    paged: deliveryListSpec,
+    responses: { 200: json(schema.webhookDeliveryPage, 'A page of deliveries (newest first by default)'), 400: 'Bad paging or filters', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params, query }) {
       return ok(await listDeliveries(em, orgId, params.webhookId, query));
     },
@@ -151,10 +161,11 @@ export const webhookRoutes = [
   defineRoute({
     method: 'get',
     path: '/api/webhooks/:webhookId/deliveries/:deliveryId',
+    operationId: 'getWebhookDelivery',
     summary: 'One delivery with its attemptLog [{ at, statusCode, error, durationMs }]',
     tag: TAG,
     auth: ADMIN,
-    responses: { 200: 'Delivery', 404: 'No such webhook or delivery', ...common },
+    responses: { 200: json(schema.webhookDeliveryDetail, 'The delivery with every attempt'), 404: 'No such webhook or delivery', ...common },
     async handler({ em, orgId, params }) {
       return ok(await getDelivery(em, orgId, params.webhookId, params.deliveryId));
     },
@@ -162,11 +173,12 @@ export const webhookRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    operationId: 'redeliverWebhookDelivery',
     summary: 'Deliver the same event again (same webhook-id) as a new delivery',
     tag: TAG,
     auth: ADMIN,
     idempotent: true,
-    responses: { 202: 'The new delivery', 404: 'No such webhook or delivery', ...common },
+    responses: { 202: json(schema.webhookDelivery, 'The new delivery (Pending)'), 404: 'No such webhook or delivery', ...common },
     async handler({ em, orgId, params }) {
       return accepted(await redeliver(em, orgId, params.webhookId, params.deliveryId));
     },
@@ -174,12 +186,13 @@ export const webhookRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/webhooks/:webhookId/replay',
+    operationId: 'replayWebhookEvents',
     summary: 'Redeliver every event whose latest delivery since `since` failed',
     tag: TAG,
     auth: ADMIN,
     body: replayBody,
     idempotent: true,
-    responses: { 202: '{ replayed, deliveryIds }', 400: 'since missing or not a date', 404: 'No such webhook', ...common },
+    responses: { 202: json(schema.webhookReplay, 'How many events are delivered again, and their new deliveries'), 400: 'since missing or not a date', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params, body }) {
       return accepted(await replayFailed(em, orgId, params.webhookId, new Date(body.since)));
     },

@@ -61,7 +61,9 @@ export const CartItem = defineEntity({
   name: 'CartItem',
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
-    cart: () => p.manyToOne(Cart).deleteRule('cascade'),
+    /** The cart's organization (DESIGN "Scale-out"; FK (organization_id, cart_id) in the migration). */
+    organization: () => p.manyToOne(Organization).deleteRule('cascade').onCreate((x: { cart: { organization: unknown } }) => x.cart.organization as never),
+    cart: () => p.manyToOne(Cart).deleteRule('cascade').index('cart_item_cart_id_index'),
     sku: p.string().length(100),
     name: p.string().length(300),
     quantity: p.integer(),
@@ -69,7 +71,7 @@ export const CartItem = defineEntity({
     lineTotal: p.decimal().precision(19).scale(4),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
-  uniques: [{ name: 'cart_item_cart_sku_unique', properties: ['cart', 'sku'] }],
+  uniques: [{ name: 'cart_item_cart_sku_unique', properties: ['organization', 'cart', 'sku'] }],
   checks: [{ name: 'cart_item_quantity_check', expression: 'quantity >= 1' }],
 });
 export type CartItem = InferEntity<typeof CartItem>;

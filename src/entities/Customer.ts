@@ -24,6 +24,10 @@ export const Customer = defineEntity({
     active: p.boolean().default(true),
     repNumber: p.string().nullable().index(),
     terms: p.string().nullable(),
+    /** Default payment terms (docs/credit.md); FK (organization_id, payment_terms_id) in the migration. Admin only. */
+    paymentTermsId: p.uuid().nullable(),
+    /** On-account credit limit in the customer's currency (its price tier's); null = no on-account buying. Admin only. */
+    creditLimit: p.decimal().precision(19).scale(4).nullable(),
     customerAttributes: p.json<Record<string, string>>().nullable(),
     addresses: () => p.oneToMany(CustomerAddress).mappedBy('customer').orphanRemoval(),
     contacts: () => p.oneToMany(CustomerContact).mappedBy('customer').orphanRemoval(),

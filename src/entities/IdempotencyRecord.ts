@@ -17,6 +17,8 @@ export const IdempotencyRecord = defineEntity({
     requestHash: p.string(),
     responseStatus: p.integer().nullable(),
     responseBody: p.json<unknown>().nullable(),
+    /** Headers of the stored response a replay repeats (Location of a 201). */
+    responseHeaders: p.json<Record<string, string>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     completedAt: p.datetime().nullable(),
   },

@@ -19,7 +19,9 @@ export const ImageIngestionItem = defineEntity({
   name: 'ImageIngestionItem',
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
-    ingestion: () => p.manyToOne(ImageIngestion).deleteRule('cascade'),
+    /** The ingestion's organization (DESIGN "Scale-out"; FK (organization_id, ingestion_id) in the migration). */
+    organization: () => p.manyToOne(Organization).deleteRule('cascade').onCreate((x: { ingestion: { organization: unknown } }) => x.ingestion.organization as never),
+    ingestion: () => p.manyToOne(ImageIngestion).deleteRule('cascade').index('image_ingestion_item_ingestion_id_index'),
     position: p.integer(),
     url: p.text(),
     imageName: p.string().nullable(),
@@ -30,7 +32,7 @@ export const ImageIngestionItem = defineEntity({
     imageId: p.uuid().nullable(),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
-  uniques: [{ name: 'image_ingestion_item_position_unique', properties: ['ingestion', 'position'] }],
+  uniques: [{ name: 'image_ingestion_item_position_unique', properties: ['organization', 'ingestion', 'position'] }],
   checks: [{ name: 'image_ingestion_item_status_check', expression: "status in ('pending', 'succeeded', 'failed')" }],
 });
 export type ImageIngestionItem = InferEntity<typeof ImageIngestionItem>;

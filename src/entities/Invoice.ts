@@ -94,6 +94,10 @@ export const Invoice = defineEntity({
     amountPaid: p.decimal().precision(19).scale(4).default('0'),
     active: p.boolean().default(true),
     pdfKey: p.string().nullable(),
+    /** Set by the dunning workflow when the invoice passes its due date unpaid (docs/credit.md). */
+    overdueAt: p.datetime().nullable(),
+    /** Set by the dunning workflow at the hold step: while this invoice stays open its customer is on credit hold. */
+    creditHoldAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

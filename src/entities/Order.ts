@@ -73,6 +73,10 @@ export const Order = defineEntity({
     total: p.decimal().precision(19).scale(4),
     active: p.boolean().default(true),
     paymentChargeId: p.string().length(100).nullable(),
+    /** The accepted quote this order was created from (docs/quotes.md); unique per organization. */
+    quoteId: p.uuid().nullable(),
+    /** 'OnAccount' for an order bought against the customer's credit limit (no charge); null otherwise. */
+    paymentMethod: p.string().length(20).nullable(),
     createdByUserId: p.string().length(100).nullable(),
     createdByUserType: p.string().length(50).nullable(),
     items: () => p.oneToMany(OrderItem).mappedBy('order').orphanRemoval(),
@@ -102,6 +106,8 @@ export const OrderItem = defineEntity({
   name: 'OrderItem',
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
+    /** The order's organization (DESIGN "Scale-out"; FK (organization_id, order_id) in the migration). */
+    organization: () => p.manyToOne(Organization).deleteRule('cascade').onCreate((x: { order: { organization: unknown } }) => x.order.organization as never),
     order: () => p.manyToOne(Order).deleteRule('cascade').index('order_item_order_id_index'),
     position: p.integer().default(0),
     sku: p.string().length(100),

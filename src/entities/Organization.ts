@@ -21,6 +21,8 @@ export const Organization = defineEntity({
     credentialVersion: p.integer().default(1),
     /** Origins (scheme://host[:port]) a hosted payment may return the browser to, besides the API's own. Admin-editable. */
     allowedReturnOrigins: p.json<string[]>().default('[]'),
+    /** Authenticated requests per minute for the whole organization; null = the deployment default (RATE_LIMIT_ORGANIZATION_PER_MINUTE). Super-editable. */
+    rateLimitPerMinute: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

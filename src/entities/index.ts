@@ -1,4 +1,5 @@
 /** Every entity the ORM knows; new entities are added here. */
+import { RowCount } from './RowCount.js';
 import { AnalyticsCustomerPeriod, AnalyticsDaily, AnalyticsLabel, AnalyticsRepPeriod, AnalyticsSkuPeriod } from './Analytics.js';
 import { ApiCredential } from './ApiCredential.js';
 import { Cart, CartItem } from './Cart.js';
@@ -10,6 +11,8 @@ import { CustomerContact } from './CustomerContact.js';
 import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
+import { WorkflowStartOutbox } from './WorkflowStartOutbox.js';
+import { PaymentReconciliation } from './PaymentReconciliation.js';
 import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
 import { Invoice, InvoiceCounter, InvoicePayment } from './Invoice.js';
@@ -19,6 +22,7 @@ import { Organization } from './Organization.js';
 import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
 import { PaymentMethod } from './PaymentMethod.js';
+import { PaymentTerm } from './PaymentTerm.js';
 import { PriceTier } from './PriceTier.js';
 import { Product } from './Product.js';
 import { ProductPrice } from './ProductPrice.js';
@@ -30,14 +34,22 @@ import { UserCustomer } from './UserCustomer.js';
 import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js';
 import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
+import { Quote, QuoteNumberCounter } from './Quote.js';
+import { ApprovalRequest, CustomerBuyer } from './Approval.js';
 
 export {
+  ApprovalRequest,
+  CustomerBuyer,
+  Quote,
+  QuoteNumberCounter,
   Cart,
   CartItem,
   Order,
   OrderItem,
   OrderNumberCounter,
   IdempotencyRecord,
+  WorkflowStartOutbox,
+  PaymentReconciliation,
   ApiCredential,
   Customer,
   CustomerAddress,
@@ -62,6 +74,7 @@ export {
   InvoicePayment,
   InvoiceCounter,
   PaymentMethod,
+  PaymentTerm,
   HostedPaymentSetup,
   CommissionPlan,
   CommissionStatement,
@@ -72,6 +85,7 @@ export {
   AnalyticsRepPeriod,
   AnalyticsSkuPeriod,
   AnalyticsLabel,
+  RowCount,
   ImportJob,
   ImportChunkRun,
   ImportRecordError,
@@ -85,6 +99,8 @@ export {
 
 export const entities = [
   IdempotencyRecord,
+  WorkflowStartOutbox,
+  PaymentReconciliation,
   Organization,
   User,
   OrganizationMember,
@@ -114,6 +130,7 @@ export const entities = [
   InvoicePayment,
   InvoiceCounter,
   PaymentMethod,
+  PaymentTerm,
   HostedPaymentSetup,
   CommissionPlan,
   CommissionStatement,
@@ -124,6 +141,7 @@ export const entities = [
   AnalyticsRepPeriod,
   AnalyticsSkuPeriod,
   AnalyticsLabel,
+  RowCount,
   ImportJob,
   ImportChunkRun,
   ImportRecordError,
@@ -133,4 +151,8 @@ export const entities = [
   DocumentFolder,
   CompanyDocument,
   Integration,
+  Quote,
+  QuoteNumberCounter,
+  CustomerBuyer,
+  ApprovalRequest,
 ];

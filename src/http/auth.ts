@@ -2,20 +2,17 @@
  * Authentication: signed access tokens (HS256 JWT, TokenType api-key) carried as
  * `Authorization: Bearer` or `x-api-key`, and static API keys in `x-api-key`.
  * Every token carries the organization's credential version; issuing new credentials
- * bumps it, so older tokens and keys stop working (checked per request, briefly cached).
+ * bumps it, so older tokens and keys stop working (checked per request, cached until a NOTIFY says it changed).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type Koa from 'koa';
 import type { Config } from '../config.js';
 import { API_KEY_PREFIX, sha256 } from '../domain/auth/secrets.js';
-import type { ClaimsLoader, Role } from '../domain/auth/claims.js';
+import type { LiveClaims, Role } from '../domain/auth/claims.js';
 import { AppError } from '../errors.js';
 
 export type { Role };
-
-/** Reads a user's live claims (src/services/auth/claims.ts, passed in by the composition root). */
-export type LoadClaims = ClaimsLoader<EntityManager>;
 
 export interface Principal {
   /** 'user' for user logins, 'client' for ClientId/ClientSecret logins, 'apikey' for static keys. */
@@ -60,40 +57,27 @@ export async function signAccessToken(config: Config, subject: string, claims: T
   return { AccessToken: token, TokenType: 'api-key', ExpiresIn: config.tokenTtlSeconds };
 }
 
-/** Organization credential versions, cached per process for a few seconds. */
-export class CredentialVersions {
-  private cache = new Map<string, { version: number | null; until: number }>();
-  constructor(private ttlMs: number) {}
+/** The organization and client of an active static API key. */
+export interface ApiKeyOwner {
+  organizationId: string;
+  clientId: string;
+}
 
-  async get(em: EntityManager, organizationId: string): Promise<number | null> {
-    const hit = this.cache.get(organizationId);
-    if (hit && hit.until > Date.now()) return hit.version;
-    const rows = await em.getConnection().execute<{ credential_version: number }[]>('select credential_version from organization where id = ?', [organizationId]);
-    const version = rows[0]?.credential_version ?? null;
-    this.cache.set(organizationId, { version, until: Date.now() + this.ttlMs });
-    return version;
-  }
-
-  invalidate(organizationId: string): void {
-    this.cache.delete(organizationId);
-  }
-
-  private users = new Map<string, { version: number | null; until: number }>();
-
-  /** The user's token version (bumped when the password changes), cached like the organization's. */
-  async user(em: EntityManager, userId: string): Promise<number | null> {
-    const hit = this.users.get(userId);
-    if (hit && hit.until > Date.now()) return hit.version;
-    const rows = await em.getConnection().execute<{ token_version: number }[]>('select token_version from app_user where id = ?', [userId]);
-    const version = rows[0]?.token_version ?? null;
-    if (this.users.size > 100_000) this.users.clear();
-    this.users.set(userId, { version, until: Date.now() + this.ttlMs });
-    return version;
-  }
-
-  invalidateUser(userId: string): void {
-    this.users.delete(userId);
-  }
+/**
+ * What authentication reads on every request, through the process's cache (src/services/auth/cache.ts,
+ * passed in by the composition root so http does not import services): credential and token versions,
+ * live claims and API keys, invalidated through PostgreSQL LISTEN/NOTIFY. `invalidate*` drop this
+ * process's entries at once (the NOTIFY does the same for every process).
+ */
+export interface CredentialVersions {
+  get(em: EntityManager, organizationId: string): Promise<number | null>;
+  user(em: EntityManager, userId: string): Promise<number | null>;
+  claims(em: EntityManager, organizationId: string, userId: string): Promise<LiveClaims | null>;
+  apiKey(em: EntityManager, keyHash: string): Promise<ApiKeyOwner | null>;
+  invalidate(organizationId: string): void;
+  invalidateUser(userId: string): void;
+  /** Resolves once every invalidation committed before the call has been applied (after a write request). */
+  sync(): Promise<void>;
 }
 
 function readPresented(ctx: Koa.Context): string | null {
@@ -111,11 +95,11 @@ function readPresented(ctx: Koa.Context): string | null {
  * now (DESIGN "Security decisions"): a user removed from the organization, an admin whose role
  * was taken away, or a deactivated or removed sales rep gets 401 at once; a re-associated user
  * acts for the new customer (and no longer for the old one), a changed rep number or Super flag
- * applies at once. One indexed query per user-token request, made by the injected loader.
+ * applies at once. Read through the credential cache (one indexed query when it is cold).
  */
-async function currentPrincipal(em: EntityManager, loadClaims: LoadClaims, claims: TokenClaims & { sub?: string }, userId: string): Promise<Principal> {
+async function currentPrincipal(em: EntityManager, versions: CredentialVersions, claims: TokenClaims & { sub?: string }, userId: string): Promise<Principal> {
   if (!UUID.test(userId)) throw AppError.unauthorized('The token is invalid.');
-  const live = await loadClaims(em, claims.OrganizationId, userId);
+  const live = await versions.claims(em, claims.OrganizationId, userId);
   if (!live || !live.membershipActive) throw AppError.unauthorized('The user no longer belongs to this organization; log in again.');
   if (claims.role === 'Admin' && !live.isAdmin) throw AppError.unauthorized('The administrator role was removed; log in again.');
   if (claims.role === 'SalesRep' && !(live.repNumber && live.repActive)) throw AppError.unauthorized('This sales rep is inactive or was removed.');
@@ -137,26 +121,23 @@ async function currentPrincipal(em: EntityManager, loadClaims: LoadClaims, claim
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** What authenticate needs besides the request: settings, the version cache and the claims loader. */
+/** What authenticate needs besides the request: settings and the credential cache. */
 export interface AuthContext {
   config: Config;
   credentialVersions: CredentialVersions;
-  loadClaims: LoadClaims;
 }
 
-export async function authenticate(ctx: Koa.Context, em: EntityManager, { config, credentialVersions: versions, loadClaims }: AuthContext): Promise<Principal> {
+export async function authenticate(ctx: Koa.Context, em: EntityManager, { config, credentialVersions: versions }: AuthContext): Promise<Principal> {
   const presented = readPresented(ctx);
   if (!presented) throw AppError.unauthorized();
   if (presented.startsWith(API_KEY_PREFIX)) {
-    const rows = await em
-      .getConnection()
-      .execute<{ organization_id: string; client_id: string }[]>('select organization_id, client_id from api_credential where api_key_hash = ? and active', [sha256(presented)]);
-    if (!rows.length) throw AppError.unauthorized('The API key is invalid or has been rotated.');
+    const owner = await versions.apiKey(em, sha256(presented));
+    if (!owner) throw AppError.unauthorized('The API key is invalid or has been rotated.');
     return {
       kind: 'apikey',
-      subject: rows[0].client_id,
+      subject: owner.clientId,
       userId: null,
-      organizationId: rows[0].organization_id,
+      organizationId: owner.organizationId,
       role: 'Admin',
       isSuper: false,
       customerNumber: null,
@@ -183,7 +164,7 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, { config
     if (!UUID.test(claims.UserId)) throw AppError.unauthorized('The token is invalid.');
     const tv = await versions.user(em, claims.UserId);
     if (tv === null || tv !== (typeof claims.tv === 'number' ? claims.tv : 1)) throw AppError.unauthorized('The password was changed after this token was issued; log in again.');
-    return currentPrincipal(em, loadClaims, claims, claims.UserId);
+    return currentPrincipal(em, versions, claims, claims.UserId);
   }
   return {
     kind: claims.kind === 'user' ? 'user' : 'client',

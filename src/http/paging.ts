@@ -23,6 +23,8 @@ export interface ListSpec {
   filters: Record<string, FieldSpec>;
   sorts: Record<string, string>;
   defaultSort: string;
+  /** Direction without sortDirection; asc unless stated (newest-first logs say desc). */
+  defaultDirection?: 'asc' | 'desc';
   defaultPageSize?: number;
   /** Whether gt/gte/lt/lte are accepted (customers, organization associations). */
   comparisons?: boolean;
@@ -165,7 +167,7 @@ export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQ
   const sortName = Object.keys(spec.sorts).find((k) => lower(k) === lower(sortKey));
   if (!sortName) errors[names.sortOn] = [`sortOn must be one of: ${Object.keys(spec.sorts).join(', ')}.`];
   const dirRaw = get(names.sortDirection);
-  const dir = dirRaw === undefined || dirRaw === '' ? 'asc' : String(dirRaw).toLowerCase();
+  const dir = dirRaw === undefined || dirRaw === '' ? (spec.defaultDirection ?? 'asc') : String(dirRaw).toLowerCase();
   if (dir !== 'asc' && dir !== 'desc') errors[names.sortDirection] = ['sortDirection must be asc or desc.'];
 
   const where: Record<string, unknown> = {};
@@ -193,22 +195,89 @@ export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQ
   if (Object.keys(errors).length) throw AppError.validation(errors, 'Invalid paging, sorting or filter parameters.');
   if (and.length) where.$and = and;
   const orderBy = setPath({}, spec.sorts[sortName!], dir);
-  return { page, pageSize, offset: (page - 1) * pageSize, where, orderBy };
+  const list: ListQuery = { page, pageSize, offset: (page - 1) * pageSize, where, orderBy };
+  pageParamOf.set(list, names.page);
+  return list;
+}
+
+/** The page of a paged answer, for its RFC 8288 `Link` header (see pagingOf). */
+export interface PageInfo {
+  page: number;
+  pageSize: number;
+  total: number;
+  /** The query parameter that selects the page (`pageNumber`, or `page` for invoices). */
+  pageParam: string;
+}
+
+/** The page query parameter each ListQuery was read with (kept out of ListQuery so its shape stays SPEC's). */
+const pageParamOf = new WeakMap<ListQuery, string>();
+/** Every envelope built below remembers its page, so the app can add `Link` headers without each route doing it. */
+const pageInfoOf = new WeakMap<object, PageInfo>();
+
+function remember<T extends object>(envelope: T, total: number, q: ListQuery): T {
+  pageInfoOf.set(envelope, { page: q.page, pageSize: q.pageSize, total, pageParam: pageParamOf.get(q) ?? 'pageNumber' });
+  return envelope;
+}
+
+/** The page an envelope answers, when it was built by one of the envelope functions of this module. */
+export function pagingOf(body: unknown): PageInfo | undefined {
+  return body && typeof body === 'object' ? pageInfoOf.get(body) : undefined;
+}
+
+/**
+ * RFC 8288 `Link` header of a paged answer: first, prev, next and last pages, as the request's own
+ * path and query with only the page parameter changed (relative references, resolved against the
+ * request URL). Empty when there is one page or none.
+ */
+export function linkHeader(path: string, querystring: string, info: PageInfo): string {
+  const last = Math.max(1, Math.ceil(info.total / info.pageSize));
+  const target = (page: number) => {
+    const params = new URLSearchParams(querystring);
+    for (const k of [...params.keys()]) if (k.toLowerCase() === info.pageParam.toLowerCase()) params.delete(k);
+    params.set(info.pageParam, String(page));
+    return `<${path}?${params.toString()}>`;
+  };
+  const links: string[] = [`${target(1)}; rel="first"`];
+  if (info.page > 1) links.push(`${target(Math.min(info.page - 1, last))}; rel="prev"`);
+  if (info.page < last) links.push(`${target(info.page + 1)}; rel="next"`);
+  links.push(`${target(last)}; rel="last"`);
+  return links.join(', ');
 }
 
 const totalPages = (total: number, size: number) => (total === 0 ? 0 : Math.ceil(total / size));
 
 /** Products, customers, images, carts. */
 export function dataEnvelope<T>(rows: T[], total: number, q: ListQuery, withPageSize = false) {
-  return { data: rows, totalRecords: total, currentPage: q.page, totalPages: totalPages(total, q.pageSize), ...(withPageSize ? { pageSize: q.pageSize } : {}) };
+  return remember({ data: rows, totalRecords: total, currentPage: q.page, totalPages: totalPages(total, q.pageSize), ...(withPageSize ? { pageSize: q.pageSize } : {}) }, total, q);
 }
 
 /** Invoices. */
 export function itemsEnvelope<T>(rows: T[], total: number, q: ListQuery) {
-  return { items: rows, totalCount: total, pageNumber: q.page, pageSize: q.pageSize, totalPages: totalPages(total, q.pageSize) };
+  return remember({ items: rows, totalCount: total, pageNumber: q.page, pageSize: q.pageSize, totalPages: totalPages(total, q.pageSize) }, total, q);
 }
 
 /** The generic PascalCase form. */
 export function genericEnvelope<T>(rows: T[], total: number, q: ListQuery) {
-  return { Data: rows, TotalCount: total, PageNumber: q.page, PageSize: q.pageSize };
+  return remember({ Data: rows, TotalCount: total, PageNumber: q.page, PageSize: q.pageSize }, total, q);
+}
+
+/**
+ * The `after` keyset parameter (case-insensitive name): the key of the last row of the previous
+ * page, for lists sorted by that unique key. Null when absent or empty; 400 naming `after` when it
+ * is not a string of at most 100 characters or the list is sorted by something else. `desc` tells
+ * which side of the key the next page lies on.
+ */
+export function parseAfter(
+  query: Record<string, unknown>,
+  q: ListQuery,
+  key: { prop: string; what: string; by: string; sortHint: string },
+): { value: string; desc: boolean } | null {
+  const name = Object.keys(query).find((k) => k.toLowerCase() === 'after');
+  const raw = name === undefined ? undefined : query[name];
+  if (raw === undefined || raw === '') return null;
+  const errors: FieldErrors = {};
+  if (typeof raw !== 'string' || raw.length > 100) errors.after = [`after must be ${key.what} (at most 100 characters).`];
+  else if (!(key.prop in q.orderBy)) errors.after = [`after pages by ${key.by}: use it with ${key.sortHint}.`];
+  if (Object.keys(errors).length) throw AppError.validation(errors, 'Invalid paging, sorting or filter parameters.');
+  return { value: raw as string, desc: String(q.orderBy[key.prop]).toLowerCase() === 'desc' };
 }

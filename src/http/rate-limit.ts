@@ -1,13 +1,52 @@
 /**
  * Fixed-window rate limiter whose counters live in PostgreSQL (table rate_limit_bucket),
  * so every API instance shares them. One upsert per request.
+ *
+ * Every limited answer (the 429 included) says where the caller stands through the IETF
+ * RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` names each
+ * policy with its quota `q` and window `w` (seconds), `RateLimit` the remaining quota `r` and the
+ * seconds `t` until the window resets. `rateLimitHeaders` is the one place those headers are built.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 
 const WINDOW_SECONDS = 60;
 
-export async function enforceRateLimit(em: EntityManager, key: string, limit: number): Promise<void> {
+/** Where one caller stands against one policy after a request was counted. */
+export interface RateLimitState {
+  /** Policy name, a token such as `login` or `login-ip` (shown in the headers). */
+  policy: string;
+  /** Requests allowed per window. */
+  limit: number;
+  /** Window length in seconds. */
+  windowSeconds: number;
+  /** Requests left in the current window (0 when exceeded). */
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
+
+/** `RateLimit-Policy` and `RateLimit` for the policies a request was counted against (structured-field lists). */
+export function rateLimitHeaders(states: readonly RateLimitState[]): Record<string, string> {
+  if (!states.length) return {};
+  const name = (s: RateLimitState) => `"${s.policy.replace(/[^A-Za-z0-9_.:-]/g, '-')}"`;
+  return {
+    'RateLimit-Policy': states.map((s) => `${name(s)};q=${s.limit};w=${s.windowSeconds}`).join(', '),
+    RateLimit: states.map((s) => `${name(s)};r=${Math.max(0, s.remaining)};t=${Math.max(0, s.resetSeconds)}`).join(', '),
+  };
+}
+
+/** The 429 of an exceeded policy, carrying Retry-After and the RateLimit headers of every policy counted. */
+export function rateLimitExceeded(exceeded: RateLimitState, all: readonly RateLimitState[]): AppError {
+  const retryAfter = Math.max(1, exceeded.resetSeconds);
+  return new AppError('rate_limited', `Rate limit of ${exceeded.limit} requests per minute exceeded; retry after ${retryAfter} seconds.`, undefined, {
+    'Retry-After': String(retryAfter),
+    ...rateLimitHeaders(all),
+  });
+}
+
+/** Counts one request against `key` and reports the caller's standing; never throws for an exceeded limit. */
+export async function countRequest(em: EntityManager, key: string, limit: number, policy: string): Promise<RateLimitState> {
   const rows = await em.getConnection().execute<{ count: number; retry_after: number }[]>(
     `insert into rate_limit_bucket as b (key, window_start, count) values (?, now(), 1)
      on conflict (key) do update set
@@ -17,9 +56,75 @@ export async function enforceRateLimit(em: EntityManager, key: string, limit: nu
     [key, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS],
   );
   const { count, retry_after } = rows[0];
-  if (count > limit) {
-    throw new AppError('rate_limited', `Rate limit of ${limit} requests per minute exceeded; retry after ${retry_after} seconds.`, undefined, {
-      'Retry-After': String(Math.max(1, retry_after)),
-    });
+  return { policy, limit, windowSeconds: WINDOW_SECONDS, remaining: limit - count, resetSeconds: Math.max(0, retry_after) };
+}
+
+/** Counts one request and throws the 429 when it is over the limit. */
+export async function enforceRateLimit(em: EntityManager, key: string, limit: number, policy = 'default'): Promise<RateLimitState> {
+  const state = await countRequest(em, key, limit, policy);
+  if (state.remaining < 0) throw rateLimitExceeded(state, [state]);
+  return state;
+}
+
+/**
+ * Per-tenant fairness (issue 21): authenticated requests per minute per organization (its own
+ * `rate_limit_per_minute`, else `orgDefault`) and per credential (`credentialLimit`), counted in
+ * the shared rate_limit_bucket table, so they hold across API instances. One statement: both
+ * buckets are upserted and the organization's limit is read with them. Answers the standing
+ * against both policies (`organization`, `credential`) for the RateLimit headers; past either,
+ * throws the 429 carrying Retry-After and those headers.
+ */
+export async function enforceTenantLimits(
+  em: EntityManager,
+  p: { organizationId: string; credential: string; orgDefault: number; credentialLimit: number },
+): Promise<RateLimitState[]> {
+  const orgKey = `org:${p.organizationId}`;
+  const credKey = `cred:${p.credential}`;
+  const known = exhaustedUntilReset(orgKey) ?? exhaustedUntilReset(credKey);
+  if (known) throw rateLimitExceeded(known, [known]);
+  const rows = await em.getConnection().execute<{ key: string; count: number; retry_after: number; org_limit: number }[]>(
+    `with lim as (select coalesce((select rate_limit_per_minute from organization where id = ?), ?)::int as org_limit)
+     insert into rate_limit_bucket as b (key, window_start, count) values (?, now(), 1), (?, now(), 1)
+     on conflict (key) do update set
+       count = case when b.window_start <= now() - make_interval(secs => ?) then 1 else b.count + 1 end,
+       window_start = case when b.window_start <= now() - make_interval(secs => ?) then now() else b.window_start end
+     returning b.key, b.count, ceil(extract(epoch from (b.window_start + make_interval(secs => ?) - now())))::int as retry_after, (select org_limit from lim) as org_limit`,
+    [p.organizationId, p.orgDefault, orgKey, credKey, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS],
+  );
+  const states: RateLimitState[] = [orgKey, credKey].map((key) => {
+    const r = rows.find((x) => x.key === key)!;
+    const limit = key === orgKey ? r.org_limit : p.credentialLimit;
+    return { policy: key === orgKey ? 'organization' : 'credential', limit, windowSeconds: WINDOW_SECONDS, remaining: limit - r.count, resetSeconds: Math.max(0, r.retry_after) };
+  });
+  const over = states.filter((s) => s.remaining < 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
+  if (over) {
+    rememberExhausted(over.policy === 'organization' ? orgKey : credKey, over);
+    throw rateLimitExceeded(over, states);
   }
+  return states;
+}
+
+/**
+ * Buckets this process saw over their limit, until their window resets: a tenant past its limit is
+ * refused from memory, without a contended upsert on its one bucket row
+ * (bench-fairness: refusals that each cost a write slowed the other tenants as much as serving them).
+ * Other instances still refuse through the shared table; a limit raised meanwhile applies from the
+ * next window at the latest (at most WINDOW_SECONDS).
+ */
+const exhausted = new Map<string, { untilMs: number; state: RateLimitState }>();
+
+function rememberExhausted(key: string, state: RateLimitState): void {
+  if (exhausted.size >= 10_000) for (const [k, v] of exhausted) if (v.untilMs <= Date.now()) exhausted.delete(k);
+  exhausted.set(key, { untilMs: Date.now() + state.resetSeconds * 1000, state });
+}
+
+function exhaustedUntilReset(key: string): RateLimitState | undefined {
+  const e = exhausted.get(key);
+  if (!e) return undefined;
+  const left = e.untilMs - Date.now();
+  if (left <= 0) {
+    exhausted.delete(key);
+    return undefined;
+  }
+  return { ...e.state, remaining: 0, resetSeconds: Math.ceil(left / 1000) };
 }

@@ -5,10 +5,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Koa from 'koa';
-import type { AnyObject, InferType, ObjectSchema } from 'yup';
+import type { AnyObject, AnySchema, InferType, ObjectSchema } from 'yup';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { Principal, Role } from './auth.js';
+import type { ListSpec } from './paging.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -39,11 +40,35 @@ type Inferred<S> = S extends Schema ? InferType<S> : undefined;
 /** Without a query schema the handler gets the parsed query string as is. */
 type InferredQuery<S> = S extends Schema ? InferType<S> : Record<string, unknown>;
 
+/**
+ * A documented response. Error statuses (>= 400) given as a plain string are
+ * application/problem+json (components/schemas/Problem); a success status needs a body
+ * (`json(schema)`, `file(mime)`) or says it has none (`empty()`).
+ */
+export interface ResponseDoc {
+  description: string;
+  /** yup schema of the JSON body (`.meta({ component: 'Name' })` makes it a shared components/schemas entry). */
+  schema?: AnySchema;
+  /** A body that is not JSON: its media type (text/csv, application/pdf, text/html, application/octet-stream). */
+  mediaType?: string;
+  /** No body (204, or an empty 200 SPEC asks for). */
+  empty?: true;
+  example?: unknown;
+  /** Other media types the same status may answer with (e.g. text/csv beside JSON), bodies as strings. */
+  alsoMediaTypes?: string[];
+  /** Response headers, e.g. Location. */
+  headers?: Record<string, { description: string; schema?: Record<string, unknown> }>;
+}
+
 export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS extends Schema | undefined = Schema | undefined> {
   method: Method;
   /** @koa/router path, e.g. /api/organizations/:organizationId/integrations */
   path: string;
+  /** Stable, hand-named operationId (listProducts, checkoutCart): clients generate method names from it. */
+  operationId: string;
   summary: string;
+  /** Longer Markdown description shown by the reference page. */
+  description?: string;
   tag: string;
   /** 'public', or the roles allowed (Super is always allowed). */
   auth: 'public' | readonly Role[];
@@ -57,10 +82,22 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   /** A larger JSON body limit than the default 1 MB, e.g. bulk imports. */
   bodyLimits?: { json?: string };
   query?: QS;
+  /** A paged list: documents pageNumber, pageSize, sortOn, sortDirection and filters from the ListSpec the service parses with. */
+  paged?: ListSpec;
+  /** Path parameters whose schema differs from the shared ones in src/http/openapi.ts PATH_PARAMETERS. */
+  pathParams?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  /** Query parameters read from ctx.query that no `query` schema declares (documentation only). */
+  queryParams?: Record<string, { description: string; schema: Record<string, unknown>; required?: boolean }>;
+  /** Example request body (JSON). */
+  requestExample?: unknown;
   /** Honours an `Idempotency-Key` header (routes that create or charge). */
   idempotent?: boolean;
-  /** Documented responses: status -> description. */
-  responses: Record<number, string>;
+  /**
+   * Documented responses, status -> ResponseDoc (json(schema), file(mime), empty()) or, for
+   * errors, a description string (answered as application/problem+json). test/openapi.test.ts
+   * fails when a success response has no schema.
+   */
+  responses: Record<number, string | ResponseDoc>;
   /** Role required to use a user token (not a client/API key token), e.g. profile. */
   handler: (req: Req<Inferred<BS>, InferredQuery<QS>>) => Promise<Reply>;
 }
@@ -72,6 +109,16 @@ export function defineRoute<BS extends Schema | undefined = undefined, QS extend
 }
 
 export const ok = (body?: unknown): Reply => ({ status: 200, body });
-export const created = (body: unknown): Reply => ({ status: 201, body });
+/** 201 with the created object and `Location`: where it can be read (a path of this API, or the page a setup created). */
+export const created = (body: unknown, location: string): Reply => ({ status: 201, body, headers: { Location: location } });
 export const accepted = (body: unknown): Reply => ({ status: 202, body });
 export const noContent = (): Reply => ({ status: 204 });
+
+/** A JSON response described by a yup schema (see src/domain/contract.ts for response building blocks). */
+export const json = (schema: AnySchema, description: string, opts: { example?: unknown; headers?: ResponseDoc['headers']; alsoMediaTypes?: string[] } = {}): ResponseDoc => ({ description, schema, ...opts });
+/** A non-JSON body (CSV, PDF, HTML; a stored file of any type is '*\/*'). */
+export const file = (mediaType: string, description: string): ResponseDoc => ({ description, mediaType });
+/** A response without a body. */
+export const empty = (description: string): ResponseDoc => ({ description, empty: true });
+/** The Location header of a 201. */
+export const LOCATION = { Location: { description: 'URL of the created resource', schema: { type: 'string', format: 'uri-reference' } } };

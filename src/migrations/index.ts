@@ -20,6 +20,16 @@ import { Migration20261123143450_webhook_event_dedupe as M16 } from './Migration
 import { Migration20261124153000_pending_member_profile as M17 } from './Migration20261124153000_pending_member_profile.js';
 import { Migration20261124160000_email_recipients as M18 } from './Migration20261124160000_email_recipients.js';
 import { Migration20261124170000_customer_links as M19 } from './Migration20261124170000_customer_links.js';
+import { Migration20261124200000_tenant_keys as M20 } from './Migration20261124200000_tenant_keys.js';
+import { Migration20261124200500_quotes as M21 } from './Migration20261124200500_quotes.js';
+import { Migration20261124203000_read_caches as M22 } from './Migration20261124203000_read_caches.js';
+import { Migration20261124210000_credit as M23 } from './Migration20261124210000_credit.js';
+import { Migration20261124213000_fault_tolerance as M24 } from './Migration20261124213000_fault_tolerance.js';
+import { Migration20261124220000_approvals as M25 } from './Migration20261124220000_approvals.js';
+import { Migration20261124230000_approval_supersede as M26 } from './Migration20261124230000_approval_supersede.js';
+import { Migration20261124231000_idempotency_headers as M27 } from './Migration20261124231000_idempotency_headers.js';
+import { Migration20261125021700_integration_cache as M28 } from './Migration20261125021700_integration_cache.js';
+import { Migration20261125030000_rate_limit_unlogged as M29 } from './Migration20261125030000_rate_limit_unlogged.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -42,4 +52,14 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124153000_pending_member_profile', class: M17 },
   { name: 'Migration20261124160000_email_recipients', class: M18 },
   { name: 'Migration20261124170000_customer_links', class: M19 },
+  { name: 'Migration20261124200000_tenant_keys', class: M20 },
+  { name: 'Migration20261124200500_quotes', class: M21 },
+  { name: 'Migration20261124203000_read_caches', class: M22 },
+  { name: 'Migration20261124210000_credit', class: M23 },
+  { name: 'Migration20261124213000_fault_tolerance', class: M24 },
+  { name: 'Migration20261124220000_approvals', class: M25 },
+  { name: 'Migration20261124230000_approval_supersede', class: M26 },
+  { name: 'Migration20261124231000_idempotency_headers', class: M27 },
+  { name: 'Migration20261125021700_integration_cache', class: M28 },
+  { name: 'Migration20261125030000_rate_limit_unlogged', class: M29 },
 ];

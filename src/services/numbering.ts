@@ -31,6 +31,7 @@ export interface NumberSequence {
 
 export const ORDER_NUMBERS: NumberSequence = { prefix: 'SO-', counterTable: 'order_number_counter', counterColumn: 'last_value', table: 'sales_order', column: 'order_number' };
 export const INVOICE_NUMBERS: NumberSequence = { prefix: 'INV-', counterTable: 'invoice_counter', counterColumn: 'last_number', table: 'invoice', column: 'invoice_number' };
+export const QUOTE_NUMBERS: NumberSequence = { prefix: 'Q-', counterTable: 'quote_number_counter', counterColumn: 'last_value', table: 'quote', column: 'quote_number' };
 
 /** Runs one parameterized statement (`?` placeholders) in the caller's transaction and returns its rows. */
 export type NumberingSql = <T>(text: string, params: unknown[]) => Promise<T[]>;
@@ -64,13 +65,24 @@ export function sequenceValue(seq: NumberSequence, s: string | null | undefined)
   return new RegExp(FORMAT).test(digits) && BigInt(digits) > 0n ? BigInt(digits) : null;
 }
 
-async function bump(q: NumberingSql, seq: NumberSequence, orgId: string, by: number): Promise<bigint> {
-  const { counterTable: t, counterColumn: c } = seq;
-  const [row] = await q<Record<string, string>>(
-    `insert into "${t}" (organization_id, "${c}") values (?, ?) on conflict (organization_id) do update set "${c}" = "${t}"."${c}" + excluded."${c}" returning "${c}"`,
-    [orgId, by],
+/**
+ * Bumps the organization's counter by `by` and answers, in the same statement, the numbers of the new values that are stored already (formatted
+ * in SQL as formatNumber does: 6 digits zero-padded, more as they are). One round trip per allocation.
+ */
+async function bumpAndCheck(q: NumberingSql, seq: NumberSequence, orgId: string, by: number): Promise<{ last: bigint; stored: Set<string> }> {
+  const { counterTable: t, counterColumn: c, table, column } = seq;
+  const [row] = await q<{ last: string; stored: string | null }>(
+    `with b as (
+       insert into "${t}" (organization_id, "${c}") values (?, ?)
+       on conflict (organization_id) do update set "${c}" = "${t}"."${c}" + excluded."${c}" returning "${c}" as v)
+     select b.v::text as last,
+            (select string_agg(s."${column}", ',') from "${table}" s
+              where s.organization_id = ? and s."${column}" = any(
+                select ?::text || case when g < 1000000 then lpad(g::text, 6, '0') else g::text end from generate_series(b.v - ?::bigint + 1, b.v) g)) as stored
+       from b`,
+    [orgId, by, orgId, seq.prefix, by],
   );
-  return BigInt(row[c]);
+  return { last: BigInt(row.last), stored: new Set(row.stored ? row.stored.split(',') : []) };
 }
 
 /** Takes the counter row's lock (creating the row) without moving it. */
@@ -113,13 +125,8 @@ export async function allocateNumbers(q: NumberingSql, seq: NumberSequence, orgI
   const out: string[] = [];
   while (out.length < count) {
     const need = count - out.length;
-    const last = await bump(q, seq, orgId, need);
+    const { last, stored } = await bumpAndCheck(q, seq, orgId, need);
     const candidates = Array.from({ length: need }, (_, i) => formatNumber(seq, last - BigInt(need) + 1n + BigInt(i)));
-    const stored = new Set(
-      (await q<{ n: string }>(`select "${seq.column}" as n from "${seq.table}" where organization_id = ? and "${seq.column}" = any(string_to_array(?, ','))`, [orgId, candidates.join(',')])).map(
-        (r) => r.n,
-      ),
-    );
     const free = candidates.filter((n) => !stored.has(n) && !alsoTaken(n));
     out.push(...free);
     if (stored.size) {

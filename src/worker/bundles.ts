@@ -14,6 +14,8 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export const bundlePath = (queue: string) => path.join(DIST, 'workflow-bundles', `${queue}.js`);
 export const workflowsPath = (queue: string) => path.join(DIST, 'src', 'workflows', `${queue}.js`);
+/** Workflow interceptors in every bundle: OpenTelemetry spans for a workflow started inside a trace (src/tracing.ts). */
+export const workflowInterceptorsPath = path.join(DIST, 'src', 'workflows', 'tracing-interceptors.js');
 
 const quiet = {
   log: () => undefined,
@@ -25,7 +27,7 @@ const quiet = {
 };
 
 export async function buildBundle(queue: string): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(queue), logger: quiet });
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(queue), workflowInterceptorModules: [workflowInterceptorsPath], logger: quiet });
 }
 
 /** Writes dist/workflow-bundles/<queue>.js (and its source map). */

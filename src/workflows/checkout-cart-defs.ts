@@ -7,6 +7,8 @@ export interface CheckoutInput {
   channel: string;
   paymentProfileId: string | null;
   userId: string | null;
+  /** 'OnAccount': no charge; the order is checked against the customer's credit limit when it is recorded. Absent: a card. */
+  paymentMethod?: 'OnAccount';
 }
 
 export interface CheckoutResult {

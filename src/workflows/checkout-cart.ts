@@ -1,25 +1,24 @@
 /**
  * checkoutCart (workflow id `checkout-<cartId>`): reserve the order number -> charge the
- * saved payment profile (provider idempotency key `checkout-<cartId>`) -> create the order
- * and close the cart -> the order's invoice -> queue the confirmation e-mail. Steps after the
+ * saved payment profile (provider idempotency key `checkout-<cartId>`; none for an on-account
+ * checkout, whose credit check runs in the order's transaction) -> create the order, close the
+ * cart and write the order's invoice with its payment (one activity, one transaction, since patch
+ * `order-with-invoice`; before it two activities) -> queue the confirmation e-mail. Steps after the
  * charge must eventually succeed and retry without limit (a worker crash resumes where history
  * left off, even inside the charge: the provider key charges once); business refusals surface
  * at once. A non-retryable failure or a cancellation after the charge voids it (saga
  * compensation); the cart stays PENDING. Raw card data never enters this workflow.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, patched, proxyActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 import { chargeOrReportDecline, surface } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
+import { amountText, childTags, emailSummary, SA } from './tags-defs.js';
 
-const OrderNumber = defineSearchAttributeKey('OrderNumber', SearchAttributeType.KEYWORD);
-const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const CustomerNumberKey = defineSearchAttributeKey('CustomerNumber', SearchAttributeType.KEYWORD);
-const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);
 
 const acts = proxyActivities<ReturnType<typeof createCheckoutActivities>>(mustSucceed);
 const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
@@ -32,9 +31,10 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   } catch (e) {
     surface(e);
   }
-  upsertSearchAttributes([{ key: OrderNumber, value: prepared.orderNumber }]);
+  upsertSearchAttributes([{ key: SA.OrderNumber, value: prepared.orderNumber }]);
   let chargeId: string | null = null;
-  if (Number(prepared.amount) > 0 && !prepared.existingOrderId) {
+  // On account: nothing to charge (histories from before on-account checkout have no paymentMethod and take the same path).
+  if (Number(prepared.amount) > 0 && !prepared.existingOrderId && input.paymentMethod !== 'OnAccount') {
     if (!input.paymentProfileId) throw ApplicationFailure.nonRetryable('A payment method is required.', 'bad_request');
     chargeId = await chargeOrReportDecline(
       {
@@ -56,8 +56,14 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     );
   }
   let order;
+  // The order, the closed cart, the invoice and its payment in one activity and one transaction;
+  // histories from before the patch (and a worker from before it, which ignores paymentKey) write
+  // the order, then the invoice, in two activities.
+  const withInvoice = patched('order-with-invoice');
+  let invoice;
   try {
-    order = await acts.createOrderFromCart({ ...input, orderNumber: prepared.orderNumber, chargeId });
+    order = await acts.createOrderFromCart({ ...input, orderNumber: prepared.orderNumber, chargeId, ...(withInvoice ? { paymentKey: `checkout-${input.cartId}` } : {}) });
+    invoice = order.invoice;
   } catch (e) {
     const charged = chargeId;
     if (charged) {
@@ -68,7 +74,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     surface(e);
   }
   // The order's invoice: Issued and paid by this charge; its issuance workflow stores the PDF and e-mails it.
-  const invoice = await acts.invoiceCheckoutOrder({
+  invoice ??= await acts.invoiceCheckoutOrder({
     organizationId: input.organizationId,
     orderId: order.orderId,
     chargeId,
@@ -80,11 +86,11 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       workflowId: `invoice-${invoice.invoiceId}`,
       args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId, reminderDelaySeconds: invoice.reminderDelaySeconds }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: [
-        { key: OrganizationIdKey, value: input.organizationId },
-        { key: CustomerNumberKey, value: invoice.customerNumber },
-        { key: InvoiceNumberKey, value: invoice.invoiceNumber },
-      ],
+      // The parent's keys too (OrderNumber), so the order's issuance and reminders are found by order.
+      ...childTags(
+        { organizationId: input.organizationId, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: order.orderNumber },
+        `Issue invoice ${invoice.invoiceNumber} of order ${order.orderNumber} to customer ${invoice.customerNumber}: ${amountText(order.total, order.currency)}`,
+      ),
     });
   } catch (e) {
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
@@ -98,10 +104,12 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       data: { orderNumber: order.orderNumber, total: order.total, currencyCode: order.currency, customerNumber: input.customerNumber },
     };
     try {
+      const keys = { organizationId: input.organizationId, customerNumber: input.customerNumber, orderNumber: order.orderNumber };
       await startChild('sendEmail', {
         workflowId: `email-${email.emailId}`,
         args: [email],
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...childTags(keys, `${emailSummary(email.template, keys)}: ${amountText(order.total, order.currency)}`),
       });
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;

@@ -7,3 +7,7 @@ export { payInvoiceByCard, refundInvoicePayment } from './invoice-payments.js';
 export { commissionStatement } from './commission-statement.js';
 export { deliverWebhook } from './deliver-webhook.js';
 export { dispatchWebhookEvents } from './dispatch-webhook-events.js';
+export { collectInvoice } from './collect-invoice.js';
+export { negotiateQuote } from './negotiate-quote.js';
+export { approvePurchase } from './approve-purchase.js';
+export { paymentJanitor } from './payment-janitor.js';

@@ -18,6 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createCommissionActivities } from '../activities/commissions.js';
+import { childTags } from './tags-defs.js';
 import { MUST_SUCCEED } from './retry-policies.js';
 import { financeMove, type FinanceAction, type StatementStatus } from '../domain/commissions/statement.js';
 import {
@@ -122,6 +123,7 @@ export async function commissionStatement(input: CommissionStatementInput): Prom
           args: [mail],
           parentClosePolicy: ParentClosePolicy.ABANDON,
           taskQueue: workflowInfo().taskQueue,
+          ...childTags({ organizationId: input.organizationId }, `E-mail ${mail.template} (reminder ${reminders}) about commission statement ${input.statementId} (organization ${input.organizationId})`),
         });
       } catch (e) {
         if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;

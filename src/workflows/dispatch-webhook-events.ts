@@ -1,10 +1,10 @@
 import { continueAsNew, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createWebhookActivities } from '../activities/webhooks.js';
 import { deliverWebhook } from './deliver-webhook.js';
 import { unbounded } from './retry-policies.js';
+import { childTags } from './tags-defs.js';
 
-const OrganizationId = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 const ITERATIONS_PER_RUN = 300;
 
 const { claimWebhookDeliveries, markWebhookDeliveriesStarted } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
@@ -29,7 +29,7 @@ export async function dispatchWebhookEvents(): Promise<void> {
               args: [{ organizationId: d.organizationId, deliveryId: d.deliveryId, delaysMs }],
               parentClosePolicy: ParentClosePolicy.ABANDON,
               workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-              typedSearchAttributes: [{ key: OrganizationId, value: d.organizationId }],
+              ...childTags({ organizationId: d.organizationId }, `Webhook delivery ${d.deliveryId} (organization ${d.organizationId})`),
             });
           } catch (e) {
             // Started by an earlier run whose "mark started" step did not happen.

@@ -9,6 +9,7 @@
 import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, startChild, ParentClosePolicy } from '@temporalio/workflow';
 import type { createImportActivities } from '../activities/imports.js';
 import { bounded, unbounded } from './retry-policies.js';
+import { childTags } from './tags-defs.js';
 import { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput, type ImportStage } from './import-job-defs.js';
 
 const { claimImportSlot, prepareImport, resetImportProgress, finishImport, failImport } = proxyActivities<ReturnType<typeof createImportActivities>>({
@@ -104,6 +105,7 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
       taskQueue: input.emailTaskQueue,
       args: [done.email],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      ...childTags({ organizationId: input.organizationId }, `E-mail ${done.email.template} about import job ${input.jobId}, ${done.status} (organization ${input.organizationId})`),
     });
   }
   return { status: done.status };

@@ -1,18 +1,24 @@
 /**
  * Invoice issuance (id `invoice-<invoiceId>`): render and store the PDF, e-mail the customer a
- * link to it, then wait until the due date (or the configured override) unless the invoice is
+ * link to it, then, for an invoice with a balance, start its dunning process (collectInvoice,
+ * `dunning-<invoiceId>`: reminders, overdue notices, credit hold) and end. Executions started
+ * before the dunning process existed (patch `dunning-replaces-reminder`) still wait until the due date (or the configured override) unless the invoice is
  * closed first (invoiceClosedSignal, sent by the API on Paid, Voided, Cancelled). On timeout a
  * reminder goes out when the invoice is still open. Time comes from the workflow (deterministic).
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, ParentClosePolicy, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
+import { dunningWorkflowId } from './collect-invoice-defs.js';
 import { invoiceClosedSignal, type IssueInvoiceInput, type IssueInvoiceResult } from './issue-invoice-defs.js';
 import { emailDelivery, mustSucceed } from './retry-policies.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
 const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
 const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>(emailDelivery);
+const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);
 
 export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoiceResult> {
   let closed = false;
@@ -31,6 +37,25 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
   };
   if (facts.to) {
     await deliverEmail({ emailId: `invoice-issued-${input.invoiceId}`, organizationId: input.organizationId, template: 'invoice-issued', to: facts.to, data });
+  }
+  // The reminder folds into the dunning process (collectInvoice, docs/credit.md); executions started before keep their one reminder.
+  if (patched('dunning-replaces-reminder')) {
+    if (facts.open) {
+      try {
+        await startChild('collectInvoice', {
+          workflowId: dunningWorkflowId(input.invoiceId),
+          args: [ref],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          typedSearchAttributes: [
+            { key: OrganizationIdKey, value: input.organizationId },
+            { key: InvoiceNumberKey, value: facts.invoiceNumber },
+          ],
+        });
+      } catch (e) {
+        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+      }
+    }
+    return { reminded: false };
   }
   // Date.now() inside a workflow is the deterministic workflow clock.
   const waitMs =

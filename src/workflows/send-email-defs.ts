@@ -9,8 +9,13 @@ export type EmailTemplate =
   | 'order-confirmation'
   | 'invoice-issued'
   | 'invoice-reminder'
+  | 'invoice-overdue'
+  | 'credit-hold'
   | 'accept-membership'
   | 'password-reset'
+  | 'quote-reminder'
+  | 'approval-request'
+  | 'approval-decision'
   | 'generic';
 
 export interface SendEmailInput {

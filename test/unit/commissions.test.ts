@@ -2,6 +2,7 @@
 import {
   choosePlan,
   clawbacksFor,
+  computeEntries,
   computeEntry,
   financeMove,
   matchesPattern,
@@ -147,6 +148,62 @@ describe('discount spread and rounding', () => {
       discountAmount: '0',
     });
     expect(e.commission.toFixed()).toBe('51');
+  });
+});
+
+describe('compiled plans (a whole statement at once)', () => {
+  // A seeded generator, so a failure names invoices that can be rebuilt.
+  const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const many = plan({
+    Rules: [
+      { Priority: 20, Name: 'Big', Rate: '0.08', Match: { MinLineAmount: '1000' } },
+      { Priority: 10, Name: 'Widgets', Rate: '0.1', Match: { SkuPatterns: ['WID-*', 'w?G-*'] } },
+      { Priority: 15, Name: 'Gadgets', Rate: '0.0725', Match: { ProductNamePatterns: ['*gadget*'], MaxLineAmount: '250.5' } },
+      { Priority: 5, Name: 'Key accounts', Rate: '0.125', Match: { CustomerNumbers: ['key-1', 'KEY-2'], SkuPatterns: ['*-9'] } },
+    ],
+    CustomerOverrides: [
+      ...plan().CustomerOverrides,
+      { CustomerNumber: 'vip', EffectiveStartDate: '2026-03-01T00:00:00Z', EffectiveEndDate: null, Rules: [{ Priority: 1, Name: 'VIP all', Rate: '0.15', Match: null }] },
+    ],
+  });
+
+  test('when thousands of generated invoices are priced with compiled plans, then every entry equals the line-by-line engine', () => {
+    const r = rng(42);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+    const invoices = Array.from({ length: 3000 }, (_, i) => {
+      const currencyCode = pick(['USD', 'USD', 'JPY', 'BHD']);
+      const items = Array.from({ length: 1 + Math.floor(r() * 4) }, () => ({
+        sku: pick(['WID-1', 'WIG-22', 'BOLT-9', 'NUT', 'GAD-3']),
+        productName: pick(['Mega Gadget Pro', 'Widget', null, 'bolt']),
+        quantity: 1 + Math.floor(r() * 40),
+        price: (r() * 900).toFixed(pick([0, 2, 4])),
+      }));
+      return {
+        invoiceId: `i${i}`,
+        invoiceNumber: `INV-${i}`,
+        customerNumber: pick(['C-1', 'VIP', 'key-1', 'KEY-2', 'vip']),
+        invoiceDate: pick(['2026-01-15T10:00:00Z', '2026-02-10T00:00:00Z', '2026-02-28T23:59:59Z', '2026-03-20T00:00:00Z']),
+        currencyCode,
+        items,
+        discountAmount: pick(['0', '0.0000', '10', '33.33', '5000', '0.01']),
+      };
+    });
+    const fast = computeEntries([many], invoices);
+    const slow = invoices.map((inv) => computeEntry(many, inv));
+    const view = (e: ReturnType<typeof computeEntry>) => ({
+      ...e,
+      base: e.base.toFixed(),
+      commission: e.commission.toFixed(),
+      lines: e.lines.map((l) => ({ ...l, base: l.base.toFixed(), rate: l.rate.toFixed(), commission: l.commission.toFixed() })),
+    });
+    expect(fast.map(view)).toEqual(slow.map(view));
+    // Every rule and the default are exercised.
+    expect(new Set(fast.flatMap((e) => e.lines.map((l) => l.rule)))).toEqual(new Set(['Big', 'Widgets', 'Gadgets', 'Key accounts', 'VIP widgets', 'VIP all', 'Default']));
+  });
+
+  test('when an invoice has no plan at its date, then it earns no entry', () => {
+    const inv = { invoiceId: 'i', invoiceNumber: 'INV-1', customerNumber: 'C-1', invoiceDate: '2025-06-01T00:00:00Z', currencyCode: 'USD', items: [{ sku: 'A', quantity: 1, price: '10' }], discountAmount: '0' };
+    expect(computeEntries([plan()], [inv])).toEqual([]);
   });
 });
 

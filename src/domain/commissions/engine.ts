@@ -232,12 +232,4 @@ export function computeEntry(plan: PlanRules, inv: InvoiceFacts): Entry {
   };
 }
 
-/** Entries for the invoices that have a plan at their date (invoices without one earn nothing and are left out). */
-export function computeEntries<P extends PlanRules>(plans: readonly P[], invoices: readonly InvoiceFacts[]): Entry[] {
-  const out: Entry[] = [];
-  for (const inv of invoices) {
-    const plan = choosePlan(plans, inv.invoiceDate);
-    if (plan) out.push(computeEntry(plan, inv));
-  }
-  return out;
-}
+// computeEntries (a whole statement, each plan compiled once) is in compiled.ts.

@@ -1,4 +1,5 @@
 export * from './engine.js';
+export * from './compiled.js';
 export * from './patterns.js';
 export * from './statement.js';
 export * from './clawbacks.js';

@@ -36,6 +36,7 @@ const contactSchema = yup.object({
 const attributesSchema = yup
   .mixed<Record<string, string>>()
   .nullable()
+  .meta({ openapi: { type: 'object', additionalProperties: { type: 'string' }, description: 'Free attributes, string values' } })
   .test('attributes', '${path} must be an object whose values are strings.', (v) => {
     if (v === undefined || v === null) return true;
     if (typeof v !== 'object' || Array.isArray(v)) return false;

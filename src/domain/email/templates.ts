@@ -105,6 +105,32 @@ export function renderEmail(template: string, data: Record<string, unknown>): Re
         [`Hello ${d.companyName},`, `Invoice ${d.invoiceNumber} from ${d.organizationName} has a balance of ${d.balanceFormatted ?? d.totalFormatted} due on ${String(d.dueDate ?? '').slice(0, 10)}.`],
         { href: String(d.pdfUrl), label: 'Download the invoice (PDF)' },
       );
+    case 'invoice-overdue':
+      return page(
+        `Overdue: invoice ${d.invoiceNumber} is ${d.daysOverdue} days past due`,
+        [`Hello ${d.companyName},`, `Invoice ${d.invoiceNumber} from ${d.organizationName} was due on ${String(d.dueDate ?? '').slice(0, 10)} and still has a balance of ${d.balanceFormatted}.`, `Please pay it to keep buying on account.`],
+        { href: String(d.pdfUrl), label: 'Download the invoice (PDF)' },
+      );
+    case 'credit-hold':
+      return page(
+        `Your account with ${d.organizationName} is on credit hold`,
+        [`Hello ${d.companyName},`, `Invoice ${d.invoiceNumber} (balance ${d.balanceFormatted}) is ${d.daysOverdue} days past due, so new orders on account are paused.`, `Card payments still work; paying the overdue invoices lifts the hold at once.`],
+        { href: String(d.pdfUrl), label: 'Download the invoice (PDF)' },
+      );
+    case 'quote-reminder':
+      return page(`Reminder: quote ${d.quoteNumber} expires soon`, [
+        `Hello ${d.companyName},`,
+        `Our offer ${d.quoteNumber} for ${d.currencyCode ? formatMoney(String(d.total ?? '0'), String(d.currencyCode)) : String(d.total ?? '')} is valid until ${String(d.expiresAt ?? '').replace('T', ' ').slice(0, 16)} UTC.`,
+        'Accept it before then to order at the quoted prices.',
+      ]);
+    case 'approval-request':
+      return page(`Approval needed: ${d.customerNumber} order of ${d.currencyCode ? formatMoney(String(d.total ?? '0'), String(d.currencyCode)) : String(d.total ?? '')}`, [
+        `Hello,`,
+        `${d.requesterName} asks for approval of a checkout above their spending limit (${d.reason}).`,
+        `Approval ${d.approvalId}, level ${d.level}.`,
+      ]);
+    case 'approval-decision':
+      return page(`Your checkout was ${d.decision}`, [`Hello ${d.requesterName},`, `Approval ${d.approvalId} was ${d.decision}${d.reason ? `: ${d.reason}` : '.'}`]);
     default:
       return page(String(d.subject ?? 'Notification'), [String(d.body ?? '')]);
   }

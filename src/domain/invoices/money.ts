@@ -83,6 +83,6 @@ export function checkRefundAmount(amount: Amount, refundable: Amount, currency: 
 const minorDigits = (currency: string) => minorUnitDigits(currency);
 
 /** `{ [name]: number, [name]Formatted: string }` for a response. */
-export function moneyFields<K extends string>(name: K, value: Amount, currency: string): Record<K | `${K}Formatted`, number | string> {
-  return { [name]: moneyNumber(value, currency), [`${name}Formatted`]: formatMoney(value, currency) } as Record<K | `${K}Formatted`, number | string>;
+export function moneyFields<K extends string>(name: K, value: Amount, currency: string): Record<K, number> & Record<`${K}Formatted`, string> {
+  return { [name]: moneyNumber(value, currency), [`${name}Formatted`]: formatMoney(value, currency) } as Record<K, number> & Record<`${K}Formatted`, string>;
 }

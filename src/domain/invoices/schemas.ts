@@ -4,11 +4,11 @@
  * the routes and the importer.
  */
 import * as yup from 'yup';
-import { currencyCode, email, uuid } from '../schemas.js';
+import { currencyCode, dateInput, email, uuid } from '../schemas.js';
 
 export const str = (max = 200) => yup.string().max(max).nullable();
-export const isoDate = () =>
-  yup.string().test('iso-date', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v))));
+/** Invoice dates take the shared date input (a date or a date-time with an offset). */
+export const isoDate = dateInput;
 export const money = () => yup.number().min(0, '${path} must be at least 0.').max(1e13, '${path} is too large.');
 
 const address = () =>

@@ -29,6 +29,7 @@ export const productInput = yup.object({
   productAttributes: yup
     .mixed<Record<string, unknown>>()
     .nullable()
+    .meta({ openapi: { type: 'object', description: 'Free attributes (a JSON object)' } })
     .test('object', '${path} must be a JSON object.', (v) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v))),
   externalId: yup.string().trim().max(200).nullable(),
   prices: yup.array(priceEntry.required()).max(1000).nullable(),

@@ -16,6 +16,8 @@
 import { formatMoney, moneyNumber } from '../money.js';
 import { resolveUnitPrice } from '../pricing/price-breaks.js';
 import type { PriceRow } from './prices.js';
+import type { Out } from '../contract.js';
+import type { image, product } from '../resources.js';
 
 /** The caller's price context: which tier, which currency, which products. */
 export interface PriceContext {
@@ -71,7 +73,7 @@ export interface ProductFields {
   updatedAt: Date;
 }
 
-export function productView(p: ProductFields, prices: readonly PriceRow[], v: PriceContext, images: unknown[] = []) {
+export function productView(p: ProductFields, prices: readonly PriceRow[], v: PriceContext, images: Out<typeof image>[] = []): Out<typeof product> {
   const currencyFor = (tier: string) => (v.customer && v.currency ? v.currency : v.tierCurrency.get(tier.toLowerCase()) ?? v.currency ?? 'USD');
   const unit = v.tier ? resolveUnitPrice(prices, v.tier, 1) : null;
   const cur = v.currency ?? (v.tier ? currencyFor(v.tier) : null);

@@ -4,6 +4,8 @@
  * range costs about the same on a big tenant as on a small one and the figures are exact.
  * Every query is scoped by organization and currency; counted orders are active and not Cancelled.
  */
+import type * as schema from '../../domain/analytics/responses.js';
+import type { Out } from '../../domain/contract.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import {
@@ -124,13 +126,13 @@ async function totals(em: EntityManager, s: Scope, w: Window): Promise<{ revenue
 
 export async function revenue(em: EntityManager, s: Scope, r: Range) {
   const t = await totals(em, s, requestWindow(r.start, r.end));
-  return { totalRevenue: moneyNumber(t.revenue, s.currency), currencyCode: s.currency };
+  return { totalRevenue: moneyNumber(t.revenue, s.currency), currencyCode: s.currency } satisfies Out<typeof schema.revenue>;
 }
 
 export async function averageOrderValue(em: EntityManager, s: Scope, r: Range) {
   const t = await totals(em, s, requestWindow(r.start, r.end));
   const aov = t.orders === 0 ? new Decimal(0) : roundMoney(t.revenue.div(t.orders), s.currency);
-  return { averageOrderValue: moneyNumber(aov, s.currency), currencyCode: s.currency };
+  return { averageOrderValue: moneyNumber(aov, s.currency), currencyCode: s.currency } satisfies Out<typeof schema.averageOrderValue>;
 }
 
 async function monthly(em: EntityManager, s: Scope, r: Range): Promise<Map<string, { rev: Decimal; cnt: number }>> {
@@ -159,7 +161,7 @@ export async function ordersTrend(em: EntityManager, s: Scope, r: Range) {
 export async function ordersMonthToDate(em: EntityManager, s: Scope, r: Range) {
   const w = monthToDateWindows(r.end);
   const [cur, prev] = [await totals(em, s, w.current), await totals(em, s, w.previous)];
-  return { count: cur.orders, previousMonthCount: prev.orders, percentChange: percentChange(cur.orders, prev.orders) };
+  return { count: cur.orders, previousMonthCount: prev.orders, percentChange: percentChange(cur.orders, prev.orders) } satisfies Out<typeof schema.ordersMonthToDate>;
 }
 
 async function activeCustomerCount(em: EntityManager, s: Scope, w: Window): Promise<number> {
@@ -175,7 +177,7 @@ async function activeCustomerCount(em: EntityManager, s: Scope, w: Window): Prom
 export async function activeCustomers(em: EntityManager, s: Scope, r: Range) {
   const w = requestWindow(r.start, r.end);
   const [cur, prev] = [await activeCustomerCount(em, s, w), await activeCustomerCount(em, s, previousWindow(w))];
-  return { activeCustomers: cur, percentChange: percentChange(cur, prev) };
+  return { activeCustomers: cur, percentChange: percentChange(cur, prev) } satisfies Out<typeof schema.activeCustomers>;
 }
 
 /** Top rows of a breakdown (key `k`, `rev`, `cnt` = orders, or units for skus) in ranking order, joined by `select`. */

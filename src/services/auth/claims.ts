@@ -6,10 +6,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LiveClaims } from '../../domain/auth/claims.js';
+import { rowsOf } from '../db/reads.js';
 
 export type { LiveClaims };
 
-interface Row {
+export interface ClaimsRow {
   status: string;
   is_admin: boolean;
   is_super: boolean;
@@ -20,32 +21,32 @@ interface Row {
   currency_code: string | null;
 }
 
-/** One indexed query; null when the user is not a member of the organization. */
+/** One indexed statement ($1 organization, $2 user); no row when the user is not a member. */
+export const CLAIMS_SQL = `select m.status, m.is_admin, u.is_super, rep.rep_number, rep.active as rep_active, cust.customer_number, cust.pricing,
+        (select pt.currency_code from price_tier pt where pt.organization_id = m.organization_id and lower(pt.name) = lower(cust.pricing)) as currency_code
+   from organization_member m
+   join app_user u on u.id = m.user_id
+   left join lateral (select osr.rep_number, osr.active from organization_sales_rep osr join sales_rep sr on sr.id = osr.sales_rep_id
+                       where osr.organization_id = m.organization_id and sr.user_id = m.user_id limit 1) rep on true
+   left join lateral (select c.customer_number, c.pricing from user_customer uc join customer c on c.id = uc.customer_id
+                       where uc.organization_id = m.organization_id and uc.user_id = m.user_id limit 1) cust on true
+  where m.organization_id = $1 and m.user_id = $2`;
+
+export const claimsOfRow = (r: ClaimsRow): LiveClaims => ({
+  membershipActive: r.status === 'active',
+  isAdmin: r.is_admin,
+  isSuper: r.is_super,
+  repNumber: r.rep_number,
+  repActive: r.rep_active ?? false,
+  customerNumber: r.customer_number,
+  priceTier: r.pricing,
+  currencyCode: r.currency_code,
+});
+
+/** One indexed query with bound parameters; null when the user is not a member. */
 export async function liveClaims(em: EntityManager, organizationId: string, userId: string): Promise<LiveClaims | null> {
-  const rows = await em.getConnection().execute<Row[]>(
-    `select m.status, m.is_admin, u.is_super, rep.rep_number, rep.active as rep_active, cust.customer_number, cust.pricing,
-            (select pt.currency_code from price_tier pt where pt.organization_id = m.organization_id and lower(pt.name) = lower(cust.pricing)) as currency_code
-       from organization_member m
-       join app_user u on u.id = m.user_id
-       left join lateral (select osr.rep_number, osr.active from organization_sales_rep osr join sales_rep sr on sr.id = osr.sales_rep_id
-                           where osr.organization_id = m.organization_id and sr.user_id = m.user_id limit 1) rep on true
-       left join lateral (select c.customer_number, c.pricing from user_customer uc join customer c on c.id = uc.customer_id
-                           where uc.organization_id = m.organization_id and uc.user_id = m.user_id limit 1) cust on true
-      where m.organization_id = ? and m.user_id = ?`,
-    [organizationId, userId],
-  );
-  const r = rows[0];
-  if (!r) return null;
-  return {
-    membershipActive: r.status === 'active',
-    isAdmin: r.is_admin,
-    isSuper: r.is_super,
-    repNumber: r.rep_number,
-    repActive: r.rep_active ?? false,
-    customerNumber: r.customer_number,
-    priceTier: r.pricing,
-    currencyCode: r.currency_code,
-  };
+  const rows = await rowsOf<ClaimsRow>(em, CLAIMS_SQL, [organizationId, userId]);
+  return rows[0] ? claimsOfRow(rows[0]) : null;
 }
 
 /** A user's commerce context in an organization, as login and POST /api/auth/access report it. */

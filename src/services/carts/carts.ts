@@ -17,7 +17,9 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
-import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId } from '../customers/visibility.js';
+import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId, readVisibleRow, visibleCustomerSql } from '../customers/visibility.js';
+import type { Out } from '../../domain/contract.js';
+import type { cart } from '../../domain/resources.js';
 
 /** A cart as the path names it: /api/carts/{customerNumber}/{shoppingCartId}. */
 export interface CartRef {
@@ -25,13 +27,23 @@ export interface CartRef {
   shoppingCartId: string;
 }
 
-export function cartView(c: Cart) {
-  const items = [...c.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.sku.localeCompare(b.sku));
+/** A cart as the view needs it: the entity's stored fields with its lines (from the ORM or one SQL row). */
+export type CartRow = Pick<
+  Cart,
+  'id' | 'customerNumber' | 'companyName' | 'status' | 'pricingTier' | 'currencyCode' | 'orderType' | 'specialInstructions' | 'poNumber' | 'shippingAddress' | 'createdAt' | 'updatedAt'
+> & { organizationId: string; items: readonly Pick<CartItem, 'id' | 'sku' | 'name' | 'quantity' | 'unitPrice' | 'lineTotal' | 'createdAt'>[] };
+
+export function cartView(c: Cart): Out<typeof cart> {
+  return cartRowView({ ...c, organizationId: c.organization.id, items: c.items.getItems() });
+}
+
+export function cartRowView(c: CartRow): Out<typeof cart> {
+  const items = [...c.items].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.sku.localeCompare(b.sku));
   const subtotal = items.reduce((s, i) => s.plus(i.lineTotal), new Decimal(0));
   return {
     shoppingCartId: c.id,
     customerNumber: c.customerNumber,
-    organizationId: c.organization.id,
+    organizationId: c.organizationId,
     companyName: c.companyName,
     status: c.status,
     pricingTier: c.pricingTier,
@@ -52,6 +64,27 @@ export function cartView(c: Cart) {
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };
+}
+
+/**
+ * GET /api/carts/{id} in one statement with bound parameters (issue 18): the cart, its lines and the
+ * visibility rule of findCart, without hydrating entities. 404 when absent or not visible.
+ */
+const CART_VIEW_SQL = `select k.id, k.organization_id as "organizationId", k.customer_number as "customerNumber", k.company_name as "companyName",
+    k.status, k.pricing_tier as "pricingTier", k.currency_code as "currencyCode", k.order_type as "orderType",
+    k.special_instructions as "specialInstructions", k.po_number as "poNumber", k.shipping_address as "shippingAddress",
+    k.created_at as "createdAt", k.updated_at as "updatedAt",
+    coalesce((select json_agg(json_build_object('id', i.id, 'sku', i.sku, 'name', i.name, 'quantity', i.quantity,
+                                                'unitPrice', i.unit_price::text, 'lineTotal', i.line_total::text, 'createdAt', i.created_at))
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
+  from cart k
+ where k.organization_id = $1 and k.id = $2
+   and ${visibleCustomerSql('k.customer_id', '$1', '$3', '$4')}`;
+
+export async function readCartView(em: EntityManager, orgId: string, auth: Principal, cartId: string): Promise<Out<typeof cart>> {
+  type Row = Omit<CartRow, 'items'> & { items: (Omit<CartRow['items'][number], 'createdAt'> & { createdAt: string })[] };
+  const row = await readVisibleRow<Row>(em, CART_VIEW_SQL, orgId, auth, cartId, 'Cart');
+  return cartRowView({ ...row, items: row.items.map((i) => ({ ...i, createdAt: new Date(i.createdAt) })) });
 }
 
 /** The cart with this id the principal may see (and of this customer when given), items loaded; 404 otherwise. */
@@ -127,7 +160,7 @@ async function editOpenCart(
   return cart;
 }
 
-const cartListSpec: ListSpec = {
+export const cartListSpec: ListSpec = {
   filters: {
     customerNumber: { prop: 'customerNumber', type: 'string' },
     companyName: { prop: 'companyName', type: 'string' },

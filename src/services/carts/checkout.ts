@@ -17,8 +17,10 @@ import type { Principal } from '../../http/auth.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import type { CheckoutInput, CheckoutResult } from '../../workflows/checkout-cart-defs.js';
 import { awaitWorkflow, runWorkflow } from '../../workflow-runs.js';
+import { checkouts } from '../../metrics.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';
+import { holdForApproval, type PendingApproval } from '../approvals/approvals.js';
 import { assertBodyCustomer, findCart, type CartRef } from './carts.js';
 
 export interface CheckoutRequest {
@@ -26,37 +28,67 @@ export interface CheckoutRequest {
   channel: string;
   paymentProfileId?: string | null;
   payment?: {
-    billingAddress: Record<string, unknown>;
-    creditCard: { cardNumber: string; cardholderName: string; expiryMonth: string; expiryYear: string; cvv: string };
+    /** 'OnAccount': against the customer's credit limit (docs/credit.md); a card otherwise. */
+    method?: string;
+    billingAddress?: Record<string, unknown>;
+    creditCard?: { cardNumber: string; cardholderName: string; expiryMonth: string; expiryYear: string; cvv: string };
   } | null;
 }
 
 const IN_PROGRESS = 'Checkout is still in progress; call complete-checkout again to get its result.';
 
-export async function completeCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, ref: CartRef, body: CheckoutRequest): Promise<CheckoutResult> {
+export async function completeCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, ref: CartRef, body: CheckoutRequest): Promise<CheckoutResult | PendingApproval> {
   const cart = await findCart(em, orgId, auth, ref.shoppingCartId, ref.customerNumber);
   assertBodyCustomer(body.customerNumber, ref.customerNumber);
   const workflowId = `checkout-${cart.id}`;
   if (cart.status !== 'PENDING') return finishedCheckout(deps, workflowId);
   await assertCheckoutReady(em, orgId, cart, body);
+  const onAccount = isOnAccount(body);
   const input: CheckoutInput = {
     organizationId: orgId,
     cartId: cart.id,
     customerNumber: cart.customerNumber,
     channel: body.channel,
-    paymentProfileId: await paymentProfileFor(em, deps, orgId, auth, cart, body),
+    paymentProfileId: onAccount ? null : await paymentProfileFor(em, deps, orgId, auth, cart, body),
     userId: auth.userId,
+    // The credit check (reserveCredit, src/services/credit/accounts.ts) runs in the order's transaction.
+    ...(onAccount ? { paymentMethod: 'OnAccount' as const } : {}),
   };
+  const held = await checkSpendingLimit(em, deps, orgId, auth, cart, input);
+  if (held) return held;
   // A failed checkout (declined card) may be retried under the same id; a finished one is attached to.
-  return runWorkflow<CheckoutResult>(deps.temporal, deps.config, {
+  return countCheckout(runWorkflow<CheckoutResult>(deps.temporal, deps.config, {
     workflowType: 'checkoutCart',
     workflowId,
     args: [input],
     keys: { organizationId: orgId, customerNumber: cart.customerNumber },
+    summary: `Checkout of cart ${cart.id} for customer ${cart.customerNumber}`,
     waitMs: deps.config.checkoutWaitMs,
     what: 'Checkout',
     inProgress: IN_PROGRESS,
-  });
+  }));
+}
+
+/** checkouts_total by what the caller gets: completed, failed (a 4xx refusal), in_progress (the wait ran out), error. */
+async function countCheckout<T>(run: Promise<T>): Promise<T> {
+  try {
+    const result = await run;
+    checkouts.inc({ outcome: 'completed' });
+    return result;
+  } catch (e) {
+    const status = e instanceof AppError ? e.status : 500;
+    checkouts.inc({ outcome: e instanceof AppError && e.kind === 'unavailable' ? 'in_progress' : status < 500 ? 'failed' : 'error' });
+    throw e;
+  }
+}
+
+/**
+ * The buyer's spending limits, before anything is charged (docs/approvals.md): a checkout (card or
+ * on account) above the per-order or remaining monthly limit is held for approval (workflow
+ * approvePurchase), which continues exactly this checkout input once approved. Null: go ahead.
+ */
+async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: Cart, input: CheckoutInput): Promise<PendingApproval | null> {
+  return holdForApproval({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, cart, input);
 }
 
 /** A closed cart: the result of the checkout that closed it (400 when no checkout did). */
@@ -68,6 +100,8 @@ async function finishedCheckout(deps: Deps, workflowId: string): Promise<Checkou
     throw e;
   }
 }
+
+const isOnAccount = (body: CheckoutRequest) => !body.paymentProfileId && body.payment?.method === 'OnAccount';
 
 /** Every reason the cart cannot be checked out, as field errors (400). */
 async function assertCheckoutReady(em: EntityManager, orgId: string, cart: Cart, body: CheckoutRequest): Promise<void> {
@@ -90,15 +124,15 @@ async function paymentProfileFor(em: EntityManager, deps: Deps, orgId: string, a
     await findActivePaymentMethod(em, orgId, cart.customerId ?? null, body.paymentProfileId);
     return body.paymentProfileId;
   }
-  if (!body.payment) return null;
+  if (!body.payment?.creditCard) return null;
   const customer = await findVisibleCustomer(em, orgId, auth, cart.customerNumber);
   const card = body.payment.creditCard;
-  const gateway = await gatewayFor(em, deps.config, orgId);
+  const gateway = await gatewayFor(em, deps.config, orgId, deps.readCache);
   const profile = await gateway.tokenizeCard({
     customerNumber: cart.customerNumber,
     email: customer.companyEmail,
     card: { number: card.cardNumber.replace(/\s+/g, ''), expMonth: card.expiryMonth, expYear: card.expiryYear, cvv: card.cvv },
-    billingAddress: body.payment.billingAddress,
+    billingAddress: body.payment.billingAddress ?? {},
   });
   return profile.paymentProfileId;
 }

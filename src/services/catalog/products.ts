@@ -4,81 +4,118 @@
  * and products it may see). Writes go through the one set-based upsert (./upsert.ts), which the
  * `products` import applier uses too.
  *
- * Reads: `viewsOf` is the one place that loads what a view shows besides the product row (its
- * prices and its images); a product read is the caller's tiers, the product, and that.
+ * Reads: one SQL statement per read (the product with its prices and images aggregated; a list
+ * page with its total), bound parameters, no entity hydration; the caller's price tiers come from
+ * the process's NOTIFY-invalidated cache.
  */
 import { raw } from '@mikro-orm/core';
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager, QBFilterQuery } from '@mikro-orm/postgresql';
 import type { PriceRow } from '../../domain/products/prices.js';
 import type { ProductInput } from '../../domain/products/schemas.js';
 import { priceContext, productView, type PriceContext, type ProductFields, type ProductView } from '../../domain/products/view.js';
-import { Image, PriceTier, Product, ProductPrice } from '../../entities/index.js';
+import { Product } from '../../entities/index.js';
 import { productSearchExpression } from '../../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { dataEnvelope, escapeLike, parseList, type ListQuery, type ListSpec } from '../../http/paging.js';
+import { dataEnvelope, escapeLike, parseAfter, parseList, type ListQuery, type ListSpec } from '../../http/paging.js';
 import type { Storage } from '../../adapters/storage.js';
 import { apiPool, inTransaction } from '../imports/sql.js';
-import { imageView } from '../media/images.js';
-import { upsertProducts } from './upsert.js';
+import { dollarParams, rowsOf } from '../db/reads.js';
+import { imageView, type ImageFields } from '../media/images.js';
+import { upsertProducts, type ProductColumns } from './upsert.js';
 
 /** What product reads and writes need besides the EntityManager. */
-export interface CatalogDeps {
-  storage: Storage;
+export interface CatalogDeps extends CatalogReadDeps {
   config: { databaseUrl: string };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reading
+// Reading: one statement per read, bound parameters, no entity hydration (docs/decisions.md "Read path")
 
-async function callerContext(em: EntityManager, orgId: string, auth: Principal): Promise<PriceContext> {
-  const tiers = await em.find(PriceTier, { organization: orgId }, { orderBy: { name: 'asc' } });
-  return priceContext(tiers, auth);
+/** The caller's price context; the organization's tiers come from the NOTIFY-invalidated read cache. */
+async function callerContext(tiers: TierSource, orgId: string, auth: Principal): Promise<PriceContext> {
+  return priceContext(await tiers.priceTiers(orgId), auth);
 }
 
-const fieldsOf = (p: Product): ProductFields => ({
-  ...p,
-  organizationId: typeof p.organization === 'string' ? p.organization : p.organization.id,
-  description: p.description ?? null,
-  categoryName: p.category ? (p.category.name ?? null) : null,
-  weight: p.weight ?? null,
-  weightUnit: p.weightUnit ?? null,
-  dimensions: p.dimensions ?? null,
-  dimensionsUnit: p.dimensionsUnit ?? null,
-  upc: p.upc ?? null,
-  productAttributes: p.productAttributes ?? null,
-  externalId: p.externalId ?? null,
-});
-
-/** The views of `products` (category populated): their prices and active images, one statement each for the whole set. */
-async function viewsOf(em: EntityManager, orgId: string, storage: Storage, v: PriceContext, products: Product[]): Promise<ProductView[]> {
-  if (!products.length) return [];
-  const prices = new Map<string, PriceRow[]>(products.map((p) => [p.id, []]));
-  const priceRows = await em.find(ProductPrice, { product: { $in: [...prices.keys()] } }, { orderBy: { tier: 'asc', atQuantity: 'asc' } });
-  for (const r of priceRows) prices.get(typeof r.product === 'string' ? r.product : r.product.id)?.push({ tier: r.tier, price: String(r.price), atQuantity: r.atQuantity });
-  // Images are linked by SKU (an image keeps the SKU it was uploaded for).
-  const images = new Map<string, unknown[]>();
-  const imageRows = await em.find(Image, { organization: orgId, sku: { $in: products.map((p) => p.sku) }, active: true }, { orderBy: { createdAt: 'asc' } });
-  for (const img of imageRows) images.set(img.sku!, [...(images.get(img.sku!) ?? []), imageView(storage, img)]);
-  return products.map((p) => productView(fieldsOf(p), prices.get(p.id) ?? [], v, images.get(p.sku) ?? []));
+/** Where the organization's price tiers are read from (the process's ReadCache). */
+export interface TierSource {
+  priceTiers(orgId: string): Promise<readonly { name: string; currencyCode: string }[]>;
 }
+
+/** What product reads need: object storage for image URLs, the tier cache. */
+export interface CatalogReadDeps {
+  storage: Storage;
+  readCache: TierSource;
+}
+
+/** A product row with its category name, prices and active images aggregated (aliases p and c). */
+const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, c.name as category_name, p.quantity_on_hand, p.minimum_order_quantity,
+  p.quantity_increment, p.weight, p.weight_unit, p.dimensions, p.dimensions_unit, p.upc, p.active, p.product_attributes, p.external_id,
+  p.created_at, p.updated_at,
+  coalesce((select json_agg(json_build_object('tier', pp.tier, 'price', pp.price::text, 'atQuantity', pp.at_quantity) order by pp.tier, pp.at_quantity)
+              from product_price pp where pp.product_id = p.id), '[]') as prices,
+  coalesce((select json_agg(json_build_object('id', i.id, 'name', i.name, 'height', i.height, 'width', i.width, 'contentSize', i.content_size,
+                                              'source', i.source, 'format', i.format, 'active', i.active, 'sku', i.sku, 'categoryName', i.category_name,
+                                              'createdAt', i.created_at, 'updatedAt', i.updated_at) order by i.created_at)
+              from image i where i.organization_id = p.organization_id and i.sku = p.sku and i.active), '[]') as images`;
+
+interface ProductRow extends ProductColumns {
+  organization_id: string;
+  category_name: string | null;
+  created_at: Date;
+  updated_at: Date;
+  prices: PriceRow[];
+  images: (Omit<ImageFields, 'organization' | 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string })[];
+}
+
+function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductView {
+  const fields: ProductFields = {
+    id: r.id,
+    organizationId: r.organization_id,
+    sku: r.sku,
+    name: r.name,
+    description: r.description,
+    categoryName: r.category_name,
+    quantityOnHand: r.quantity_on_hand,
+    minimumOrderQuantity: r.minimum_order_quantity,
+    quantityIncrement: r.quantity_increment,
+    weight: r.weight,
+    weightUnit: r.weight_unit,
+    dimensions: r.dimensions,
+    dimensionsUnit: r.dimensions_unit,
+    upc: r.upc,
+    active: r.active,
+    productAttributes: r.product_attributes,
+    externalId: r.external_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+  const images = r.images.map((i) => imageView(storage, { ...i, organization: r.organization_id, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) }));
+  return productView(fields, r.prices, v, images);
+}
+
+const BY_SKU = `select ${PRODUCT_COLUMNS} from product p left join category c on c.id = p.category_id
+  where p.organization_id = $1 and p.sku = $2 and (p.active or not $3::boolean)`;
+const BY_ID = `select ${PRODUCT_COLUMNS} from product p left join category c on c.id = p.category_id where p.organization_id = $1 and p.id = $2`;
 
 /** One product's view: as the caller may see it, or (`afterWrite`, by id) as just written, whatever its active flag. */
-async function viewOf(em: EntityManager, orgId: string, auth: Principal, storage: Storage, where: { sku: string } | { id: string }, afterWrite = false): Promise<ProductView> {
-  const v = await callerContext(em, orgId, auth);
-  const visible = !afterWrite && v.activeOnly ? { active: true } : {};
-  const p = await em.findOne(Product, { ...where, organization: orgId, ...visible }, { populate: ['category'], refresh: afterWrite });
-  if (!p) throw AppError.notFound('Product');
-  return (await viewsOf(em, orgId, storage, v, [p]))[0];
+async function viewOf(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, where: { sku: string } | { id: string }, afterWrite = false): Promise<ProductView> {
+  const v = await callerContext(deps.readCache, orgId, auth);
+  const rows =
+    'sku' in where
+      ? await rowsOf<ProductRow>(em, BY_SKU, [orgId, where.sku, !afterWrite && v.activeOnly])
+      : await rowsOf<ProductRow>(em, BY_ID, [orgId, where.id]);
+  if (!rows[0]) throw AppError.notFound('Product');
+  return viewOfRow(deps.storage, v, rows[0]);
 }
 
-/** GET /api/products/{sku}: 404 when the caller may not see it (inactive, for Customer and SalesRep tokens). */
-export const readProduct = (em: EntityManager, orgId: string, auth: Principal, storage: Storage, sku: string) => viewOf(em, orgId, auth, storage, { sku });
+/** GET /api/products/{sku}: 404 when the caller may not see it (inactive, for Customer and SalesRep tokens). One statement. */
+export const readProduct = (em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, sku: string) => viewOf(em, orgId, auth, deps, { sku });
 
 // ---------------------------------------------------------------------------------------------
 // Listing and search
 
-const listSpec = (defaultPageSize: number): ListSpec => ({
+export const productListSpec = (defaultPageSize: number): ListSpec => ({
   filters: {
     sku: { prop: 'sku', type: 'string' },
     name: { prop: 'name', type: 'string' },
@@ -95,11 +132,21 @@ const listSpec = (defaultPageSize: number): ListSpec => ({
   defaultPageSize,
 });
 
-async function pageOf(em: EntityManager, orgId: string, auth: Principal, storage: Storage, q: ListQuery, extra: FilterQuery<Product>[] = []) {
-  const v = await callerContext(em, orgId, auth);
-  const and: FilterQuery<Product>[] = [{ organization: orgId }, ...extra];
+/** The `after` keyset parameter: the sku of the last product of the previous page. */
+const afterOf = (query: Record<string, unknown>, q: ListQuery) => parseAfter(query, q, { prop: 'sku', what: 'a sku', by: 'sku', sortHint: 'sortOn=Sku (the default)' });
+
+/**
+ * One statement for a page: the page's ids chosen by the list's where/order (MikroORM's
+ * QueryBuilder, run with bound parameters), each product with its prices and images, and the
+ * total: from `row_count` (maintained by triggers) when nothing but visibility filters the list,
+ * else a count over the tenant's matching rows.
+ */
+async function pageOf(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, q: ListQuery, after: { value: string; desc: boolean } | null, extra: QBFilterQuery<Product>[] = []) {
+  const v = await callerContext(deps.readCache, orgId, auth);
+  const and: QBFilterQuery<Product>[] = [{ organization: orgId }, ...extra];
   if (v.activeOnly) and.push({ active: true });
-  if (q.where.$and) and.push(...(q.where.$and as FilterQuery<Product>[]));
+  const filtered = extra.length > 0 || !!q.where.$and;
+  if (q.where.$and) and.push(...(q.where.$and as QBFilterQuery<Product>[]));
   let orderBy: Record<string, unknown>[] = [q.orderBy, { sku: 'asc' }];
   if ('__price' in q.orderBy) {
     const dir = String(q.orderBy.__price);
@@ -109,17 +156,44 @@ async function pageOf(em: EntityManager, orgId: string, auth: Principal, storage
     );
     orderBy = [{ [priceSql]: `${dir} nulls last` }, { sku: 'asc' }];
   }
-  const [rows, total] = await em.findAndCount(Product, { $and: and }, { populate: ['category'], orderBy, limit: q.pageSize, offset: q.offset });
-  return dataEnvelope(await viewsOf(em, orgId, storage, v, rows), total, q);
+  const pageWhere: QBFilterQuery<Product>[] = after === null ? and : [...and, { sku: after.desc ? { $lt: after.value } : { $gt: after.value } }];
+  const page = em
+    .createQueryBuilder(Product, 'p')
+    .select('p.id')
+    .where({ $and: pageWhere })
+    .orderBy(after === null ? orderBy : [q.orderBy])
+    .limit(q.pageSize)
+    .offset(after === null ? q.offset : 0)
+    .toQuery();
+  const params: unknown[] = [...page.params];
+  let totalSql: string;
+  if (filtered) {
+    const all = em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: and }).toQuery();
+    totalSql = `(select count(*) from (${dollarParams(all.sql, params.length + 1)}) x)`;
+    params.push(...all.params);
+  } else {
+    params.push(orgId, v.activeOnly);
+    totalSql = `coalesce((select case when $${params.length}::boolean then active else total end from row_count where organization_id = $${params.length - 1} and kind = 'product'), 0)`;
+  }
+  const sql = `with ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
+    select ${totalSql}::int as total, v.* from ids left join lateral (
+      select ${PRODUCT_COLUMNS}, o.n from unnest(ids.a) with ordinality o(id, n) join product p on p.id = o.id left join category c on c.id = p.category_id
+    ) v on true order by v.n`;
+  // Filtered lists vary in text with their filters: bound but not prepared, so each text is not kept per connection.
+  const rows = await rowsOf<ProductRow & { total: number; n: number | null }>(em, sql, params, !filtered);
+  const total = rows[0]?.total ?? 0;
+  const data = rows.filter((r) => r.n !== null).map((r) => viewOfRow(deps.storage, v, r));
+  return dataEnvelope(data, total, q);
 }
 
-/** GET /api/products: paged, sorted and filtered per `listSpec`. */
-export function listProducts(em: EntityManager, orgId: string, auth: Principal, storage: Storage, query: Record<string, unknown>) {
-  return pageOf(em, orgId, auth, storage, parseList(query, listSpec(25)));
+/** GET /api/products: paged (pageNumber, or `after` = the last sku seen), sorted and filtered per `productListSpec`. */
+export function listProducts(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, query: Record<string, unknown>) {
+  const q = parseList(query, productListSpec(25));
+  return pageOf(em, orgId, auth, deps, q, afterOf(query, q));
 }
 
 /** GET /api/products/search: searchTerm (required, case-insensitive key) over sku, name, description and UPC; one 400 names every bad parameter. */
-export function searchProducts(em: EntityManager, orgId: string, auth: Principal, storage: Storage, query: Record<string, unknown>) {
+export function searchProducts(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, query: Record<string, unknown>) {
   const key = Object.keys(query).find((k) => k.toLowerCase() === 'searchterm');
   const term = key && typeof query[key] === 'string' ? query[key].trim() : '';
   const errors: FieldErrors = {};
@@ -127,14 +201,14 @@ export function searchProducts(em: EntityManager, orgId: string, auth: Principal
   else if (term.length > 200) errors.searchTerm = ['searchTerm must be at most 200 characters.'];
   let q: ListQuery | null = null;
   try {
-    q = parseList(query, listSpec(50));
+    q = parseList(query, productListSpec(50));
   } catch (e) {
     if (!(e instanceof AppError) || !e.errors) throw e;
     Object.assign(errors, e.errors);
   }
   if (Object.keys(errors).length) throw AppError.validation(errors);
   const cond = { [raw((a: string) => productSearchExpression(a))]: { $ilike: `%${escapeLike(term)}%` } };
-  return pageOf(em, orgId, auth, storage, q!, [cond]);
+  return pageOf(em, orgId, auth, deps, q!, afterOf(query, q!), [cond]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,14 +240,14 @@ async function upsertOne(databaseUrl: string, orgId: string, body: ProductInput)
 /** PUT /api/products: create or update by sku (externalId also matches); prices, when given, are fully replaced. */
 export async function upsertProduct(em: EntityManager, deps: CatalogDeps, orgId: string, auth: Principal, body: ProductInput): Promise<{ product: ProductView; created: boolean }> {
   const { id, created } = await upsertOne(deps.config.databaseUrl, orgId, body);
-  return { product: await viewOf(em, orgId, auth, deps.storage, { id }, true), created };
+  return { product: await viewOf(em, orgId, auth, deps, { id }, true), created };
 }
 
 /** POST /api/products/{sku}/activate and /deactivate: answers the product. */
-export async function setProductActive(em: EntityManager, orgId: string, auth: Principal, storage: Storage, sku: string, active: boolean): Promise<ProductView> {
-  const p = await em.findOne(Product, { organization: orgId, sku }, { populate: ['category'] });
+export async function setProductActive(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, sku: string, active: boolean): Promise<ProductView> {
+  const p = await em.findOne(Product, { organization: orgId, sku });
   if (!p) throw AppError.notFound('Product');
   p.active = active;
   await em.flush();
-  return (await viewsOf(em, orgId, storage, await callerContext(em, orgId, auth), [p]))[0];
+  return viewOf(em, orgId, auth, deps, { id: p.id }, true);
 }

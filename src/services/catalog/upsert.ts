@@ -26,12 +26,12 @@ export type Outcome = 'created' | 'updated' | 'unchanged';
 /** Per input, in input order: what happened to it (and the product's id), or why it was refused. */
 export type UpsertResult = { outcome: Outcome; id: string } | { errors: FieldErrors };
 
-interface ProductRow {
+/** A product's own columns as PostgreSQL returns them (read by products.ts, written here). */
+export interface ProductColumns {
   id: string;
   sku: string;
   name: string;
   description: string | null;
-  category_id: string | null;
   quantity_on_hand: number;
   minimum_order_quantity: number;
   quantity_increment: number;
@@ -43,6 +43,10 @@ interface ProductRow {
   active: boolean;
   product_attributes: Record<string, unknown> | null;
   external_id: string | null;
+}
+
+interface ProductRow extends ProductColumns {
+  category_id: string | null;
 }
 
 const COLUMNS: { name: keyof ProductRow; type: string }[] = [

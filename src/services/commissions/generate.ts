@@ -1,19 +1,24 @@
 /**
  * Statement generation and clawbacks, set-based: one query reads every commissionable invoice of
  * the rep in the period (lines included), the pure rule engine prices them, and one statement
- * writes all entries (jsonb_to_recordset). Clawbacks are computed from one query over the rep's
+ * writes all entries (column arrays unnested in lockstep); these and the statement's other writes
+ * run with bound parameters (src/services/db/bound.ts), never inlined into the SQL text, and the
+ * entries are never made entities. Clawbacks are computed from one query over the rep's
  * Approved/Paid entries whose invoices were since voided, cancelled or refunded, and inserted with
  * ON CONFLICT DO NOTHING on (organization, entry, cause), so none is applied twice.
  * Everything runs in one transaction under the statement's row lock; running it again (an activity
  * retry, a worker killed mid-way) gives the same entries.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { commissionClawbacks } from '../../domain/commissions/responses.js';
+import type { Out } from '../../domain/contract.js';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { clawbacksFor, computeEntries, SETTLED_STATUSES, type InvoiceFacts, type PlanRules, type SettledEntry } from '../../domain/commissions/index.js';
+import { clawbacksFor, computeEntries, entryAmountTexts, lineAmountTexts, SETTLED_STATUSES, totalCommission, type Entry, type InvoiceFacts, type PlanRules, type SettledEntry } from '../../domain/commissions/index.js';
 import type { StatementEvent } from '../../entities/Commission.js';
 import { moneyNumber } from '../../domain/money.js';
 import { CommissionPlan, CommissionStatement } from '../../entities/index.js';
 import type { InvoiceLine } from '../../entities/Invoice.js';
+import { boundRows } from '../db/bound.js';
 
 /** Invoice states whose lines earn commission. */
 export const COMMISSIONABLE_STATUSES = ['Issued', 'PartiallyPaid', 'Paid'] as const;
@@ -155,7 +160,7 @@ export async function recordClawbacks(em: EntityManager, organizationId: string,
 }
 
 /** Pending clawbacks: recorded ones not yet on a statement, plus those computable now (not recorded yet). */
-export async function pendingClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null) {
+export async function pendingClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null): Promise<Out<typeof commissionClawbacks>> {
   const recorded = await em.execute<
     { sales_rep_id: string; source_statement_id: string; invoice_number: string; cause: string; currency_code: string; amount: string; reason: string; created_at: Date }[]
   >(
@@ -165,7 +170,7 @@ export async function pendingClawbacks(em: EntityManager, organizationId: string
   );
   const computed = await computeClawbacks(em, organizationId, salesRepId);
   const view = (r: { salesRepId: string; sourceStatementId: string; invoiceNumber: string; cause: string; currencyCode: string; amount: string; reason: string }, recordedAt: string | null) => ({
-    type: 'Clawback',
+    type: 'Clawback' as const,
     salesRepId: r.salesRepId,
     sourceStatementId: r.sourceStatementId,
     invoiceNumber: r.invoiceNumber,
@@ -190,13 +195,14 @@ export async function pendingClawbacks(em: EntityManager, organizationId: string
 
 /** Reads the rep's commissionable invoices of the period in one query. */
 export async function readInvoices(em: EntityManager, st: { organizationId: string; repNumber: string; startDate: string; endDate: string; currencyCode: string }): Promise<(InvoiceFacts & { total: string })[]> {
-  const rows = await em.execute<InvoiceRow[]>(
+  const rows = await boundRows<InvoiceRow>(
+    em,
     `select id, invoice_number, customer_number, invoice_date, currency_code, items, discount_amount, total
        from invoice
-      where organization_id = ? and primary_sales_rep->>'repNumber' = ? and active and currency_code = ?
+      where organization_id = $1 and primary_sales_rep->>'repNumber' = $2 and active and currency_code = $3
         and status in ('Issued', 'PartiallyPaid', 'Paid')
-        and invoice_date >= (?::date)::timestamp at time zone 'UTC'
-        and invoice_date < ((?::date) + 1)::timestamp at time zone 'UTC'
+        and invoice_date >= ($4::date)::timestamp at time zone 'UTC'
+        and invoice_date < (($5::date) + 1)::timestamp at time zone 'UTC'
       order by invoice_date, invoice_number`,
     [st.organizationId, st.repNumber, st.currencyCode, st.startDate, st.endDate],
   );
@@ -212,17 +218,68 @@ export async function readInvoices(em: EntityManager, st: { organizationId: stri
   }));
 }
 
+/** Rates repeat on every line of a rule: their text is made once per rate object. */
+const rateTexts = new WeakMap<Decimal, string>();
+function rateText(rate: Decimal): string {
+  let t = rateTexts.get(rate);
+  if (t === undefined) rateTexts.set(rate, (t = rate.toFixed()));
+  return t;
+}
+
+/**
+ * Inserts a statement's entries in one statement with bound parameters: one array per column and
+ * the lines as one JSON array, so the payload is neither interpolated into the SQL text nor turned
+ * into entities. The set-returning functions sit in the select list, where PostgreSQL runs them in
+ * lockstep row by row (entry i gets element i of every array, in the entries' order) without
+ * first storing their output: `rows from (..., jsonb_array_elements(...))` kept the 4 MB of lines
+ * in a tuplestore that spilled to a temporary file beyond work_mem.
+ */
+async function writeEntries(tx: EntityManager, orgId: string, statementId: string, entries: readonly Entry[], totals: ReadonlyMap<string, string>): Promise<void> {
+  if (!entries.length) return;
+  const n = entries.length;
+  const invoiceIds = new Array<string>(n);
+  const invoiceNumbers = new Array<string>(n);
+  const customerNumbers = new Array<string>(n);
+  const invoiceDates = new Array<string>(n);
+  const invoiceTotals = new Array<string>(n);
+  const bases = new Array<string>(n);
+  const commissions = new Array<string>(n);
+  const lines = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    invoiceIds[i] = e.invoiceId;
+    invoiceNumbers[i] = e.invoiceNumber;
+    customerNumbers[i] = e.customerNumber;
+    invoiceDates[i] = new Date(e.invoiceDate).toISOString();
+    invoiceTotals[i] = totals.get(e.invoiceId) ?? '0';
+    const t = entryAmountTexts(e);
+    bases[i] = t.base;
+    commissions[i] = t.commission;
+    lines[i] = e.lines.map((l) => {
+      const lt = lineAmountTexts(l);
+      return { sku: l.sku, productName: l.productName, quantity: l.quantity, base: lt.base, rule: l.rule, rate: rateText(l.rate), commission: lt.commission };
+    });
+  }
+  await boundRows(
+    tx,
+    `insert into commission_entry (id, organization_id, statement_id, invoice_id, invoice_number, customer_number, invoice_date, invoice_total, base, commission, lines)
+     select gen_random_uuid(), $1, $2, unnest($3::uuid[]), unnest($4::text[]), unnest($5::text[]), unnest($6::timestamptz[]), unnest($7::numeric[]), unnest($8::numeric[]), unnest($9::numeric[]),
+            $10::jsonb -> generate_series(0, cardinality($3::uuid[]) - 1)`,
+    [orgId, statementId, invoiceIds, invoiceNumbers, customerNumbers, invoiceDates, invoiceTotals, bases, commissions, JSON.stringify(lines)],
+  );
+}
+
 /** Generates (or recalculates) a Generating/Draft statement's entries and adjustments; Draft after. */
 export async function generateStatement(em: EntityManager, input: GenerateInput): Promise<GenerateResult> {
   return em.fork().transactional(async (tx) => {
-    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const done = st.events.some((e) => e.key === input.event.key);
     if (done || (st.status !== 'Generating' && st.status !== 'Draft')) {
       return { status: st.status, entries: -1, totalCommission: st.totalCommission, payableTotal: st.payableTotal, generated: false };
     }
     const orgId = input.organizationId;
     await recordClawbacks(tx, orgId, st.salesRepId);
-    await tx.execute(`update commission_adjustment set statement_id = ? where organization_id = ? and sales_rep_id = ? and statement_id is null and currency_code = ?`, [
+    await boundRows(tx, `update commission_adjustment set statement_id = $1 where organization_id = $2 and sales_rep_id = $3 and statement_id is null and currency_code = $4`, [
       st.id,
       orgId,
       st.salesRepId,
@@ -233,27 +290,10 @@ export async function generateStatement(em: EntityManager, input: GenerateInput)
     const totals = new Map(invoices.map((i) => [i.invoiceId, i.total]));
     const entries = computeEntries(plans.map(planRules), invoices);
     if (input.pauseMs) await new Promise((r) => setTimeout(r, input.pauseMs));
-    await tx.execute(`delete from commission_entry where organization_id = ? and statement_id = ?`, [orgId, st.id]);
-    if (entries.length) {
-      const payload = entries.map((e) => ({
-        invoice_id: e.invoiceId,
-        invoice_number: e.invoiceNumber,
-        customer_number: e.customerNumber,
-        invoice_date: new Date(e.invoiceDate).toISOString(),
-        invoice_total: totals.get(e.invoiceId) ?? '0',
-        base: e.base.toFixed(),
-        commission: e.commission.toFixed(),
-        lines: e.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, base: l.base.toFixed(), rule: l.rule, rate: l.rate.toFixed(), commission: l.commission.toFixed() })),
-      }));
-      await tx.execute(
-        `insert into commission_entry (id, organization_id, statement_id, invoice_id, invoice_number, customer_number, invoice_date, invoice_total, base, commission, lines)
-         select gen_random_uuid(), ?, ?, x.invoice_id, x.invoice_number, x.customer_number, x.invoice_date, x.invoice_total, x.base, x.commission, x.lines
-           from jsonb_to_recordset(?::jsonb) as x(invoice_id uuid, invoice_number text, customer_number text, invoice_date timestamptz, invoice_total numeric, base numeric, commission numeric, lines jsonb)`,
-        [orgId, st.id, JSON.stringify(payload)],
-      );
-    }
-    const total = entries.reduce((s, e) => s.plus(e.commission), new Decimal(0));
-    const [adj] = await tx.execute<{ sum: string | null }[]>(`select sum(amount)::text as sum from commission_adjustment where organization_id = ? and statement_id = ?`, [orgId, st.id]);
+    await boundRows(tx, `delete from commission_entry where organization_id = $1 and statement_id = $2`, [orgId, st.id]);
+    await writeEntries(tx, orgId, st.id, entries, totals);
+    const total = totalCommission(entries);
+    const [adj] = await boundRows<{ sum: string | null }>(tx, `select sum(amount)::text as sum from commission_adjustment where organization_id = $1 and statement_id = $2`, [orgId, st.id]);
     const payable = total.plus(adj?.sum ?? 0);
     st.totalCommission = total.toFixed();
     st.payableTotal = payable.toFixed();

@@ -5,9 +5,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { planProblems, type OverrideInput, type RuleInput } from '../../domain/commissions/index.js';
+import type { commissionPlan, commissionRule } from '../../domain/commissions/responses.js';
+import type { Out } from '../../domain/contract.js';
 import type { StoredCustomerOverride, StoredRule } from '../../entities/Commission.js';
 import { CommissionPlan, OrganizationSalesRep } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
+import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 
 export interface PlanInput {
   SalesRepId: string;
@@ -43,7 +46,7 @@ function storeRule(r: RuleInput): StoredRule {
 
 const sortRules = (rules: StoredRule[]) => [...rules].sort((a, b) => a.Priority - b.Priority);
 
-function ruleView(r: StoredRule) {
+function ruleView(r: StoredRule): Out<typeof commissionRule> {
   return {
     Priority: r.Priority,
     Name: r.Name,
@@ -59,25 +62,25 @@ function ruleView(r: StoredRule) {
 }
 
 /** The plan as the API answers it (SPEC's PascalCase fields). */
-export function planView(p: CommissionPlan) {
+export function planView(p: CommissionPlan): Out<typeof commissionPlan> {
   return {
     CommissionPlanId: p.id,
     SalesRepId: p.salesRepId,
     Name: p.name,
     Description: p.description ?? null,
     DefaultRate: Number(p.defaultRate),
-    EffectiveStartDate: iso(p.effectiveStartDate),
+    EffectiveStartDate: new Date(p.effectiveStartDate).toISOString(),
     EffectiveEndDate: iso(p.effectiveEndDate),
     Rules: sortRules(p.rules).map(ruleView),
     CustomerOverrides: p.customerOverrides.map((o) => ({
       CustomerNumber: o.CustomerNumber,
-      EffectiveStartDate: o.EffectiveStartDate,
-      EffectiveEndDate: o.EffectiveEndDate,
+      EffectiveStartDate: new Date(o.EffectiveStartDate).toISOString(),
+      EffectiveEndDate: iso(o.EffectiveEndDate),
       Rules: sortRules(o.Rules).map(ruleView),
     })),
     Active: p.active,
-    CreatedAt: iso(p.createdAt),
-    UpdatedAt: iso(p.updatedAt),
+    CreatedAt: new Date(p.createdAt).toISOString(),
+    UpdatedAt: new Date(p.updatedAt).toISOString(),
   };
 }
 export type PlanView = ReturnType<typeof planView>;
@@ -155,13 +158,22 @@ export async function findPlan(em: EntityManager, orgId: string, id: string): Pr
   return p;
 }
 
-export async function listPlans(em: EntityManager, orgId: string, filter: { salesRepId?: string; active?: boolean }): Promise<{ plans: PlanView[] }> {
-  const rows = await em.find(
+/** Paging and sorting of the plan list (the route documents them from this); `salesRepId` and `active` are plain query parameters. */
+export const planListSpec: ListSpec = {
+  filters: {},
+  sorts: { CreatedAt: 'createdAt', Name: 'name' },
+  defaultSort: 'CreatedAt',
+};
+
+/** A page of plans, oldest first by default: SPEC's generic envelope (SPEC does not define this list). */
+export async function listPlans(em: EntityManager, orgId: string, query: Record<string, unknown>, filter: { salesRepId?: string; active?: boolean }) {
+  const q = parseList(query, planListSpec);
+  const [rows, total] = await em.findAndCount(
     CommissionPlan,
     { organization: orgId, ...(filter.salesRepId ? { salesRepId: filter.salesRepId } : {}), ...(filter.active !== undefined ? { active: filter.active } : {}) },
-    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+    { orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
   );
-  return { plans: rows.map(planView) };
+  return genericEnvelope(rows.map(planView), total, q);
 }
 
 /** Replaces the plan's fields (PUT). SalesRepId cannot move a plan to another rep; Active goes through activate/deactivate. */

@@ -4,7 +4,7 @@
  * updates; the activities' state changes (approve, reject, mark paid, reminders) live here too.
  */
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { toCsv } from '../../domain/csv.js';
@@ -14,7 +14,7 @@ import type { StatementEvent } from '../../entities/Commission.js';
 import { CommissionAdjustment, CommissionEntry, CommissionStatement, Organization, OrganizationMember, OrganizationSalesRep, PriceTier } from '../../entities/index.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
-import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
+import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { startOnce } from '../../adapters/temporal.js';
 import {
   approveUpdate,
@@ -28,6 +28,8 @@ import {
 import type { SendEmailInput } from '../../workflows/send-email-defs.js';
 import { emitEvent } from '../webhooks/events.js';
 import { appendEvent } from './generate.js';
+import type { commissionStatement, commissionStatementSummary } from '../../domain/commissions/responses.js';
+import type { Out } from '../../domain/contract.js';
 
 export const statementWorkflowId = (statementId: string) => `commission-statement-${statementId}`;
 
@@ -108,6 +110,7 @@ export async function requestStatement(
       workflowId,
       args: [wfInput],
       keys: { organizationId: orgId, salesRepNumber: assignment.repNumber },
+      summary: `Commission statement ${input.startDate} to ${input.endDate} (${currencyCode}) for sales rep ${assignment.repNumber}`,
     });
   } catch (e) {
     // Without its workflow the statement would block the period forever.
@@ -155,12 +158,12 @@ export async function statementView(em: EntityManager, st: CommissionStatement) 
       invoiceId: e.invoiceId,
       invoiceNumber: e.invoiceNumber,
       customerNumber: e.customerNumber,
-      invoiceDate: iso(e.invoiceDate),
+      invoiceDate: new Date(e.invoiceDate).toISOString(),
       base: moneyNumber(e.base, c),
       commission: moneyNumber(e.commission, c),
       lines: e.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, base: moneyNumber(l.base, c), rule: l.rule, rate: Number(l.rate), commission: moneyNumber(l.commission, c) })),
     })),
-    adjustments: adjustments.map((a) => ({ type: a.type, invoiceNumber: a.invoiceNumber, amount: moneyNumber(a.amount, c), reason: a.reason, createdAt: iso(a.createdAt) })),
+    adjustments: adjustments.map((a) => ({ type: a.type, invoiceNumber: a.invoiceNumber, amount: moneyNumber(a.amount, c), reason: a.reason, createdAt: new Date(a.createdAt).toISOString() })),
     totalCommission: moneyNumber(st.totalCommission, c),
     payableTotal: moneyNumber(st.payableTotal, c),
     events: st.events.map((e) => ({ type: e.type, at: e.at, by: e.by, note: e.note })),
@@ -170,11 +173,11 @@ export async function statementView(em: EntityManager, st: CommissionStatement) 
     paymentReference: st.paymentReference ?? null,
     rejectedReason: st.rejectedReason ?? null,
     workflowId: st.workflowId,
-    createdAt: iso(st.createdAt),
-  };
+    createdAt: new Date(st.createdAt).toISOString(),
+  } satisfies Out<typeof commissionStatement>;
 }
 
-const listSpec: ListSpec = {
+export const statementListSpec: ListSpec = {
   filters: {
     salesRepId: { prop: 'salesRepId', type: 'uuid' },
     repNumber: { prop: 'repNumber', type: 'string' },
@@ -185,16 +188,16 @@ const listSpec: ListSpec = {
   defaultSort: 'StartDate',
 };
 
-/** Paged summaries (no entries): SPEC's data envelope; plain `salesRepId` and `status` query parameters also filter. */
+/** Paged summaries (no entries): SPEC's generic envelope (SPEC does not define this list); plain `salesRepId` and `status` query parameters also filter. */
 export async function listStatements(em: EntityManager, orgId: string, viewer: Viewer, query: Record<string, unknown>, plain: { salesRepId?: string; status?: string }) {
-  const q = parseList(query, listSpec);
+  const q = parseList(query, statementListSpec);
   const where: Record<string, unknown> = { organization: orgId, ...q.where };
   if (plain.salesRepId) where.salesRepId = plain.salesRepId;
   if (plain.status) where.status = plain.status;
   const own = await ownRepId(em, orgId, viewer);
   if (own !== undefined) where.salesRepId = own ?? '00000000-0000-0000-0000-000000000000';
   const [rows, total] = await em.findAndCount(CommissionStatement, where, { orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset });
-  const data = rows.map((st) => ({
+  const data = rows.map((st): Out<typeof commissionStatementSummary> => ({
     statementId: st.id,
     salesRepId: st.salesRepId,
     repNumber: st.repNumber,
@@ -206,9 +209,9 @@ export async function listStatements(em: EntityManager, orgId: string, viewer: V
     payableTotal: moneyNumber(st.payableTotal, st.currencyCode),
     approvedAt: iso(st.approvedAt),
     paidAt: iso(st.paidAt),
-    createdAt: iso(st.createdAt),
+    createdAt: new Date(st.createdAt).toISOString(),
   }));
-  return dataEnvelope(data, total, q);
+  return genericEnvelope(data, total, q);
 }
 
 /** Payroll CSV: one line per invoice entry and per adjustment. */
@@ -286,7 +289,7 @@ export interface ActionInput {
 /** Applies an approve / reject / mark-paid under the row lock; idempotent per event key. */
 export async function applyAction(em: EntityManager, input: ActionInput): Promise<{ status: CommissionStatement['status']; applied: boolean }> {
   return em.fork().transactional(async (tx) => {
-    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (st.events.some((e) => e.key === input.key)) return { status: st.status, applied: false };
     const m = financeMove(st.status, input.action);
     if (!m.ok) throw ApplicationFailure.create({ type: WRONG_STATE, message: m.reason, nonRetryable: true });
@@ -331,7 +334,7 @@ export async function applyAction(em: EntityManager, input: ActionInput): Promis
 /** Records reminder n of a Draft statement and answers the e-mails to send (none when no longer Draft). */
 export async function reminderMails(em: EntityManager, config: Config, input: { organizationId: string; statementId: string; n: number; at: string }): Promise<SendEmailInput[]> {
   return em.fork().transactional(async (tx) => {
-    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const st = await tx.findOneOrFail(CommissionStatement, { id: input.statementId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (st.status !== 'Draft') return [];
     const org = await tx.findOneOrFail(Organization, { id: input.organizationId });
     const admins = await tx.find(OrganizationMember, { organization: input.organizationId, isAdmin: true }, { populate: ['user'], orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });

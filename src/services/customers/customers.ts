@@ -12,12 +12,15 @@ import { Customer } from '../../entities/index.js';
 import { removeCustomer } from './links.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { dataEnvelope, escapeLike, parseList, type ListSpec } from '../../http/paging.js';
+import { dataEnvelope, escapeLike, parseAfter, parseList, type ListSpec } from '../../http/paging.js';
+import { rowsOf } from '../db/reads.js';
 import { customerStore, defined, fieldsOf } from './store.js';
 import { customerScope, findVisibleCustomer } from './visibility.js';
+import type { Out } from '../../domain/contract.js';
+import type { customer } from '../../domain/resources.js';
 
 /** The customer resource exactly as SPEC names its fields. */
-export function customerView(c: Customer) {
+export function customerView(c: Customer): Out<typeof customer> {
   const f = fieldsOf(c);
   return {
     customerNumber: f.customerNumber,
@@ -81,17 +84,46 @@ export async function listCustomers(em: EntityManager, orgId: string, auth: Prin
     const like = `%${escapeLike(search.trim())}%`;
     and.push({ $or: [{ customerNumber: { $ilike: like } }, { companyName: { $ilike: like } }, { companyEmail: { $ilike: like } }] });
   }
-  const [rows, total] = await em.findAndCount(
-    Customer,
-    { $and: and },
-    { populate: ['addresses', 'contacts'], orderBy: [q.orderBy, { customerNumber: 'asc' }], limit: q.pageSize, offset: q.offset },
-  );
+  // Keyset paging: `after` = the last customer number of the previous page (sortOn=CustomerNumber), so
+  // a deep page costs what page 1 costs; the total still counts every matching customer.
+  const after = parseAfter(raw, q, { prop: 'customerNumber', what: 'a customer number', by: 'customer number', sortHint: 'sortOn=CustomerNumber' });
+  const pageAnd = after ? [...and, { customerNumber: after.desc ? { $lt: after.value } : { $gt: after.value } }] : and;
+  const [rows, total] = await Promise.all([
+    em.find(Customer, { $and: pageAnd }, { populate: ['addresses', 'contacts'], orderBy: [q.orderBy, { customerNumber: 'asc' }], limit: q.pageSize, offset: after ? 0 : q.offset }),
+    em.count(Customer, { $and: and }),
+  ]);
   return dataEnvelope(rows.map(customerView), total, q);
 }
 
-/** GET /api/customers/:customerNumber (404 when not visible). */
-export function getCustomer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<Customer> {
-  return findVisible(em, orgId, auth, customerNumber);
+/**
+ * The customer with its addresses and contacts in one statement (bound parameters, no hydration):
+ * $3 is the visibility kind (all, rep, own), $4 the rep or customer number it matches.
+ */
+const CUSTOMER_VIEW_SQL = `select c.customer_number as "customerNumber", c.organization_id as "organizationId", c.company_name as "companyName",
+    c.company_email as "companyEmail", c.company_phone as "companyPhone", c.company_fax as "companyFax", c.pricing, c.active,
+    c.rep_number as "repNumber", c.terms, c.external_id as "externalId",
+    coalesce((select json_agg(json_build_object('externalId', a.external_id, 'line1', a.line1, 'line2', a.line2, 'city', a.city, 'state', a.state,
+                                                'postalCode', a.postal_code, 'country', a.country, 'addressType', a.address_type, 'phone', a.phone,
+                                                'isPrimary', a.is_primary) order by a.position)
+                from customer_address a where a.customer_id = c.id), '[]') as addresses,
+    coalesce((select json_agg(json_build_object('externalId', k.external_id, 'title', k.title, 'firstName', k.first_name, 'lastName', k.last_name,
+                                                'email', k.email, 'phone', k.phone, 'fax', k.fax, 'isPrimary', k.is_primary, 'contactType', k.contact_type)
+                      order by k.position)
+                from customer_contact k where k.customer_id = c.id), '[]') as contacts,
+    coalesce(c.customer_attributes, '{}'::jsonb) as "customerAttributes"
+  from customer c
+ where c.organization_id = $1 and c.customer_number = $2
+   and case $3::text when 'all' then true when 'rep' then c.rep_number = $4 else c.customer_number = $4 end`;
+
+/** GET /api/customers/:customerNumber as SPEC's view, in one statement (404 when not visible; same rules as customerScope). */
+export async function readCustomerView(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<ReturnType<typeof customerView>> {
+  const all = auth.isSuper || auth.role === 'Admin';
+  const kind = all ? 'all' : auth.role === 'SalesRep' ? 'rep' : 'own';
+  const match = all ? null : kind === 'rep' ? auth.repNumber : auth.customerNumber;
+  if (!all && !match) throw AppError.notFound('Customer');
+  const rows = await rowsOf<ReturnType<typeof customerView>>(em, CUSTOMER_VIEW_SQL, [orgId, customerNumber, kind, match]);
+  if (!rows[0]) throw AppError.notFound('Customer');
+  return rows[0];
 }
 
 /** PUT /api/customers: creates or updates by externalId or customerNumber (never a duplicate). */

@@ -7,6 +7,8 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { Customer } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
+import { UUID_RE } from '../../domain/ids.js';
+import { rowsOf } from '../db/reads.js';
 
 /** Matches no row (a principal without a customer or rep number sees nothing). */
 const NOTHING = { id: { $in: [] as string[] } };
@@ -16,6 +18,35 @@ export function customerScope(auth: Principal): FilterQuery<Customer> {
   if (auth.isSuper || auth.role === 'Admin') return {};
   if (auth.role === 'SalesRep') return auth.repNumber ? { repNumber: auth.repNumber } : NOTHING;
   return auth.customerNumber ? { customerNumber: auth.customerNumber } : NOTHING;
+}
+
+/**
+ * The same rule for one-statement reads with bound parameters: `[kind, match]` to bind, or null when
+ * the principal sees nothing. Use with `visibleCustomerSql`.
+ */
+export function visibilityArgs(auth: Principal): ['all' | 'rep' | 'own', string | null] | null {
+  if (auth.isSuper || auth.role === 'Admin') return ['all', null];
+  const match = auth.role === 'SalesRep' ? auth.repNumber : auth.customerNumber;
+  return match ? [auth.role === 'SalesRep' ? 'rep' : 'own', match] : null;
+}
+
+/** SQL condition: `column` (a customer id) is a customer the principal may see; `$org`, `$kind`, `$match` as bound by visibilityArgs. */
+export const visibleCustomerSql = (column: string, org: string, kind: string, match: string) =>
+  `(${kind}::text = 'all' or ${column} in (select c.id from customer c where c.organization_id = ${org}
+     and case ${kind}::text when 'rep' then c.rep_number = ${match} else c.customer_number = ${match} end))`;
+
+/**
+ * One row by id under the caller's visibility, in one bound statement: `sql` takes $1 the
+ * organization, $2 the id, $3 and $4 the visibility (visibleCustomerSql). 404 naming `what` when the
+ * id is malformed, the caller sees no customer, or no visible row matches.
+ */
+export async function readVisibleRow<T>(em: EntityManager, sql: string, orgId: string, auth: Principal, id: string, what: string): Promise<T> {
+  if (!UUID_RE.test(id)) throw AppError.notFound(what);
+  const visible = visibilityArgs(auth);
+  if (!visible) throw AppError.notFound(what);
+  const [row] = await rowsOf<T>(em, sql, [orgId, id, ...visible]);
+  if (!row) throw AppError.notFound(what);
+  return row;
 }
 
 /** Customer numbers the principal may see, or null when it sees every customer of the organization. */

@@ -3,6 +3,8 @@
  * with paths, uploads sniffed from their bytes into private objects, presigned cdnUrls,
  * streamed downloads, all-or-nothing bulk move and delete, and the per-organization quota.
  */
+import type { companyDocument, folder } from '../../domain/documents/responses.js';
+import type { Out } from '../../domain/contract.js';
 import { open, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +29,7 @@ import {
 } from '../../domain/documents/rules.js';
 import { CompanyDocument, DocumentFolder } from '../../entities/CompanyDocument.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
+import { log } from '../../logger.js';
 import { documentKey, type DocumentObjectStore } from './object-store.js';
 
 export interface DocumentDeps {
@@ -45,7 +48,7 @@ export function folderView(f: DocumentFolder) {
     externalId: f.externalId ?? null,
     createdAt: f.createdAt.toISOString(),
     updatedAt: f.updatedAt.toISOString(),
-  };
+  } satisfies Out<typeof folder>;
 }
 
 async function findFolder(em: EntityManager, orgId: string, id: string): Promise<DocumentFolder | null> {
@@ -120,7 +123,7 @@ export async function documentViews(deps: DocumentDeps, orgId: string, docs: Com
       externalId: d.externalId ?? null,
       createdAt: d.createdAt.toISOString(),
       updatedAt: d.updatedAt.toISOString(),
-    })),
+    } satisfies Out<typeof companyDocument>)),
   );
 }
 
@@ -284,5 +287,10 @@ export async function deleteDocuments(deps: DocumentDeps, orgId: string, ids: st
 export async function openDownload(deps: DocumentDeps, orgId: string, id: string): Promise<{ stream: Readable; doc: CompanyDocument; disposition: string }> {
   const doc = await getDocument(deps.em, orgId, id);
   const stream = await deps.store.get(doc.storageKey);
+  if (!stream) {
+    // The record outlived its bytes (a restore without the object store, a bucket emptied by hand): say so, log it for operators.
+    log.error('company document without its stored object', { organizationId: orgId, documentId: doc.id, storageKey: doc.storageKey });
+    throw AppError.notFound("The document's stored file");
+  }
   return { stream, doc, disposition: contentDisposition(doc.name) };
 }

@@ -6,10 +6,12 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import type { Config } from '../../config.js';
+import { boundedTransport, tagged } from '../../adapters/storage.js';
 
 export interface DocumentObjectStore {
   put(key: string, data: Readable | Buffer, size: number, contentType: string): Promise<void>;
-  get(key: string): Promise<Readable>;
+  /** The object's bytes; null when the object is gone. */
+  get(key: string): Promise<Readable | null>;
   remove(keys: string[]): Promise<void>;
   /** Whether the object exists (tests and consistency checks). */
   exists(key: string): Promise<boolean>;
@@ -22,7 +24,7 @@ const REGION = 'us-east-1';
 
 export function createDocumentObjectStore(config: Config): DocumentObjectStore {
   const { endPoint, port, useSSL, accessKey, secretKey, bucket, publicUrl } = config.s3;
-  const client = new Client({ endPoint, port, useSSL, accessKey, secretKey, region: REGION });
+  const client = new Client({ endPoint, port, useSSL, accessKey, secretKey, region: REGION, transport: boundedTransport(useSSL, config.timeouts.storageRequestMs) });
   const pub = new URL(publicUrl || `${useSSL ? 'https' : 'http'}://${endPoint}:${port}`);
   const signer = new Client({
     endPoint: pub.hostname,
@@ -32,11 +34,18 @@ export function createDocumentObjectStore(config: Config): DocumentObjectStore {
     secretKey,
     region: REGION,
   });
-  return {
+  return tagged<DocumentObjectStore>({
     async put(key, data, size, contentType) {
       await client.putObject(bucket, key, data, size, { 'Content-Type': contentType, 'Cache-Control': 'private, no-store' });
     },
-    get: (key) => client.getObject(bucket, key),
+    async get(key) {
+      try {
+        return await client.getObject(bucket, key);
+      } catch (e) {
+        if ((e as { code?: string }).code === 'NoSuchKey' || (e as { code?: string }).code === 'NotFound') return null;
+        throw e;
+      }
+    },
     async remove(keys) {
       if (keys.length) await client.removeObjects(bucket, keys);
     },
@@ -51,7 +60,7 @@ export function createDocumentObjectStore(config: Config): DocumentObjectStore {
     },
     presignedGet: (key, seconds, disposition, contentType) =>
       signer.presignedGetObject(bucket, key, seconds, { 'response-content-disposition': disposition, 'response-content-type': contentType }),
-  };
+  });
 }
 
 const stores = new WeakMap<Config, DocumentObjectStore>();

@@ -226,25 +226,25 @@ export async function applyCustomers(ctx: ApplyContext, records: ChunkRecord[]):
   if (kids.length) {
     const ids2 = kids.filter((h) => !created.has(h.id)).map((h) => h.id);
     if (ids2.length) {
-      await sql('delete from customer_address where customer_id = any($1::uuid[])', [ids2]);
-      await sql('delete from customer_contact where customer_id = any($1::uuid[])', [ids2]);
+      await sql('delete from customer_address where organization_id = $1 and customer_id = any($2::uuid[])', [orgId, ids2]);
+      await sql('delete from customer_contact where organization_id = $1 and customer_id = any($2::uuid[])', [orgId, ids2]);
       await sql('update customer set updated_at = now() where organization_id = $1 and id = any($2::uuid[])', [orgId, ids2]);
     }
     const addr = kids.flatMap((h) => h.fields.addresses.map((a, position) => ({ ...a, customer_id: h.id, position })));
     const cont = kids.flatMap((h) => h.fields.contacts.map((c, position) => ({ ...c, customer_id: h.id, position })));
     if (addr.length)
       await sql(
-        `insert into customer_address (id, customer_id, position, external_id, line1, line2, city, state, postal_code, country, address_type, phone, is_primary)
-         select gen_random_uuid(), r.customer_id, r.position, r."externalId", r.line1, r.line2, r.city, r.state, r."postalCode", r.country, r."addressType", r.phone, r."isPrimary"
+        `insert into customer_address (id, organization_id, customer_id, position, external_id, line1, line2, city, state, postal_code, country, address_type, phone, is_primary)
+         select gen_random_uuid(), $2, r.customer_id, r.position, r."externalId", r.line1, r.line2, r.city, r.state, r."postalCode", r.country, r."addressType", r.phone, r."isPrimary"
            from jsonb_to_recordset($1::jsonb) as r(customer_id uuid, position int, "externalId" text, line1 text, line2 text, city text, state text, "postalCode" text, country text, "addressType" text, phone text, "isPrimary" boolean)`,
-        [JSON.stringify(addr)],
+        [JSON.stringify(addr), orgId],
       );
     if (cont.length)
       await sql(
-        `insert into customer_contact (id, customer_id, position, external_id, title, first_name, last_name, email, phone, fax, is_primary, contact_type)
-         select gen_random_uuid(), r.customer_id, r.position, r."externalId", r.title, r."firstName", r."lastName", r.email, r.phone, r.fax, r."isPrimary", r."contactType"
+        `insert into customer_contact (id, organization_id, customer_id, position, external_id, title, first_name, last_name, email, phone, fax, is_primary, contact_type)
+         select gen_random_uuid(), $2, r.customer_id, r.position, r."externalId", r.title, r."firstName", r."lastName", r.email, r.phone, r.fax, r."isPrimary", r."contactType"
            from jsonb_to_recordset($1::jsonb) as r(customer_id uuid, position int, "externalId" text, title text, "firstName" text, "lastName" text, email text, phone text, fax text, "isPrimary" boolean, "contactType" text)`,
-        [JSON.stringify(cont)],
+        [JSON.stringify(cont), orgId],
       );
   }
   return out;

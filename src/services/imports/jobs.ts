@@ -4,6 +4,8 @@
  * written here with a conditional UPDATE (so a finished job answers 409) and then signalled to
  * the job's workflow, which acts on them between chunks.
  */
+import type { importJob } from '../../domain/imports/responses.js';
+import type { Out } from '../../domain/contract.js';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -12,9 +14,10 @@ import { errorCsv, type ImportKindName, type JsonRecord } from '../../domain/imp
 import { Organization, User } from '../../entities/index.js';
 import { ImportJob, type ImportFormat, type ImportMode, type ImportOnError, type ImportStatus } from '../../entities/ImportJob.js';
 import { AppError } from '../../errors.js';
+import { genericEnvelope, type ListQuery, type ListSpec } from '../../http/paging.js';
 import type { Deps } from '../../deps.js';
 import { taskQueue } from '../../config.js';
-import { searchAttributes } from '../../adapters/temporal.js';
+import { searchAttributes, summaryMemo } from '../../adapters/temporal.js';
 import { cancelImportSignal, pauseImportSignal, resumeImportSignal, type ImportJobInput } from '../../workflows/import-job-defs.js';
 import { detectFormat } from './input.js';
 
@@ -34,7 +37,7 @@ export interface SubmitOptions {
 }
 
 /** The job resource of DESIGN "Bulk import jobs". */
-export function jobView(j: ImportJob) {
+export function jobView(j: ImportJob): Out<typeof importJob> {
   return {
     jobId: j.id,
     kind: j.kind,
@@ -71,6 +74,7 @@ async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Prom
     taskQueue: taskQueue(deps.config, 'imports'),
     args: [input],
     typedSearchAttributes: searchAttributes({ organizationId: input.organizationId, importKind: j.kind }),
+    memo: summaryMemo(`Import of ${j.kind} (${input.mode}, generation ${input.generation}${retryOnly ? ', failed records only' : ''}), job ${j.id}, organization ${input.organizationId}`),
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
   });
 }
@@ -167,9 +171,17 @@ export async function findJob(em: EntityManager, orgId: string, jobId: string): 
   return j;
 }
 
-export async function listJobs(em: EntityManager, orgId: string, q: { kind?: string; status?: string; offset: number; limit: number }) {
-  const where = { organization: orgId, ...(q.kind ? { kind: q.kind as ImportKindName } : {}), ...(q.status ? { status: q.status as ImportStatus } : {}) };
-  return em.findAndCount(ImportJob, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], offset: q.offset, limit: q.limit });
+/** Paging and sorting of the job list (the route documents them from this); `kind` and `status` are plain query parameters. */
+export const importJobListSpec: ListSpec = {
+  filters: {},
+  sorts: { createdAt: 'createdAt' },
+  defaultSort: 'createdAt',
+  defaultDirection: 'desc',
+};
+
+export async function listJobs(em: EntityManager, orgId: string, q: ListQuery, plain: { kind?: string; status?: string }) {
+  const where = { organization: orgId, ...(plain.kind ? { kind: plain.kind as ImportKindName } : {}), ...(plain.status ? { status: plain.status as ImportStatus } : {}) };
+  return em.findAndCount(ImportJob, where, { orderBy: [q.orderBy, { id: 'desc' }], offset: q.offset, limit: q.pageSize });
 }
 
 interface ErrorRow {
@@ -181,14 +193,15 @@ interface ErrorRow {
 }
 
 /** One page of the error report, ordered by record number and field. */
-export async function errorPage(em: EntityManager, orgId: string, jobId: string, offset: number, limit: number) {
+export async function errorPage(em: EntityManager, orgId: string, jobId: string, q: ListQuery) {
+  const { offset, pageSize: limit } = q;
   const conn = em.getConnection();
   const rows = await conn.execute<ErrorRow[]>(
     'select record, key, field, message from import_record_error where organization_id = ? and job_id = ? order by record, field limit ? offset ?',
     [orgId, jobId, limit, offset],
   );
   const [{ n }] = await conn.execute<{ n: number }[]>('select count(*)::int as n from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
-  return { errors: rows.map((r) => ({ record: r.record, key: r.key, field: r.field, message: r.message })), totalRecords: n };
+  return genericEnvelope(rows.map((r) => ({ record: r.record, key: r.key, field: r.field, message: r.message })), n, q);
 }
 
 /** The failed records with their original columns plus error_field and error_message. */

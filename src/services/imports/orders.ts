@@ -219,14 +219,14 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
       [orgId, JSON.stringify(updates.map(toRow))],
     );
   const relined = [...linesChanged];
-  if (relined.length) await sql('delete from order_item where order_id = any($1::uuid[])', [relined.map((h) => h.id)]);
+  if (relined.length) await sql('delete from order_item where organization_id = $1 and order_id = any($2::uuid[])', [orgId, relined.map((h) => h.id)]);
   const lines = [...creates, ...relined].flatMap((h) => h.items.map((l, position) => ({ order_id: h.id, position, sku: l.sku, product_name: l.productName, quantity: l.quantity, price: l.price, sub_total: l.subTotal })));
   if (lines.length)
     await sql(
-      `insert into order_item (id, order_id, position, sku, product_name, quantity, price, sub_total)
-       select gen_random_uuid(), r.order_id, r.position, r.sku, r.product_name, r.quantity, r.price, r.sub_total
-         from jsonb_to_recordset($1::jsonb) as r(order_id uuid, position int, sku text, product_name text, quantity int, price numeric, sub_total numeric)`,
-      [JSON.stringify(lines)],
+      `insert into order_item (id, organization_id, order_id, position, sku, product_name, quantity, price, sub_total)
+       select gen_random_uuid(), $1, r.order_id, r.position, r.sku, r.product_name, r.quantity, r.price, r.sub_total
+         from jsonb_to_recordset($2::jsonb) as r(order_id uuid, position int, sku text, product_name text, quantity int, price numeric, sub_total numeric)`,
+      [orgId, JSON.stringify(lines)],
     );
   out.refs = [...heldOf].map(([n, h]) => ({ n, id: h.id, number: h.orderNumber ?? '' }));
   return out;

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { recordKey, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
 import type { ImportFormat, ImportStatus } from '../../entities/ImportJob.js';
+import { importRecords } from '../../metrics.js';
 import type { Storage } from '../../adapters/storage.js';
 import { applyCustomers } from './customers.js';
 import { InputError, readRecords } from './input.js';
@@ -120,7 +121,8 @@ export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask
   if (!raw) throw new Error(`chunk ${t.chunkIndex} of import ${t.jobId} is missing`);
   let records = JSON.parse(raw.toString('utf8')) as ChunkRecord[];
   const orgId = j.organization_id;
-  return inTransaction(pool, async (sql) => {
+  const tally: { counted?: Record<string, number> } = {};
+  const result = await inTransaction(pool, async (sql) => {
     const fresh = await sql<{ id: string }>(
       `insert into import_chunk_run (id, organization_id, job_id, generation, phase, chunk_index, finished_at)
        values (gen_random_uuid(), $1, $2, $3, $4, $5, now()) on conflict (organization_id, job_id, generation, phase, chunk_index) do nothing returning id`,
@@ -173,8 +175,12 @@ export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask
         where id = $1`,
       [t.jobId, t.retryOnly ? 0 : records.length, full ? out.created : 0, full ? out.updated : 0, full ? out.unchanged : 0, failed - retried],
     );
+    tally.counted = { created: out.created, updated: out.updated, unchanged: out.unchanged, failed };
     return { status: await statusNow() };
   });
+  // Counted once the chunk's transaction committed (a chunk that ran before counts nothing).
+  for (const [outcome, n] of Object.entries(tally.counted ?? {})) if (n) importRecords.inc({ phase: t.phase, outcome }, n);
+  return result;
 }
 
 /** Before the apply pass of onError abort: the check pass found nothing, so progress restarts. */

@@ -3,6 +3,8 @@
  * overview, create, list, detail, update, secret rotation, connection tests and delete.
  * Secrets are encrypted at rest and never returned, logged or echoed in errors.
  */
+import type { createdIntegration, integrationSummary } from '../../domain/integrations/responses.js';
+import type { Out } from '../../domain/contract.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import { UUID_RE } from '../../domain/ids.js';
@@ -37,7 +39,7 @@ export function createdView(i: Integration) {
     displayName: i.displayName,
     isEnabled: i.isEnabled,
     createdAt: i.createdAt.toISOString(),
-  };
+  } satisfies Out<typeof createdIntegration>;
 }
 
 export function summaryView(i: Integration) {
@@ -51,7 +53,7 @@ export function summaryView(i: Integration) {
     updatedAt: i.updatedAt.toISOString(),
     lastTestedAt: i.lastTestedAt ? i.lastTestedAt.toISOString() : null,
     lastTestResult: i.lastTestResult ?? null,
-  };
+  } satisfies Out<typeof integrationSummary>;
 }
 
 export function detailView(i: Integration) {
@@ -270,7 +272,18 @@ export async function enabledIntegrationSettings(
   config: Config,
   orgId: string,
   type: IntegrationTypeId,
+  cache?: IntegrationSettingsCache,
 ): Promise<{ provider: string; configuration: Record<string, string>; secrets: Record<string, string> } | null> {
-  const i = await em.findOne(Integration, { organizationId: orgId, integrationType: type, isEnabled: true });
-  return i ? { provider: i.provider, configuration: { ...i.configuration }, secrets: storedSecrets(i, config) } : null;
+  const load = async () => {
+    const i = await em.findOne(Integration, { organizationId: orgId, integrationType: type, isEnabled: true });
+    return i ? { provider: i.provider, configuration: { ...i.configuration }, secrets: storedSecrets(i, config) } : null;
+  };
+  const s = cache ? await cache.integration(orgId, type, load) : await load();
+  // Copies: a caller never changes what the cache holds.
+  return s ? { provider: s.provider, configuration: { ...s.configuration }, secrets: { ...s.secrets } } : null;
+}
+
+/** Where enabled integration settings may be cached: the process's ReadCache (invalidated by LISTEN/NOTIFY when the rows change). */
+export interface IntegrationSettingsCache {
+  integration<T>(organizationId: string, type: number, load: () => Promise<T>): Promise<T>;
 }

@@ -12,7 +12,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../../config.js';
 import { OutboundError, resolveAllowed } from '../../adapters/http-client.js';
-import { enabledIntegrationSettings } from './integrations.js';
+import { enabledIntegrationSettings, type IntegrationSettingsCache } from './integrations.js';
+
+export type { IntegrationSettingsCache };
 import type { OwnMailServer } from '../../adapters/mail.js';
 import { defaultPaymentSettings, providerClient, type PaymentGateway, type PaymentProviderSettings } from '../../adapters/payment-gateway.js';
 
@@ -22,8 +24,8 @@ export interface OrganizationPaymentSettings extends PaymentProviderSettings {
 }
 
 /** The enabled Payment integration's provider, endpoint and API key for `organizationId`, or null. */
-export async function resolvePaymentSettings(em: EntityManager, config: Config, organizationId: string): Promise<OrganizationPaymentSettings | null> {
-  const s = await enabledIntegrationSettings(em, config, organizationId, 1);
+export async function resolvePaymentSettings(em: EntityManager, config: Config, organizationId: string, cache?: IntegrationSettingsCache): Promise<OrganizationPaymentSettings | null> {
+  const s = await enabledIntegrationSettings(em, config, organizationId, 1, cache);
   if (!s || (s.provider !== 'ProviderDirect' && s.provider !== 'ProviderHosted')) return null;
   return {
     provider: s.provider,
@@ -38,13 +40,16 @@ export async function resolvePaymentSettings(em: EntityManager, config: Config, 
  * The provider settings of an organization: its enabled Payment integration, else the deployment's
  * settings. An explicit lookup (no registry).
  */
-export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentProviderSettings> {
-  return (await resolvePaymentSettings(em, config, organizationId)) ?? defaultPaymentSettings(config);
+export async function paymentSettingsFor(em: EntityManager, config: Config, organizationId: string, cache?: IntegrationSettingsCache): Promise<PaymentProviderSettings> {
+  return (await resolvePaymentSettings(em, config, organizationId, cache)) ?? defaultPaymentSettings(config);
 }
 
-/** The payment gateway adapter for an organization, given its provider settings. */
-export async function gatewayFor(em: EntityManager, config: Config, organizationId: string): Promise<PaymentGateway> {
-  return providerClient(await paymentSettingsFor(em, config, organizationId), { allowPrivateNetworks: config.outboundAllowPrivateNetworks });
+/**
+ * The payment gateway adapter for an organization, given its provider settings; `cache` (the
+ * process's ReadCache) spares the integration read on the hot paths (checkout, charges).
+ */
+export async function gatewayFor(em: EntityManager, config: Config, organizationId: string, cache?: IntegrationSettingsCache): Promise<PaymentGateway> {
+  return providerClient(await paymentSettingsFor(em, config, organizationId, cache), { allowPrivateNetworks: config.outboundAllowPrivateNetworks });
 }
 
 /**
@@ -65,8 +70,8 @@ export type OrganizationMailSettings = OwnMailServer;
  * null. The host must resolve to public addresses unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (never to
  * link-local or metadata ones); the transport connects to the checked address, never re-resolving.
  */
-export async function resolveMailSettings(em: EntityManager, config: Config, organizationId: string): Promise<OrganizationMailSettings | null> {
-  const s = await enabledIntegrationSettings(em, config, organizationId, 4);
+export async function resolveMailSettings(em: EntityManager, config: Config, organizationId: string, cache?: IntegrationSettingsCache): Promise<OrganizationMailSettings | null> {
+  const s = await enabledIntegrationSettings(em, config, organizationId, 4, cache);
   if (!s || s.provider !== 'Smtp') return null;
   const host = s.configuration.Host;
   let addresses: string[];

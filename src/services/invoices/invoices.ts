@@ -16,7 +16,7 @@ import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { byVisibleCustomer, liveCustomerId, mayActFor, ofCustomerNumber, visibleCustomerNumbers } from '../customers/visibility.js';
 import { allocateNumber, claimNumbers, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
-import { signalInvoiceClosed } from './signal.js';
+import { signalDunning, signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';
 import { UUID_RE } from '../../domain/ids.js';
 
@@ -254,10 +254,11 @@ export async function move(em: EntityManager, temporal: Client, orgId: string, a
     return inv.status as InvoiceStatus;
   });
   if (CLOSED_STATUSES.includes(status)) await signalInvoiceClosed(temporal, id);
+  await signalDunning(temporal, id);
   return reload(em, orgId, id);
 }
 
-const listSpec: ListSpec = {
+export const invoiceListSpec: ListSpec = {
   filters: {},
   sorts: { InvoiceDate: 'invoiceDate', DueDate: 'dueDate', InvoiceNumber: 'invoiceNumber', Total: 'total' },
   defaultSort: 'InvoiceDate',
@@ -291,7 +292,7 @@ export async function listInvoices(em: EntityManager, orgId: string, auth: Princ
   }
   let q;
   try {
-    q = parseList(raw, listSpec);
+    q = parseList(raw, invoiceListSpec);
   } catch (e) {
     if (e instanceof AppError && e.errors) Object.assign(errors, e.errors);
     else throw e;

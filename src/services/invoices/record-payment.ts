@@ -88,35 +88,7 @@ export async function recordInvoicePayment(em: EntityManager, input: RecordPayme
       if (!inv) throw AppError.notFound('Invoice');
       const dup = await tx.findOne(InvoicePayment, { idempotencyKey: input.idempotencyKey, organizationId: input.organizationId });
       if (dup) return resultOf(inv, dup.id, true);
-      checkPayment(inv, input);
-      const status = input.status ?? 'Completed';
-      const amount = roundMoney(input.amount, inv.currencyCode);
-      const payment = tx.create(InvoicePayment, {
-        organizationId: input.organizationId,
-        invoice: inv,
-        amount: amount.toFixed(),
-        refundedAmount: '0',
-        currencyCode: input.currencyCode,
-        method: input.method,
-        status,
-        paymentDate: input.paymentDate,
-        reference: input.reference ?? null,
-        notes: input.notes ?? null,
-        paymentProfileId: input.paymentProfileId ?? null,
-        cardType: input.cardType ?? null,
-        last4Digits: input.last4Digits ?? null,
-        providerChargeId: input.providerChargeId ?? null,
-        idempotencyKey: input.idempotencyKey,
-        createdAt: new Date(),
-      });
-      if (status === 'Completed') {
-        const paid = new Decimal(inv.amountPaid).plus(amount);
-        const balance = balanceOf(inv.total, paid, inv.currencyCode);
-        const t = transition(inv.status as InvoiceStatus, { type: 'payment', balanceAfterIsZero: balance.lte(0) });
-        if (!t.ok) throw AppError.badRequest(t.reason);
-        inv.amountPaid = paid.toFixed();
-        inv.status = t.to;
-      }
+      const payment = applyPayment(tx, inv, input);
       await tx.flush();
       return resultOf(inv, payment.id, false);
     });
@@ -127,4 +99,42 @@ export async function recordInvoicePayment(em: EntityManager, input: RecordPayme
     }
     throw e;
   }
+}
+
+/**
+ * The payment row and the invoice's new balance and status, in the caller's transaction (not
+ * flushed), after the checks of checkPayment; the invoice must be locked by the caller or created
+ * in the same transaction (checkout: src/services/invoices/from-order.ts).
+ */
+export function applyPayment(tx: EntityManager, inv: Invoice, input: RecordPaymentInput): InvoicePayment {
+  checkPayment(inv, input);
+  const status = input.status ?? 'Completed';
+  const amount = roundMoney(input.amount, inv.currencyCode);
+  const payment = tx.create(InvoicePayment, {
+    organizationId: input.organizationId,
+    invoice: inv,
+    amount: amount.toFixed(),
+    refundedAmount: '0',
+    currencyCode: input.currencyCode,
+    method: input.method,
+    status,
+    paymentDate: input.paymentDate,
+    reference: input.reference ?? null,
+    notes: input.notes ?? null,
+    paymentProfileId: input.paymentProfileId ?? null,
+    cardType: input.cardType ?? null,
+    last4Digits: input.last4Digits ?? null,
+    providerChargeId: input.providerChargeId ?? null,
+    idempotencyKey: input.idempotencyKey,
+    createdAt: new Date(),
+  });
+  if (status === 'Completed') {
+    const paid = new Decimal(inv.amountPaid).plus(amount);
+    const balance = balanceOf(inv.total, paid, inv.currencyCode);
+    const t = transition(inv.status as InvoiceStatus, { type: 'payment', balanceAfterIsZero: balance.lte(0) });
+    if (!t.ok) throw AppError.badRequest(t.reason);
+    inv.amountPaid = paid.toFixed();
+    inv.status = t.to;
+  }
+  return payment;
 }

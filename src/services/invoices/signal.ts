@@ -1,6 +1,10 @@
 /** Tells an invoice's issuance workflow that the invoice is closed (Paid, Voided or Cancelled). */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { log } from '../../logger.js';
+import type { Config } from '../../config.js';
+import { taskQueue } from '../../config.js';
+import { searchAttributes } from '../../adapters/temporal.js';
+import { dunningWorkflowId, invoiceChangedSignal, type CollectInvoiceInput } from '../../workflows/collect-invoice-defs.js';
 import { invoiceClosedSignal } from '../../workflows/issue-invoice-defs.js';
 
 export const invoiceWorkflowId = (invoiceId: string) => `invoice-${invoiceId}`;
@@ -12,5 +16,35 @@ export async function signalInvoiceClosed(client: Client, invoiceId: string): Pr
   } catch (e) {
     if (e instanceof WorkflowNotFoundError) return;
     log.warn('could not signal the invoice workflow', { invoiceId, error: String(e) });
+  }
+}
+
+/**
+ * Tells the invoice's dunning workflow (collectInvoice) that what the invoice owes changed
+ * (payment, void, cancel, refund): it re-reads the invoice at once and stops when it is closed.
+ * Best effort like signalInvoiceClosed: the workflow also re-reads the invoice on its own timers.
+ */
+export async function signalDunning(client: Client, invoiceId: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(dunningWorkflowId(invoiceId)).signal(invoiceChangedSignal);
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return;
+    log.warn('could not signal the dunning workflow', { invoiceId, error: String(e) });
+  }
+}
+
+/** After a refund reopened an invoice: its dunning workflow is signalled, or started again when it had ended (signal-with-start). */
+export async function resumeDunning(client: Client, config: Config, input: CollectInvoiceInput & { invoiceNumber: string }): Promise<void> {
+  try {
+    await client.workflow.signalWithStart('collectInvoice', {
+      workflowId: dunningWorkflowId(input.invoiceId),
+      taskQueue: taskQueue(config, 'commerce'),
+      args: [{ organizationId: input.organizationId, invoiceId: input.invoiceId }],
+      signal: invoiceChangedSignal,
+      signalArgs: [],
+      typedSearchAttributes: searchAttributes({ organizationId: input.organizationId, invoiceNumber: input.invoiceNumber }),
+    });
+  } catch (e) {
+    log.warn('could not resume the dunning workflow', { invoiceId: input.invoiceId, error: String(e) });
   }
 }

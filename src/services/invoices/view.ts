@@ -2,10 +2,26 @@
 import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { balanceOf, lineTotal, moneyFields } from '../../domain/invoices/money.js';
 import type { Invoice, InvoicePayment } from '../../entities/index.js';
+import type { Out } from '../../domain/contract.js';
+import type { invoice } from '../../domain/resources.js';
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export function paymentView(p: InvoicePayment, currency: string) {
+/** A payment as the view needs it (the entity, or a row of the one-statement read). */
+export type PaymentRow = Pick<
+  InvoicePayment,
+  'id' | 'amount' | 'refundedAmount' | 'currencyCode' | 'method' | 'status' | 'paymentDate' | 'reference' | 'notes' | 'cardType' | 'last4Digits' | 'createdAt'
+>;
+
+/** An invoice as the view needs it: the entity's stored fields with its organization id. */
+export type InvoiceRow = Pick<
+  Invoice,
+  | 'id' | 'orderId' | 'orderNumber' | 'invoiceNumber' | 'externalId' | 'status' | 'invoiceDate' | 'dueDate' | 'terms' | 'currencyCode'
+  | 'poNumber' | 'notes' | 'customer' | 'primarySalesRep' | 'items' | 'refunds' | 'discount' | 'importedInvoiceTotal' | 'importedBalance'
+  | 'subtotal' | 'discountAmount' | 'tax' | 'total' | 'amountPaid' | 'createdAt' | 'updatedAt'
+> & { organizationId: string };
+
+export function paymentView(p: PaymentRow, currency: string) {
   return {
     paymentId: p.id,
     ...moneyFields('amount', p.amount, currency),
@@ -21,14 +37,18 @@ export function paymentView(p: InvoicePayment, currency: string) {
   };
 }
 
-export function invoiceView(inv: Invoice, payments: readonly InvoicePayment[]) {
+export function invoiceView(inv: Invoice, payments: readonly PaymentRow[]): Out<typeof invoice> {
+  return invoiceRowView({ ...inv, organizationId: inv.organization.id }, payments);
+}
+
+export function invoiceRowView(inv: InvoiceRow, payments: readonly PaymentRow[]): Out<typeof invoice> {
   const c = inv.currencyCode;
   const rep = inv.primarySalesRep ?? {};
   const fullName = [rep.firstName, rep.lastName].filter(Boolean).join(' ') || null;
   const cust = inv.customer;
   return {
     id: inv.id,
-    organizationId: inv.organization.id,
+    organizationId: inv.organizationId,
     orderId: inv.orderId,
     orderNumber: inv.orderNumber ?? null,
     invoiceNumber: inv.invoiceNumber,

@@ -8,6 +8,8 @@ import sharp, { type Metadata } from 'sharp';
 import { acceptedFormat, contentTypeOf, IMAGE_FORMATS, MAX_INPUT_PIXELS, VARIANTS, variantFormat, type ImageFormat } from '../../domain/images/rules.js';
 import { Image } from '../../entities/index.js';
 import type { Storage } from '../../adapters/storage.js';
+import type { Out } from '../../domain/contract.js';
+import type { image } from '../../domain/resources.js';
 
 /** The input is not an image we accept (a client error, never retried). */
 export class UnsupportedImageError extends Error {
@@ -32,8 +34,25 @@ export function imageUrls(storage: Storage, orgId: string, imageId: string): Ima
   return { baseUrl, smallUrl: `${baseUrl}small`, mediumUrl: `${baseUrl}medium`, largeUrl: `${baseUrl}large` };
 }
 
+/** The stored image fields the view shows: an Image entity, or a plain row (the product read aggregates them in SQL). */
+export interface ImageFields {
+  id: string;
+  organization: string | { id: string };
+  name: string;
+  height: number;
+  width: number;
+  contentSize: number;
+  source: string;
+  format: Image['format'];
+  active: boolean;
+  sku?: string | null;
+  categoryName?: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 /** The Image resource of SPEC.md (plus sku and categoryName). */
-export function imageView(storage: Storage, img: Image) {
+export function imageView(storage: Storage, img: ImageFields): Out<typeof image> {
   const orgId = typeof img.organization === 'string' ? img.organization : img.organization.id;
   return {
     id: img.id,
@@ -48,8 +67,8 @@ export function imageView(storage: Storage, img: Image) {
     sku: img.sku ?? null,
     categoryName: img.categoryName ?? null,
     ...imageUrls(storage, orgId, img.id),
-    createdAt: img.createdAt,
-    updatedAt: img.updatedAt,
+    createdAt: new Date(img.createdAt).toISOString(),
+    updatedAt: new Date(img.updatedAt).toISOString(),
   };
 }
 

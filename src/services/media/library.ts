@@ -7,7 +7,7 @@ import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import type { Storage } from '../../adapters/storage.js';
 import { imageView, variantKeys } from './images.js';
 
-const listSpec: ListSpec = {
+export const imageListSpec: ListSpec = {
   filters: {
     name: { prop: 'name', type: 'string' },
     sku: { prop: 'sku', type: 'string' },
@@ -23,7 +23,7 @@ const listSpec: ListSpec = {
 
 /** GET /api/images: a page of `{ entity, links }`. */
 export async function listImages(em: EntityManager, storage: Storage, orgId: string, query: Record<string, unknown>) {
-  const q = parseList(query, listSpec);
+  const q = parseList(query, imageListSpec);
   const [rows, total] = await em.findAndCount(Image, { organization: orgId, ...q.where }, { orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset });
   const data = rows.map((img) => {
     const entity = imageView(storage, img);

@@ -19,10 +19,12 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
-import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
+import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayActFor, readVisibleRow, visibleCustomerNumbers, visibleCustomerSql } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, emSql, ORDER_NUMBERS } from '../numbering.js';
 import { UUID_RE } from '../../domain/ids.js';
+import type { Out } from '../../domain/contract.js';
+import type { order } from '../../domain/resources.js';
 
 /** The order columns a draft gives as they are stored (no number, status, money or lines). */
 export interface OrderHeader {
@@ -146,6 +148,12 @@ export interface CreateOrderOptions {
   withinTransaction?: (tem: EntityManager, order: Order) => Promise<void> | void;
   /** When another run already created the order of `originationCartId`, return it instead of a 409. */
   existingForCart?: boolean;
+  /**
+   * draft.orderNumber came from the order-number allocator (a checkout's reserved number): no claim
+   * on the counter (claimNumbers guards numbers written from outside; the allocator never hands a
+   * value out twice).
+   */
+  numberAllocated?: boolean;
 }
 
 /**
@@ -155,7 +163,7 @@ export interface CreateOrderOptions {
 export async function createOrder(em: EntityManager, orgId: string, draft: OrderDraft, opts: CreateOrderOptions = {}): Promise<Order> {
   try {
     return await em.transactional(async (tem) => {
-      if (draft.orderNumber) await claimNumbers(emSql(tem), ORDER_NUMBERS, orgId, [draft.orderNumber]);
+      if (draft.orderNumber && !opts.numberAllocated) await claimNumbers(emSql(tem), ORDER_NUMBERS, orgId, [draft.orderNumber]);
       const o = tem.create(Order, {
         organization: orgId,
         orderNumber: draft.orderNumber || (await allocateNumber(emSql(tem), ORDER_NUMBERS, orgId)),
@@ -359,7 +367,30 @@ export async function findOrder(em: EntityManager, orgId: string, auth: Principa
   return o;
 }
 
-const orderListSpec: ListSpec = {
+/**
+ * GET /api/orders/:orderId in one statement with bound parameters (issue 18): the order, its lines
+ * and the visibility rule of byVisibleCustomer (Admin every order; a rep the orders of customers of
+ * its rep number; a customer its own), without hydrating entities. 404 when absent or not visible.
+ */
+const ORDER_VIEW_SQL = `select o.id, o.organization_id as "organizationId", o.order_number as "orderNumber", o.order_date as "orderDate",
+    o.order_status as "orderStatus", o.order_type as "orderType", o.po_number as "poNumber", o.price_tier as "priceTier",
+    o.currency_code as "currencyCode", o.terms, o.channel, o.external_id as "externalId", o.notes,
+    o.origination_cart_id as "originationCartId", o.quote_id as "quoteId", o.active, o.customer,
+    o.primary_sales_rep as "primarySalesRep", o.taken_by_sales_rep as "takenBySalesRep", o.shipping_details as "shippingDetails",
+    o.subtotal::text as subtotal, o.discount_amount::text as "discountAmount", o.tax::text as tax,
+    o.shipping_total::text as "shippingTotal", o.total::text as total, o.created_at as "createdAt", o.updated_at as "updatedAt",
+    coalesce((select json_agg(json_build_object('position', i.position, 'sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity,
+                                                'price', i.price::text, 'subTotal', i.sub_total::text))
+                from order_item i where i.organization_id = o.organization_id and i.order_id = o.id), '[]') as items
+  from sales_order o
+ where o.organization_id = $1 and o.id = $2
+   and ${visibleCustomerSql('o.customer_id', '$1', '$3', '$4')}`;
+
+export async function readOrderView(em: EntityManager, orgId: string, auth: Principal, orderId: string): Promise<Out<typeof order>> {
+  return orderRowView(await readVisibleRow<OrderRow>(em, ORDER_VIEW_SQL, orgId, auth, orderId, 'Order'));
+}
+
+export const orderListSpec: ListSpec = {
   filters: {
     orderNumber: { prop: 'orderNumber', type: 'string' },
     customerNumber: { prop: 'customerNumber', type: 'string' },
@@ -430,13 +461,25 @@ export async function updateShipping(em: EntityManager, orgId: string, auth: Pri
 
 const money = (v: Amount, cur: string) => ({ n: moneyNumber(v, cur), f: formatMoney(v, cur) });
 
-export function orderView(o: Order) {
+/** An order as the view needs it: the entity's stored fields with its lines (from the ORM or one SQL row). */
+export type OrderRow = Pick<
+  Order,
+  | 'id' | 'orderNumber' | 'orderDate' | 'orderStatus' | 'orderType' | 'poNumber' | 'priceTier' | 'currencyCode' | 'terms' | 'channel'
+  | 'externalId' | 'notes' | 'originationCartId' | 'quoteId' | 'active' | 'customer' | 'primarySalesRep' | 'takenBySalesRep'
+  | 'shippingDetails' | 'subtotal' | 'discountAmount' | 'tax' | 'shippingTotal' | 'total' | 'createdAt' | 'updatedAt'
+> & { organizationId: string; items: readonly Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'>[] };
+
+export function orderView(o: Order): Out<typeof order> {
+  return orderRowView({ ...o, organizationId: o.organization.id, items: o.items.getItems() });
+}
+
+export function orderRowView(o: OrderRow): Out<typeof order> {
   const cur = o.currencyCode;
-  const items = [...o.items.getItems()].sort((a, b) => a.position - b.position);
+  const items = [...o.items].sort((a, b) => a.position - b.position);
   const m = (v: Amount) => money(v, cur);
   return {
     id: o.id,
-    organizationId: o.organization.id,
+    organizationId: o.organizationId,
     orderNumber: o.orderNumber,
     orderDate: o.orderDate.toISOString(),
     orderStatus: o.orderStatus,
@@ -449,6 +492,7 @@ export function orderView(o: Order) {
     externalId: o.externalId ?? null,
     notes: o.notes ?? null,
     originationCartId: o.originationCartId ?? null,
+    quoteId: o.quoteId ?? null,
     active: o.active,
     customer: o.customer,
     primarySalesRep: o.primarySalesRep ?? null,

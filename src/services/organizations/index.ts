@@ -2,7 +2,7 @@
  * Organization use cases: sign-up, the organization record, administrators, price tiers,
  * return origins of hosted payments, and API access credentials.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
@@ -195,7 +195,28 @@ export async function deletePriceTier(em: EntityManager, orgId: string, name: st
 
 /** Origins hosted payment pages may return the browser to, besides the API and the deployment storefronts. */
 export async function returnOrigins(em: EntityManager, orgId: string): Promise<string[]> {
-  return (await orgOf(em, orgId)).allowedReturnOrigins ?? [];
+  const stored = (await orgOf(em, orgId)).allowedReturnOrigins as unknown;
+  // A row created in this EntityManager still holds the column default as its JSON text ('[]').
+  if (typeof stored === 'string') return JSON.parse(stored) as string[];
+  return (stored as string[] | null) ?? [];
+}
+
+/** The organization's limits on authenticated requests per minute (issue 21): its own, or the deployment's default. */
+export async function rateLimits(em: EntityManager, config: Config, orgId: string) {
+  const org = await orgOf(em, orgId);
+  return {
+    RequestsPerMinute: org.rateLimitPerMinute ?? config.tenantRateLimits.perOrganizationPerMinute,
+    RequestsPerMinutePerCredential: config.tenantRateLimits.perCredentialPerMinute,
+    IsOrganizationSpecific: org.rateLimitPerMinute != null,
+    WindowSeconds: 60,
+  };
+}
+
+/** Sets (or with null removes) an organization's own limit; the platform operator's (scripts/rate-limit.ts), never the tenant's. */
+export async function setOrganizationRateLimit(em: EntityManager, orgId: string, perMinute: number | null): Promise<void> {
+  const org = await orgOf(em, orgId);
+  org.rateLimitPerMinute = perMinute;
+  await em.flush();
 }
 
 /** Replaces the organization's return origins with these (normalized, deduplicated; each already checked by the schema). */
@@ -211,7 +232,7 @@ export async function issueApiAccess(em: EntityManager, deps: Pick<Deps, 'creden
   const creds = newApiCredentials();
   const secretHash = await hashSecret(creds.clientSecret);
   await em.transactional(async (tx) => {
-    const org = await tx.findOneOrFail(Organization, { id: orgId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const org = await tx.findOneOrFail(Organization, { id: orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     await tx.nativeUpdate(ApiCredential, { organization: org, active: true }, { active: false, revokedAt: new Date() });
     org.credentialVersion += 1;
     tx.create(ApiCredential, { organization: org, clientId: creds.clientId, clientSecretHash: secretHash, apiKeyHash: sha256(creds.apiKey), version: org.credentialVersion });

@@ -29,6 +29,7 @@ import { findPayableInvoice } from '../invoices/invoices.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { log } from '../../logger.js';
 import { startOnce } from '../../adapters/temporal.js';
+import { amountText } from '../../workflows/tags-defs.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import { saveProfileAsPaymentMethod } from './methods.js';
 
@@ -117,6 +118,7 @@ export async function startHostedSetup(
     args: [wf],
     queue: 'commerce',
     keys: { organizationId: input.organizationId, customerNumber: input.customerNumber, invoiceNumber },
+    summary: `Hosted payment page for customer ${input.customerNumber}${invoiceNumber ? `, invoice ${invoiceNumber}` : ''}: ${amountText(amount.toFixed(2), currency)}`,
   });
   return { transactionSetupId: setup.transactionSetupId, hostedPaymentUrl: setup.hostedPaymentUrl };
 }

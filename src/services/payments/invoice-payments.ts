@@ -23,10 +23,11 @@ export type { PaymentStatus };
 import type { Principal } from '../../http/auth.js';
 import type { InvoiceCardPaymentInput } from '../../workflows/invoice-payments-defs.js';
 import { runWorkflow } from '../../workflow-runs.js';
+import { amountText } from '../../workflows/tags-defs.js';
 import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget, type RefundInput } from '../invoices/card-payments.js';
 import { findInvoice, reload } from '../invoices/invoices.js';
 import { checkPayment, recordInvoicePayment } from '../invoices/record-payment.js';
-import { signalInvoiceClosed } from '../invoices/signal.js';
+import { resumeDunning, signalDunning, signalInvoiceClosed } from '../invoices/signal.js';
 import { findActivePaymentMethod } from './methods.js';
 
 /** `<scope>:<Idempotency-Key>`; without the header `<scope>:<derived>` when given (card money), else a fresh key. */
@@ -53,6 +54,8 @@ export async function payInvoice(em: EntityManager, deps: Deps, orgId: string, a
   const status = body.status ?? 'Completed';
   if (body.paymentProfileId && status === 'Completed') await payByCard(em, deps, orgId, inv, { ...body, paymentProfileId: body.paymentProfileId }, idempotencyHeader);
   else await payOffline(em, deps, orgId, inv, { ...body, status }, idempotencyHeader);
+  // The dunning workflow re-reads the invoice: a full payment ends it (and a hold it placed ends with it).
+  await signalDunning(deps.temporal, inv.id);
   return reload(em, orgId, inv.id);
 }
 
@@ -79,6 +82,7 @@ async function payByCard(em: EntityManager, deps: Deps, orgId: string, inv: Invo
     workflowId: `invoice-payment-${key}`,
     args: [input],
     keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
+    summary: `Card payment of ${amountText(input.amount, input.currencyCode)} on invoice ${inv.invoiceNumber} of customer ${inv.customerNumber}`,
     waitMs: deps.config.checkoutWaitMs,
     what: 'The card payment',
   });
@@ -126,11 +130,15 @@ export async function refundInvoice(em: EntityManager, deps: Deps, orgId: string
       workflowId: `invoice-refund-${refundKey}`,
       args: [{ ...refund, chargeId: payment.providerChargeId }],
       keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
+      summary: `Card refund of ${amountText(refund.amount, inv.currencyCode)} on invoice ${inv.invoiceNumber} of customer ${inv.customerNumber}`,
       waitMs: deps.config.checkoutWaitMs,
       what: 'The refund',
     });
   } else {
     await applyInvoiceRefund(em, refund);
   }
-  return reload(em, orgId, inv.id);
+  const after = await reload(em, orgId, inv.id);
+  // A refund that leaves money owed reopens collection: the dunning workflow is signalled, or started again.
+  if (after.status === 'Issued' || after.status === 'PartiallyPaid') await resumeDunning(deps.temporal, deps.config, { organizationId: orgId, invoiceId: inv.id, invoiceNumber: inv.invoiceNumber });
+  return after;
 }

@@ -4,7 +4,7 @@
  * organization waits for acceptance, that organization sees the rep only as it entered them
  * (DESIGN "Security decisions"; issue 16 finding 5).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { initialMembershipStatus } from '../../domain/organizations/membership.js';
@@ -108,8 +108,11 @@ export async function createAssignment(em: EntityManager, deps: Mailer, orgId: s
 }
 
 async function findAssignment(em: EntityManager, orgId: string, id: string, lock = false): Promise<OrganizationSalesRep> {
-  const a = await em.findOne(OrganizationSalesRep, { id, organization: orgId }, { populate: ['salesRep', 'salesRep.user', 'organization'], ...(lock ? { lockMode: 4 /* PESSIMISTIC_WRITE */ } : {}) });
+  // The lock (when asked) is taken on the assignment row alone: locking the joined organization and
+  // user rows too would wait on every insert that references them (FOR KEY SHARE).
+  const a = await em.findOne(OrganizationSalesRep, { id, organization: orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!a) throw AppError.notFound('Sales rep');
+  await em.populate(a, ['salesRep', 'salesRep.user', 'organization']);
   return a;
 }
 
@@ -138,7 +141,7 @@ export async function ownAssignments(em: EntityManager, auth: Principal) {
   }));
 }
 
-const listSpec: ListSpec = {
+export const salesRepListSpec: ListSpec = {
   filters: {
     repNumber: { prop: 'repNumber', type: 'string' },
     firstName: { prop: 'salesRep.firstName', type: 'string' },
@@ -152,7 +155,7 @@ const listSpec: ListSpec = {
 
 /** One page of the organization's reps; a rep whose membership is pending shows the names the organization entered. */
 export async function listReps(em: EntityManager, orgId: string, query: Record<string, unknown>) {
-  const q = parseList(query, listSpec);
+  const q = parseList(query, salesRepListSpec);
   const rows = await em.find(OrganizationSalesRep, { organization: orgId, ...q.where }, { populate: ['salesRep'], orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset });
   const members = await membershipsOf(em, orgId, rows.map((a) => a.salesRep.user.id));
   return rows.map((a) => {

@@ -18,7 +18,7 @@ export interface AssociationView {
 
 const associationView = (a: UserCustomer): AssociationView => ({ UserId: a.user.id, CustomerNumber: a.customer.customerNumber, OrganizationId: a.organization.id });
 
-const listSpec: ListSpec = {
+export const associationListSpec: ListSpec = {
   filters: {
     UserId: { prop: 'user', type: 'uuid' },
     CustomerNumber: { prop: 'customer.customerNumber', type: 'string' },
@@ -57,7 +57,7 @@ export async function associateCustomer(em: EntityManager, orgId: string, input:
 
 /** One page of the organization's associations (page, size, sort, direction, filters). */
 export async function listAssociations(em: EntityManager, orgId: string, query: Record<string, unknown>) {
-  const q = parseList(query, listSpec);
+  const q = parseList(query, associationListSpec);
   const [rows, total] = await em.findAndCount(
     UserCustomer,
     { $and: [{ organization: orgId }, q.where] },

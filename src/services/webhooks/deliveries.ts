@@ -4,6 +4,8 @@
  * are started by the dispatcher (rows without `startedAt`), so a process dying after the commit
  * loses nothing.
  */
+import type { webhookDelivery } from '../../domain/webhooks/responses.js';
+import type { Out } from '../../domain/contract.js';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import { classifyResponse, DELIVERY_TIMEOUT_MS, retryDelaysMs, subscriptionMatches } from '../../domain/webhooks/rules.js';
@@ -11,7 +13,7 @@ import { signatureHeader } from '../../domain/webhooks/signature.js';
 import { WebhookDelivery, WebhookEvent, WebhookSubscription } from '../../entities/Webhook.js';
 import { AppError } from '../../errors.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
+import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { log } from '../../logger.js';
 import { emitEvent } from './events.js';
 import { postJson } from './send.js';
@@ -21,6 +23,7 @@ export const deliveryListSpec: ListSpec = {
   filters: { status: { prop: 'status', type: 'string' }, eventType: { prop: 'eventType', type: 'string' } },
   sorts: { createdAt: 'createdAt', status: 'status', eventType: 'eventType' },
   defaultSort: 'createdAt',
+  defaultDirection: 'desc',
 };
 
 export function deliveryView(d: WebhookDelivery) {
@@ -35,20 +38,19 @@ export function deliveryView(d: WebhookDelivery) {
     lastError: d.lastError ?? null,
     nextAttemptAt: d.nextAttemptAt ? d.nextAttemptAt.toISOString() : null,
     createdAt: d.createdAt.toISOString(),
-  };
+  } satisfies Out<typeof webhookDelivery>;
 }
 
 export async function listDeliveries(em: EntityManager, orgId: string, webhookId: string, query: Record<string, unknown>) {
   await findSubscription(em, orgId, webhookId);
+  // Newest first unless the caller sorts otherwise.
   const q = parseList(query, deliveryListSpec);
-  // Newest first unless the caller sorts.
-  const orderBy = query.sortOn || query.sortDirection ? q.orderBy : { createdAt: 'desc' };
   const [rows, total] = await em.findAndCount(
     WebhookDelivery,
     { ...q.where, organizationId: orgId, webhookId },
-    { orderBy, limit: q.pageSize, offset: q.offset },
+    { orderBy: [q.orderBy, { id: 'desc' }], limit: q.pageSize, offset: q.offset },
   );
-  return dataEnvelope(rows.map(deliveryView), total, q);
+  return genericEnvelope(rows.map(deliveryView), total, q);
 }
 
 async function findDelivery(em: EntityManager, orgId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {

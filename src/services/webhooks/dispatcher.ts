@@ -2,6 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { taskQueue } from '../../config.js';
+import { summaryMemo } from '../../adapters/temporal.js';
 import { WEBHOOK_DISPATCHER_ID } from '../../domain/webhooks/rules.js';
 
 export async function ensureWebhookDispatcher(client: Client, config: Config): Promise<void> {
@@ -10,6 +11,7 @@ export async function ensureWebhookDispatcher(client: Client, config: Config): P
       workflowId: WEBHOOK_DISPATCHER_ID,
       taskQueue: taskQueue(config, 'commerce'),
       args: [],
+      memo: summaryMemo('Webhook outbox dispatcher: starts one deliverWebhook workflow per delivery (all organizations)'),
       // A dispatcher that ended (terminated by an operator) may be started again.
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });

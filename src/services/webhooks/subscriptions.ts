@@ -6,6 +6,7 @@ import { newWebhookSecret } from '../../domain/webhooks/signature.js';
 import { WebhookDelivery, WebhookSubscription } from '../../entities/Webhook.js';
 import { AppError } from '../../errors.js';
 import { UUID_RE } from '../../domain/ids.js';
+import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { encryptionKeys } from '../secrets.js';
 import { targetProblem } from './send.js';
 
@@ -48,8 +49,22 @@ export async function findSubscription(em: EntityManager, orgId: string, id: str
 }
 
 /** The organization's subscriptions, oldest first. */
-export async function listSubscriptions(em: EntityManager, orgId: string): Promise<WebhookSubscription[]> {
-  return em.find(WebhookSubscription, { organizationId: orgId }, { orderBy: { createdAt: 'asc' } });
+/** Paging, sorting and filters of the subscription list (the route documents them from this). */
+export const webhookListSpec: ListSpec = {
+  filters: { isEnabled: { prop: 'isEnabled', type: 'boolean' }, url: { prop: 'url', type: 'string' } },
+  sorts: { createdAt: 'createdAt', url: 'url' },
+  defaultSort: 'createdAt',
+};
+
+/** A page of subscriptions, oldest first by default: the generic envelope (Data, TotalCount, PageNumber, PageSize). */
+export async function listSubscriptions(em: EntityManager, orgId: string, query: Record<string, unknown>) {
+  const q = parseList(query, webhookListSpec);
+  const [rows, total] = await em.findAndCount(
+    WebhookSubscription,
+    { $and: [{ organizationId: orgId }, q.where] },
+    { orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
+  );
+  return genericEnvelope(rows.map(webhookView), total, q);
 }
 
 /** Deletes a subscription and its delivery log; pending deliveries find no subscription and stop. */

@@ -1,0 +1,104 @@
+/**
+ * Buyer roles and spending limits of a customer's users (`/api/customers/{customerNumber}/buyers`).
+ * Managed by the organization's admins and by the customer's own Approvers. A user gets a buyer
+ * role only at the customer their login is associated with.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import type { BuyerRole } from '../../domain/approvals/rules.js';
+import { monthStart } from '../../domain/approvals/rules.js';
+import { moneyNumber } from '../../domain/money.js';
+import { CustomerBuyer, PriceTier, User, UserCustomer, type Customer } from '../../entities/index.js';
+import { AppError } from '../../errors.js';
+import type { Principal } from '../../http/auth.js';
+import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
+import { UUID_RE } from '../../domain/ids.js';
+import type { Out } from '../../domain/contract.js';
+import type { customerBuyer } from '../../domain/resources.js';
+import { findVisibleCustomer } from '../customers/visibility.js';
+
+export interface BuyerInput {
+  role: BuyerRole;
+  orderLimit?: number | null;
+  monthlyLimit?: number | null;
+}
+
+/** Whether the principal is an Approver of this customer (a Customer user with that role there). */
+export async function isApproverOf(em: EntityManager, orgId: string, auth: Principal, customerId: string): Promise<boolean> {
+  if (auth.role !== 'Customer' || !auth.userId) return false;
+  return (await em.count(CustomerBuyer, { organizationId: orgId, customerId, userId: auth.userId, role: 'Approver' })) > 0;
+}
+
+/**
+ * The customer (404 unless visible) when the principal may manage its buyers: Admin, or one of its
+ * Approvers (403 otherwise). With `userId`, that user must be associated with the customer (404
+ * first: a user the caller may not see is never confirmed by a 403).
+ */
+async function managedCustomer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId?: string): Promise<Customer> {
+  const customer = await findVisibleCustomer(em, orgId, auth, customerNumber);
+  if (userId !== undefined) {
+    if (!UUID_RE.test(userId) || !(await em.findOne(UserCustomer, { organization: orgId, user: userId, customer: customer.id }))) throw AppError.notFound('User associated with this customer');
+  }
+  if (auth.isSuper || auth.role === 'Admin') return customer;
+  if (await isApproverOf(em, orgId, auth, customer.id)) return customer;
+  throw AppError.forbidden("Only an admin or one of the customer's Approvers manages its buyers.");
+}
+
+export async function customerCurrency(em: EntityManager, orgId: string, customer: Customer): Promise<string> {
+  const tier = await em.findOne(PriceTier, { organization: orgId, name: customer.pricing });
+  return tier?.currencyCode ?? 'USD';
+}
+
+/** What the user spent at the customer this calendar month (UTC): the totals of their orders. */
+export async function spentThisMonth(em: EntityManager, orgId: string, customerId: string, userId: string, now = new Date()): Promise<Decimal> {
+  const rows = await em.getConnection().execute<{ spent: string | null }[]>(
+    `select coalesce(sum(total), 0)::text as spent from sales_order
+      where organization_id = ? and customer_id = ? and created_by_user_id = ? and order_date >= ? and order_status <> 'Cancelled'`,
+    [orgId, customerId, userId, monthStart(now)],
+  );
+  return new Decimal(rows[0]?.spent ?? 0);
+}
+
+async function buyerView(em: EntityManager, orgId: string, b: CustomerBuyer, currency: string): Promise<Out<typeof customerBuyer>> {
+  const user = await em.findOne(User, { id: b.userId });
+  const num = (v: string | null | undefined) => (v === null || v === undefined ? null : moneyNumber(v, currency));
+  return {
+    userId: b.userId,
+    email: user?.email ?? null,
+    firstName: user?.firstName ?? null,
+    lastName: user?.lastName ?? null,
+    role: b.role,
+    currencyCode: currency,
+    orderLimit: num(b.orderLimit),
+    monthlyLimit: num(b.monthlyLimit),
+    spentThisMonth: moneyNumber(await spentThisMonth(em, orgId, b.customerId, b.userId), currency),
+    updatedAt: b.updatedAt.toISOString(),
+  };
+}
+
+export const buyerListSpec: ListSpec = { filters: { role: { prop: 'role', type: 'string' } }, sorts: { CreatedAt: 'createdAt', Role: 'role' }, defaultSort: 'CreatedAt' };
+
+export async function listBuyers(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, query: Record<string, unknown>) {
+  const customer = await managedCustomer(em, orgId, auth, customerNumber);
+  const q = parseList(query, buyerListSpec);
+  const [rows, total] = await em.findAndCount(CustomerBuyer, { $and: [{ organizationId: orgId, customerId: customer.id }, q.where] }, { orderBy: [q.orderBy, { userId: 'asc' }], limit: q.pageSize, offset: q.offset });
+  const currency = await customerCurrency(em, orgId, customer);
+  return genericEnvelope(await Promise.all(rows.map((b) => buyerView(em, orgId, b, currency))), total, q);
+}
+
+/** Sets a user's buyer role and limits at the customer (the user must be associated with this customer). */
+export async function putBuyer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId: string, input: BuyerInput) {
+  const customer = await managedCustomer(em, orgId, auth, customerNumber, userId);
+  let b = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
+  const values = { role: input.role, orderLimit: input.orderLimit === undefined || input.orderLimit === null ? null : String(input.orderLimit), monthlyLimit: input.monthlyLimit === undefined || input.monthlyLimit === null ? null : String(input.monthlyLimit) };
+  if (b) em.assign(b, { ...values, updatedAt: new Date() });
+  else b = em.create(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId, ...values });
+  await em.flush();
+  return buyerView(em, orgId, b, await customerCurrency(em, orgId, customer));
+}
+
+export async function deleteBuyer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId: string): Promise<void> {
+  const customer = await managedCustomer(em, orgId, auth, customerNumber, userId);
+  const n = await em.nativeDelete(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
+  if (!n) throw AppError.notFound('Buyer');
+}

@@ -1,0 +1,249 @@
+/**
+ * The approvePurchase workflow's writes (src/activities/approvals.ts). Each is idempotent by its
+ * key (a chain entry carries it) or by the final state it leads to, and runs under the request's
+ * row lock; webhook events and the e-mails to send are answered in the same step.
+ */
+import { randomUUID } from 'node:crypto';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { approvalLevels, approvalRefusal, checkSpending } from '../../domain/approvals/rules.js';
+import { formatMoney } from '../../domain/money.js';
+import { orderTotals } from '../../domain/orders/totals.js';
+import { ApprovalRequest, Cart, CustomerBuyer, OrganizationMember, User } from '../../entities/index.js';
+import type { ApprovalChainEntry } from '../../entities/Approval.js';
+import { AppError } from '../../errors.js';
+import { APPROVAL_WRONG_STATE, type LevelInfo, type Supersession } from '../../workflows/approve-purchase-defs.js';
+import type { SendEmailInput } from '../../workflows/send-email-defs.js';
+import { emitEventOnce } from '../webhooks/events.js';
+import { priceLine } from '../catalog/pricing.js';
+import { approvalEvent } from './approvals.js';
+import { spentThisMonth } from './buyers.js';
+
+const wrongState = (message: string) => ApplicationFailure.create({ type: APPROVAL_WRONG_STATE, message, nonRetryable: true });
+
+async function lock(tx: EntityManager, organizationId: string, approvalId: string): Promise<ApprovalRequest> {
+  const a = await tx.findOne(ApprovalRequest, { organizationId, id: approvalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!a) throw AppError.notFound('Approval');
+  return a;
+}
+
+const entry = (e: Omit<ApprovalChainEntry, 'note' | 'by'> & Partial<Pick<ApprovalChainEntry, 'note' | 'by'>>): ApprovalChainEntry => ({ by: null, note: null, ...e });
+
+/** The chain of the request: the customer's Approvers by their own limit, then the organization's admins (src/domain/approvals/rules.ts). */
+export async function approvalChain(em: EntityManager, input: { organizationId: string; approvalId: string }): Promise<(LevelInfo & { emails: string[] })[]> {
+  const f = em.fork();
+  const a = await f.findOneOrFail(ApprovalRequest, { organizationId: input.organizationId, id: input.approvalId });
+  const buyers = a.customerId ? await f.find(CustomerBuyer, { organizationId: input.organizationId, customerId: a.customerId, role: 'Approver' }) : [];
+  const users = new Map((await f.find(User, { id: { $in: buyers.map((b) => b.userId) } })).map((u) => [u.id, u.email]));
+  const admins = await f.find(OrganizationMember, { organization: input.organizationId, isAdmin: true }, { populate: ['user'] });
+  return approvalLevels(
+    a.requesterUserId,
+    buyers.filter((b) => users.has(b.userId)).map((b) => ({ userId: b.userId, email: users.get(b.userId)!, orderLimit: b.orderLimit ?? null })),
+    admins.map((m) => ({ userId: m.user.id, email: m.user.email })),
+  );
+}
+
+/** Records that `level` was asked (Asked at level 1 or after a restart, Escalated later) and answers its e-mails. */
+export async function askLevel(em: EntityManager, input: { organizationId: string; approvalId: string; level: LevelInfo & { emails: string[] }; escalated: boolean; key: string; at: string }): Promise<SendEmailInput[]> {
+  return em.fork().transactional(async (tx) => {
+    const a = await lock(tx, input.organizationId, input.approvalId);
+    if (a.status !== 'Pending') return [];
+    if (!a.chain.some((e) => e.key === input.key)) {
+      a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: input.escalated ? 'Escalated' : 'Asked', level: input.level.level, userIds: input.level.userIds, note: input.level.kind === 'Admins' ? "the organization's admins" : null })];
+      a.level = input.level.level;
+      a.updatedAt = new Date(input.at);
+      await tx.flush();
+    }
+    return input.level.emails.map((to, i) => ({
+      emailId: `approval-${a.id}-${input.key}-${i}`,
+      organizationId: input.organizationId,
+      template: 'approval-request' as const,
+      to,
+      data: { approvalId: a.id, customerNumber: a.customerNumber, total: a.total, currencyCode: a.currencyCode, requesterName: a.requesterName ?? a.requesterEmail ?? 'A buyer', reason: a.reason, level: input.level.level },
+    }));
+  });
+}
+
+const decisionMail = (a: ApprovalRequest, decision: string, reason: string | null): SendEmailInput | null =>
+  a.requesterEmail
+    ? {
+        emailId: `approval-${a.id}-${decision}`,
+        organizationId: a.organizationId,
+        template: 'approval-decision',
+        to: a.requesterEmail,
+        data: { approvalId: a.id, decision, reason, requesterName: a.requesterName ?? '', total: formatMoney(a.total, a.currencyCode) },
+      }
+    : null;
+
+export interface DecisionResult {
+  status: ApprovalRequest['status'];
+  /** Executions before the supersede change: the total changed and the request started over at level 1. Always false now. */
+  restarted: boolean;
+  superseded?: Supersession | null;
+  mail: SendEmailInput | null;
+}
+
+type CartLine = { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string };
+const lineOf = (i: { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string }): CartLine => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) });
+
+/**
+ * The open cart repriced at current catalog/tier prices (quantity breaks applied), under its row
+ * lock: the lines that changed take the new prices, so a checkout that follows charges them. A line
+ * that can no longer be priced (product gone, no price) refuses the approve (409), nothing changes.
+ */
+async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Promise<{ cart: Cart; total: Decimal }> {
+  const cart = await tx.findOne(Cart, { organization: orgId, id: cartId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!cart || cart.status !== 'PENDING') throw wrongState('The cart is no longer open.');
+  await tx.populate(cart, ['items']);
+  for (const item of cart.items.getItems()) {
+    let price: Decimal;
+    try {
+      price = (await priceLine(tx, orgId, cart.pricingTier, item.sku, item.quantity)).unitPrice;
+    } catch (e) {
+      if (e instanceof AppError) throw wrongState(`The cart cannot be checked out any more (${item.sku}: ${Object.values(e.errors ?? {}).flat().join(' ') || e.message}); the buyer must change it.`);
+      throw e;
+    }
+    if (!price.eq(item.unitPrice)) {
+      item.unitPrice = price.toFixed();
+      item.lineTotal = price.times(item.quantity).toFixed();
+      cart.updatedAt = new Date();
+    }
+  }
+  return { cart, total: orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total };
+}
+
+/**
+ * Approve or reject under the row lock. An approve re-checks the cart: still open, and its total at
+ * current catalog/tier prices (the cart's lines are repriced) equal to the requested total. A changed
+ * total ends this request as Superseded (chain entry TotalChanged naming both totals) and, when the
+ * new total still exceeds the buyer's limits, creates request `newApprovalId` for it (the workflow
+ * starts its approvePurchase); otherwise the buyer is told to check out again.
+ */
+export async function decide(
+  em: EntityManager,
+  input: { organizationId: string; approvalId: string; action: 'approve' | 'reject'; by: string; reason?: string | null; key: string; at: string; newApprovalId?: string },
+): Promise<DecisionResult> {
+  return em.fork().transactional(async (tx) => {
+    const a = await lock(tx, input.organizationId, input.approvalId);
+    const done = a.chain.find((e) => e.key === input.key);
+    if (done) return { status: a.status, restarted: false, superseded: done.type === 'TotalChanged' ? supersession(a) : null, mail: null };
+    const refused = approvalRefusal(a.status, input.action);
+    if (refused) throw wrongState(refused);
+    const at = new Date(input.at);
+    if (input.action === 'approve') {
+      const { cart, total } = await repriceCart(tx, input.organizationId, a.cartId);
+      if (!total.eq(a.total)) return supersede(tx, a, cart, total, { ...input, newApprovalId: input.newApprovalId ?? randomUUID() });
+      await tx.flush();
+      a.status = 'Approved';
+    } else {
+      a.status = 'Rejected';
+      a.decisionReason = input.reason ?? null;
+    }
+    a.decidedBy = input.by;
+    a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: a.status === 'Approved' ? 'Approved' : 'Rejected', level: a.level, userIds: [input.by], by: input.by, note: input.reason ?? null })];
+    a.updatedAt = at;
+    await tx.flush();
+    await emitEventOnce(tx, input.organizationId, a.status === 'Approved' ? 'approval.approved' : 'approval.rejected', approvalEvent(a), `approval-${a.id}-${a.status}`);
+    return { status: a.status, restarted: false, mail: a.status === 'Rejected' ? decisionMail(a, 'rejected', a.decisionReason ?? null) : null };
+  });
+}
+
+function supersession(a: ApprovalRequest): Supersession {
+  const requested = formatMoney(a.total, a.currencyCode);
+  const current = formatMoney(a.repricedTotal ?? a.total, a.currencyCode);
+  return {
+    currencyCode: a.currencyCode,
+    requestedTotal: new Decimal(a.total).toFixed(),
+    currentTotal: new Decimal(a.repricedTotal ?? a.total).toFixed(),
+    newApprovalId: a.supersededBy ?? null,
+    message: a.supersededBy
+      ? `Not approved: the cart total changed from ${requested} to ${current} at current prices since the approval was requested; approval ${a.supersededBy} now asks for ${current}.`
+      : `Not approved: the cart total changed from ${requested} to ${current} at current prices since the approval was requested; the new total is within the buyer's limits, so the buyer checks out again.`,
+  };
+}
+
+async function supersede(tx: EntityManager, a: ApprovalRequest, cart: Cart, total: Decimal, input: { organizationId: string; key: string; at: string; by: string; newApprovalId: string }): Promise<DecisionResult> {
+  const orgId = input.organizationId;
+  const at = new Date(input.at);
+  const lines = cart.items.getItems().map(lineOf);
+  const buyer = a.customerId ? await tx.findOne(CustomerBuyer, { organizationId: orgId, customerId: a.customerId, userId: a.requesterUserId }) : null;
+  const check = buyer && a.customerId ? checkSpending(total, await spentThisMonth(tx, orgId, a.customerId, a.requesterUserId), { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }) : ({ needsApproval: false } as const);
+  // The old request leaves Pending before the new one is inserted (at most one Pending request per cart).
+  a.status = 'Superseded';
+  a.repricedTotal = total.toFixed();
+  a.updatedAt = at;
+  await tx.flush();
+  if (check.needsApproval) {
+    const next = tx.create(ApprovalRequest, {
+      organizationId: orgId,
+      id: input.newApprovalId,
+      status: 'Pending',
+      customerId: a.customerId,
+      customerNumber: a.customerNumber,
+      cartId: a.cartId,
+      requesterUserId: a.requesterUserId,
+      requesterEmail: a.requesterEmail ?? null,
+      requesterName: a.requesterName ?? null,
+      reason: check.reason,
+      currencyCode: a.currencyCode,
+      total: total.toFixed(),
+      lines,
+      checkout: a.checkout,
+      level: 1,
+      chain: [entry({ key: 'supersedes', at: input.at, type: 'Supersedes', level: null, userIds: [], note: `replaces approval ${a.id} of ${formatMoney(a.total, a.currencyCode)}: the total changed at current prices` })],
+      decidedBy: null,
+      decisionReason: null,
+      orderNumber: null,
+      supersededBy: null,
+      supersedes: a.id,
+      repricedTotal: null,
+      expiresAt: new Date(at.getTime() + (a.expiresAt.getTime() - a.createdAt.getTime())),
+    });
+    await tx.flush();
+    a.supersededBy = next.id;
+    await emitEventOnce(tx, orgId, 'approval.requested', approvalEvent(next), `approval-${next.id}-requested`);
+  }
+  a.chain = [
+    ...a.chain,
+    entry({
+      key: input.key,
+      at: input.at,
+      type: 'TotalChanged',
+      level: a.level,
+      userIds: [],
+      by: input.by,
+      note: `${formatMoney(a.total, a.currencyCode)} -> ${formatMoney(total, a.currencyCode)} at current prices; ${a.supersededBy ? `superseded by approval ${a.supersededBy}` : 'within the limits now: the buyer checks out again'}`,
+    }),
+  ];
+  await tx.flush();
+  await emitEventOnce(tx, orgId, 'approval.superseded', approvalEvent(a), `approval-${a.id}-Superseded`);
+  const s = supersession(a);
+  return { status: a.status, restarted: false, superseded: s, mail: decisionMail(a, 'superseded', s.message.replace(/^Not approved: /, '')) };
+}
+
+/** The request ran out: Expired (the cart stays open for the buyer). */
+export async function expireApproval(em: EntityManager, input: { organizationId: string; approvalId: string; at: string }): Promise<DecisionResult> {
+  return em.fork().transactional(async (tx) => {
+    const a = await lock(tx, input.organizationId, input.approvalId);
+    if (a.status !== 'Pending') return { status: a.status, restarted: false, mail: null };
+    a.status = 'Expired';
+    a.chain = [...a.chain, entry({ key: 'expired', at: input.at, type: 'Expired', level: a.level, userIds: [] })];
+    a.updatedAt = new Date(input.at);
+    await tx.flush();
+    await emitEventOnce(tx, input.organizationId, 'approval.expired', approvalEvent(a), `approval-${a.id}-Expired`);
+    return { status: a.status, restarted: false, mail: decisionMail(a, 'expired', 'no approver answered in time') };
+  });
+}
+
+/** The approved checkout's outcome on the request: its order number, or why it failed. */
+export async function recordApprovalCheckout(em: EntityManager, input: { organizationId: string; approvalId: string; orderNumber: string | null; error: string | null; at: string }): Promise<void> {
+  await em.fork().transactional(async (tx) => {
+    const a = await lock(tx, input.organizationId, input.approvalId);
+    if (input.orderNumber) a.orderNumber = input.orderNumber;
+    const key = input.orderNumber ? `checkout-${input.orderNumber}` : `checkout-failed-${input.at}`;
+    if (!a.chain.some((e) => e.key === key)) a.chain = [...a.chain, entry({ key, at: input.at, type: 'Approved', level: a.level, userIds: [], note: input.orderNumber ? `checked out as ${input.orderNumber}` : `checkout failed: ${input.error}` })];
+    a.updatedAt = new Date(input.at);
+    await tx.flush();
+  });
+}

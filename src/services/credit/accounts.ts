@@ -1,0 +1,135 @@
+/**
+ * A customer's credit account (docs/credit.md): default payment terms, credit limit, open balance,
+ * available credit and credit hold. Terms and limit are Admin-only (reps and customers read).
+ *
+ * Open balance = the unpaid balance of the customer's Issued and PartiallyPaid invoices plus the
+ * total of its on-account orders that have no issued invoice yet (checkout creates the order and
+ * then its invoice in two steps). A customer is on credit hold while one of its invoices that
+ * the dunning workflow marked at the hold step (`credit_hold_at`) is still unpaid; paying,
+ * voiding or cancelling every such invoice releases the hold at once.
+ */
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { creditPosition, fitsCredit } from '../../domain/credit/limits.js';
+import { dueDateFor, termLabel, type TermRule } from '../../domain/credit/terms.js';
+import { formatMoney, moneyNumber } from '../../domain/money.js';
+import { Customer, PaymentTerm, PriceTier, type Order } from '../../entities/index.js';
+import { AppError } from '../../errors.js';
+import type { Principal } from '../../http/auth.js';
+import { emSql } from '../numbering.js';
+import { findVisibleCustomer } from '../customers/visibility.js';
+import { findPaymentTerm } from './terms.js';
+
+/** Terms when a customer with a credit limit has no default terms. */
+export const DEFAULT_TERM: TermRule & { name: string } = { name: 'Net 30', type: 'Net', days: 30 };
+
+/** The customer's currency: its price tier's (USD when the tier is gone). */
+export async function customerCurrency(em: EntityManager, orgId: string, customer: Pick<Customer, 'pricing'>): Promise<string> {
+  const tier = await em.findOne(PriceTier, { organization: orgId, name: customer.pricing }, { fields: ['currencyCode'] });
+  return tier?.currencyCode ?? 'USD';
+}
+
+/** What the customer owes on account (see the file comment); runs in the caller's transaction. */
+export async function openBalance(em: EntityManager, orgId: string, customerId: string): Promise<Decimal> {
+  const [row] = await emSql(em)<{ invoices: string; orders: string }>(
+    `select
+       (select coalesce(sum(i."total" - i."amount_paid"), 0) from "invoice" i
+         where i."organization_id" = ? and i."customer_id" = ? and i."active" and i."status" in ('Issued', 'PartiallyPaid')) as invoices,
+       (select coalesce(sum(o."total"), 0) from "sales_order" o
+         where o."organization_id" = ? and o."customer_id" = ? and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
+           and not exists (select 1 from "invoice" i where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft')) as orders`,
+    [orgId, customerId, orgId, customerId],
+  );
+  return new Decimal(row.invoices).plus(row.orders);
+}
+
+/** The unpaid invoices that hold the customer's credit (numbers, oldest due first); empty when not on hold. */
+export async function holdingInvoices(em: EntityManager, orgId: string, customerId: string): Promise<string[]> {
+  const rows = await emSql(em)<{ invoice_number: string }>(
+    `select "invoice_number" from "invoice" where "organization_id" = ? and "customer_id" = ? and "active" and "credit_hold_at" is not null
+       and "status" in ('Issued', 'PartiallyPaid') and "total" > "amount_paid" order by "due_date", "invoice_number"`,
+    [orgId, customerId],
+  );
+  return rows.map((r) => r.invoice_number);
+}
+
+export interface CreditAccountView {
+  customerNumber: string;
+  currencyCode: string;
+  paymentTerms: { paymentTermId: string; name: string; description: string } | null;
+  creditLimit: number | null;
+  openBalance: number;
+  availableCredit: number;
+  creditHold: boolean;
+  holdInvoiceNumbers: string[];
+}
+
+/** The credit account of a customer the caller may see (the statement of account starts from it too). */
+export async function accountView(em: EntityManager, orgId: string, c: Customer): Promise<CreditAccountView> {
+  const currency = await customerCurrency(em, orgId, c);
+  const pos = creditPosition(c.creditLimit ?? null, await openBalance(em, orgId, c.id), currency);
+  const term = c.paymentTermsId ? await em.findOne(PaymentTerm, { organizationId: orgId, id: c.paymentTermsId }) : null;
+  const holds = await holdingInvoices(em, orgId, c.id);
+  return {
+    customerNumber: c.customerNumber,
+    currencyCode: currency,
+    paymentTerms: term ? { paymentTermId: term.id, name: term.name, description: termLabel(term) } : null,
+    creditLimit: pos.creditLimit === null ? null : moneyNumber(pos.creditLimit, currency),
+    openBalance: moneyNumber(pos.openBalance, currency),
+    availableCredit: moneyNumber(pos.availableCredit, currency),
+    creditHold: holds.length > 0,
+    holdInvoiceNumbers: holds,
+  };
+}
+
+/** GET /api/customers/{customerNumber}/credit: visible to Admin, the customer's rep and the customer's own users. */
+export async function readCreditAccount(em: EntityManager, orgId: string, auth: Principal, customerNumber: string): Promise<CreditAccountView> {
+  return accountView(em, orgId, await findVisibleCustomer(em, orgId, auth, customerNumber));
+}
+
+/** PUT /api/customers/{customerNumber}/credit (Admin): default terms (an id of this organization's, or null) and the limit (null: no on-account buying). */
+export async function setCreditAccount(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, input: { paymentTermId?: string | null; creditLimit?: number | null }): Promise<CreditAccountView> {
+  const c = await findVisibleCustomer(em, orgId, auth, customerNumber);
+  if (input.paymentTermId !== undefined) {
+    if (input.paymentTermId !== null) await findPaymentTerm(em, orgId, input.paymentTermId);
+    c.paymentTermsId = input.paymentTermId;
+  }
+  if (input.creditLimit !== undefined) c.creditLimit = input.creditLimit === null ? null : new Decimal(input.creditLimit).toFixed();
+  await em.flush();
+  return accountView(em, orgId, c);
+}
+
+/**
+ * The credit check of an on-account order, inside the transaction that records the order (the
+ * `withinTransaction` step of createOrder, before the insert is flushed): marks the order
+ * OnAccount and locks the customer row (SELECT ... FOR UPDATE), so concurrent on-account orders
+ * of one customer run this one at a time and each sees the orders committed before it. 409 while
+ * on credit hold (naming the overdue invoices), 402 naming the available credit when the order
+ * does not fit.
+ */
+export async function reserveCredit(tem: EntityManager, orgId: string, order: Pick<Order, 'customerId' | 'total' | 'paymentMethod'>): Promise<void> {
+  order.paymentMethod = 'OnAccount';
+  const c = order.customerId ? await tem.findOne(Customer, { organization: orgId, id: order.customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+  if (!c) throw new AppError('payment_required', 'On-account checkout needs a stored customer with a credit limit.');
+  const holds = await holdingInvoices(tem, orgId, c.id);
+  if (holds.length) throw AppError.conflict(`The customer is on credit hold for overdue invoices ${holds.join(', ')}; pay them or check out by card.`);
+  const currency = await customerCurrency(tem, orgId, c);
+  const pos = creditPosition(c.creditLimit ?? null, await openBalance(tem, orgId, c.id), currency);
+  if (pos.creditLimit === null) throw new AppError('payment_required', 'The customer has no credit limit; on-account checkout is not available.', { payment: ['Available credit: none.'] });
+  if (!fitsCredit(pos, order.total)) {
+    const avail = formatMoney(pos.availableCredit, currency);
+    throw new AppError(
+      'payment_required',
+      `Available credit is ${avail} (limit ${formatMoney(pos.creditLimit, currency)}, open balance ${formatMoney(pos.openBalance, currency)}); this order is ${formatMoney(order.total, currency)}.`,
+      { payment: [`Available credit: ${avail}.`] },
+    );
+  }
+}
+
+/** The terms and due date of an on-account invoice dated `invoiceDate` (the customer's default terms, else Net 30). */
+export async function onAccountTerms(em: EntityManager, orgId: string, customerId: string | null, invoiceDate: Date): Promise<{ terms: string; dueDate: Date }> {
+  const c = customerId ? await em.findOne(Customer, { organization: orgId, id: customerId }, { fields: ['paymentTermsId'] }) : null;
+  const t = c?.paymentTermsId ? await em.findOne(PaymentTerm, { organizationId: orgId, id: c.paymentTermsId }) : null;
+  const rule = t ?? DEFAULT_TERM;
+  return { terms: t?.name ?? DEFAULT_TERM.name, dueDate: dueDateFor(invoiceDate, rule) };
+}

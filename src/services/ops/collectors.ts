@@ -1,0 +1,26 @@
+/**
+ * Gauges read at scrape time (src/metrics.ts onScrape): the PostgreSQL pool of this process and,
+ * on the API, commission statements by state over every organization (one grouped count).
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { dbPool, onScrape, statementsByState } from '../../metrics.js';
+
+const STATES = ['Generating', 'Draft', 'Approved', 'Rejected', 'Paid'];
+
+export function collectPoolMetrics(orm: MikroORM, max: number): void {
+  onScrape(async () => {
+    const pool = await orm.em.getConnection().getNativeClient();
+    dbPool.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+    dbPool.set({ state: 'idle' }, pool.idleCount);
+    dbPool.set({ state: 'waiting' }, pool.waitingCount);
+    dbPool.set({ state: 'max' }, max);
+  });
+}
+
+export function collectStatementMetrics(orm: MikroORM): void {
+  onScrape(async () => {
+    const rows = await orm.em.getConnection().execute<{ status: string; n: string }[]>('select status, count(*) as n from commission_statement group by status');
+    for (const s of STATES) statementsByState.set({ state: s }, 0);
+    for (const r of rows) statementsByState.set({ state: r.status }, Number(r.n));
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * GET /api/orders/{id}/timeline, /api/invoices/{id}/timeline, /api/imports/{id}/timeline and
+ * /api/commissions/statements/{id}/timeline: the record is looked up with its own read rules
+ * first (another organization, another customer, another rep: 404), then its workflows'
+ * steps are read from Temporal (./timeline.ts).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { Invoice } from '../../entities/index.js';
+import type { Principal } from '../../http/auth.js';
+import { findStatement } from '../commissions/statements.js';
+import { findJob } from '../imports/jobs.js';
+import { findInvoice } from '../invoices/invoices.js';
+import { invoiceWorkflowId } from '../invoices/signal.js';
+import { findOrder } from '../orders/orders.js';
+import { readTimeline, type TimelineStep } from './timeline.js';
+
+export async function orderTimeline(em: EntityManager, temporal: Client, orgId: string, auth: Principal, orderId: string): Promise<{ OrderId: string; OrderNumber: string; Steps: TimelineStep[] }> {
+  const order = await findOrder(em, orgId, auth, orderId);
+  const invoices = await em.find(Invoice, { organization: orgId, orderId: order.id }, { fields: ['id'] });
+  const Steps = await readTimeline(temporal, {
+    organizationId: orgId,
+    workflowIds: [
+      ...(order.originationCartId ? [`checkout-${order.originationCartId}`] : []),
+      `email-order-confirmation-${order.id}`,
+      ...invoices.map((i) => invoiceWorkflowId(i.id)),
+    ],
+    keys: { OrderNumber: order.orderNumber },
+  });
+  return { OrderId: order.id, OrderNumber: order.orderNumber, Steps };
+}
+
+export async function invoiceTimeline(em: EntityManager, temporal: Client, orgId: string, auth: Principal, invoiceId: string): Promise<{ InvoiceId: string; InvoiceNumber: string; Steps: TimelineStep[] }> {
+  const inv = await findInvoice(em, orgId, invoiceId, auth);
+  const Steps = await readTimeline(temporal, { organizationId: orgId, workflowIds: [invoiceWorkflowId(inv.id)], keys: { InvoiceNumber: inv.invoiceNumber } });
+  return { InvoiceId: inv.id, InvoiceNumber: inv.invoiceNumber, Steps };
+}
+
+export async function importTimeline(em: EntityManager, temporal: Client, orgId: string, jobId: string): Promise<{ ImportJobId: string; Steps: TimelineStep[] }> {
+  const job = await findJob(em, orgId, jobId);
+  const generations = Array.from({ length: job.generation + 1 }, (_, g) => `email-import-completed-${job.id}-${g}`);
+  const Steps = await readTimeline(temporal, { organizationId: orgId, workflowIds: [job.workflowId, ...generations] });
+  return { ImportJobId: job.id, Steps };
+}
+
+export async function statementTimeline(em: EntityManager, temporal: Client, orgId: string, auth: Principal, statementId: string): Promise<{ StatementId: string; Steps: TimelineStep[] }> {
+  const st = await findStatement(em, orgId, statementId, auth);
+  const Steps = await readTimeline(temporal, { organizationId: orgId, workflowIds: [st.workflowId], workflowIdPrefixes: [`email-commission-reminder-${st.id}-`] });
+  return { StatementId: st.id, Steps };
+}

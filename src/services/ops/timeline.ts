@@ -1,0 +1,200 @@
+/**
+ * Process timelines: what every workflow that touched a record did, step by step, read from
+ * Temporal (visibility to find the executions, then each execution's event history) and never
+ * inferred. The executions of a record are found two ways: the workflow ids its rows name
+ * (`checkout-<cartId>`, `invoice-<invoiceId>`, `email-order-confirmation-<orderId>`, the import
+ * job's and statement's stored workflow ids) and the search attributes that tag its workflows
+ * (OrganizationId with OrderNumber / InvoiceNumber). The caller's access to the record is checked
+ * by the record's own lookup before this runs, so the rules are the record's (404 otherwise).
+ *
+ * A step is one business event of one execution: the workflow started or ended, an activity
+ * (reserveOrderNumber, chargeProfile, deliverEmail, ...) completed or failed (with its attempt),
+ * a child workflow started, a timer (reminder wait) fired, a signal or update arrived. Payloads
+ * (inputs, results) are not read: no personal data or secrets reach the timeline.
+ */
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import type { TimelineOutcome } from '../../domain/ops/timeline.js';
+import { scrub } from '../../logger.js';
+
+const { EventType } = proto.temporal.api.enums.v1;
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+export interface TimelineStep {
+  At: string;
+  WorkflowType: string;
+  WorkflowId: string;
+  RunId: string;
+  /** The business step: the workflow type (start/end), an activity type, `start <ChildType>`, `timer`, a signal or update name. */
+  Step: string;
+  /** started, completed, failed, timed_out, canceled, terminated, continued_as_new, running, waiting, fired, received, accepted, rejected, already_started. */
+  Outcome: TimelineOutcome;
+  /** Activity attempt that produced the outcome (1 = first try). */
+  Attempt?: number;
+  /** A child's workflow id, a failure's message (scrubbed), or a timer's duration. */
+  Detail?: string;
+}
+
+export interface TimelineSources {
+  organizationId: string;
+  /** Workflow ids the record's rows name. */
+  workflowIds: string[];
+  /** Workflow id prefixes (reminder e-mails numbered per reminder and recipient). */
+  workflowIdPrefixes?: string[];
+  /** Search attributes that tag the record's workflows (ANDed with OrganizationId). */
+  keys?: { OrderNumber?: string | null; InvoiceNumber?: string | null };
+}
+
+/** At most this many executions are read per timeline (newest first). */
+const MAX_EXECUTIONS = 40;
+
+/** A visibility query literal; null when the value cannot be quoted safely (the clause is left out). */
+const literal = (v: string): string | null => (/^[^'"\\\n\r]{1,200}$/.test(v) ? `'${v}'` : null);
+
+function query(src: TimelineSources): string | null {
+  const org = literal(src.organizationId);
+  const clauses: string[] = [];
+  const ids = src.workflowIds.map(literal).filter((x): x is string => !!x);
+  if (ids.length) clauses.push(`WorkflowId IN (${ids.join(', ')})`);
+  for (const p of src.workflowIdPrefixes ?? []) {
+    const q = literal(p);
+    if (q && org) clauses.push(`(WorkflowId STARTS_WITH ${q} AND OrganizationId = ${org})`);
+  }
+  for (const [k, v] of Object.entries(src.keys ?? {})) {
+    const q = v ? literal(v) : null;
+    if (q && org) clauses.push(`(${k} = ${q} AND OrganizationId = ${org})`);
+  }
+  return clauses.length ? clauses.join(' OR ') : null;
+}
+
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number => (t ? Number(String(t.seconds ?? 0)) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0);
+const iso = (e: HistoryEvent) => new Date(ms(e.eventTime)).toISOString();
+const message = (f: { message?: string | null; cause?: { message?: string | null } | null } | null | undefined) =>
+  f ? scrub([f.message, f.cause?.message].filter(Boolean).join(': ')).slice(0, 300) : undefined;
+const durationText = (d: { seconds?: unknown; nanos?: number | null } | null | undefined) => `${Math.round(ms(d) / 1000)} s`;
+
+/** The business steps of one execution's history. */
+export function stepsOf(info: { type: string; workflowId: string; runId: string }, events: HistoryEvent[]): TimelineStep[] {
+  const base = { WorkflowType: info.type, WorkflowId: info.workflowId, RunId: info.runId };
+  const out: TimelineStep[] = [];
+  const scheduled = new Map<string, { type: string; at: string; done: boolean }>();
+  const attempts = new Map<string, number>();
+  const timers = new Map<string, { at: string; duration: string; done: boolean }>();
+  const children = new Map<string, string>();
+  const updates = new Map<string, string>();
+  const id = (n: unknown) => String(n ?? '');
+  for (const e of events) {
+    const at = iso(e);
+    switch (e.eventType) {
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'started', Attempt: e.workflowExecutionStartedEventAttributes?.attempt ?? undefined });
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        scheduled.set(id(e.eventId), { type: e.activityTaskScheduledEventAttributes?.activityType?.name ?? 'activity', at, done: false });
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+        attempts.set(id(e.activityTaskStartedEventAttributes?.scheduledEventId), e.activityTaskStartedEventAttributes?.attempt ?? 1);
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
+        const a = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+        const sid = id(a?.scheduledEventId);
+        const s = scheduled.get(sid);
+        if (s) s.done = true;
+        const outcome =
+          e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED ? 'completed' : e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED ? 'failed' : e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT ? 'timed_out' : 'canceled';
+        const failure = e.activityTaskFailedEventAttributes?.failure ?? e.activityTaskTimedOutEventAttributes?.failure;
+        out.push({ ...base, At: at, Step: s?.type ?? 'activity', Outcome: outcome, Attempt: attempts.get(sid) ?? 1, ...(failure ? { Detail: message(failure) } : {}) });
+        break;
+      }
+      case EventType.EVENT_TYPE_TIMER_STARTED:
+        timers.set(e.timerStartedEventAttributes?.timerId ?? '', { at, duration: durationText(e.timerStartedEventAttributes?.startToFireTimeout), done: false });
+        break;
+      case EventType.EVENT_TYPE_TIMER_FIRED:
+      case EventType.EVENT_TYPE_TIMER_CANCELED: {
+        const tid = e.timerFiredEventAttributes?.timerId ?? e.timerCanceledEventAttributes?.timerId ?? '';
+        const t = timers.get(tid);
+        if (t) t.done = true;
+        out.push({ ...base, At: at, Step: 'timer', Outcome: e.eventType === EventType.EVENT_TYPE_TIMER_FIRED ? 'fired' : 'canceled', Detail: t?.duration });
+        break;
+      }
+      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+        children.set(id(e.eventId), e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? 'workflow');
+        break;
+      case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED: {
+        const c = e.childWorkflowExecutionStartedEventAttributes;
+        out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? children.get(id(c?.initiatedEventId)) ?? 'child'}`, Outcome: 'started', Detail: c?.workflowExecution?.workflowId ?? undefined });
+        break;
+      }
+      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED: {
+        const c = e.startChildWorkflowExecutionFailedEventAttributes;
+        // Already started earlier (an idempotent start): the child is the one with that id.
+        out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'already_started', Detail: c?.workflowId ?? undefined });
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+        out.push({ ...base, At: at, Step: `signal ${e.workflowExecutionSignaledEventAttributes?.signalName ?? ''}`.trim(), Outcome: 'received' });
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED: {
+        const u = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+        const name = u?.input?.name ?? 'update';
+        updates.set(u?.meta?.updateId ?? '', name);
+        out.push({ ...base, At: at, Step: `update ${name}`, Outcome: 'accepted' });
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED: {
+        const u = e.workflowExecutionUpdateCompletedEventAttributes;
+        const name = updates.get(u?.meta?.updateId ?? '') ?? 'update';
+        out.push({ ...base, At: at, Step: `update ${name}`, Outcome: u?.outcome?.failure ? 'rejected' : 'completed', ...(u?.outcome?.failure ? { Detail: message(u.outcome.failure) } : {}) });
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'completed' });
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'failed', Detail: message(e.workflowExecutionFailedEventAttributes?.failure) });
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'timed_out' });
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'canceled' });
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'terminated' });
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+        out.push({ ...base, At: at, Step: info.type, Outcome: 'continued_as_new' });
+        break;
+      default:
+        break;
+    }
+  }
+  // What is still under way: an activity scheduled (perhaps retrying) and a timer not yet fired.
+  for (const [sid, s] of scheduled) if (!s.done) out.push({ ...base, At: s.at, Step: s.type, Outcome: 'running', Attempt: attempts.get(sid) });
+  for (const t of timers.values()) if (!t.done) out.push({ ...base, At: t.at, Step: 'timer', Outcome: 'waiting', Detail: t.duration });
+  return out;
+}
+
+/** Every step of every execution the sources name, oldest first (ties keep history order). */
+export async function readTimeline(temporal: Client, src: TimelineSources): Promise<TimelineStep[]> {
+  const q = query(src);
+  if (!q) return [];
+  const executions: WorkflowExecutionInfo[] = [];
+  for await (const wf of temporal.workflow.list({ query: q })) {
+    executions.push(wf);
+    if (executions.length >= MAX_EXECUTIONS) break;
+  }
+  const histories = await Promise.all(
+    executions.map(async (wf) => {
+      const h = await temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+      return stepsOf({ type: wf.type, workflowId: wf.workflowId, runId: wf.runId }, h.events ?? []);
+    }),
+  );
+  return histories
+    .flatMap((steps, execution) => steps.map((s, i) => ({ s, execution, i })))
+    .sort((a, b) => a.s.At.localeCompare(b.s.At) || a.execution - b.execution || a.i - b.i)
+    .map((x) => x.s);
+}

@@ -1,0 +1,83 @@
+/**
+ * The workflow-start outbox (issue 21). A request whose follow-up workflow cannot be started
+ * because Temporal is unreachable keeps the start in `workflow_start_outbox` (keepStart, attached to
+ * the Temporal client by the composition root) and answers as usual; the API's relay starts kept
+ * workflows once Temporal answers again. Workflow ids are business keys and starts use
+ * REJECT_DUPLICATE, so a start that did reach Temporal before the error is not made twice.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { startPending, type PendingStart } from '../adapters/temporal.js';
+import { log } from '../logger.js';
+
+/** Platform-wide starts (no organization, e.g. a password reset) are kept under the nil id. */
+const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
+const BATCH = 20;
+
+/** Keeps a start for the relay; a second keep of the same workflow id is a no-op. */
+export function keepStart(orm: MikroORM): (start: PendingStart) => Promise<void> {
+  return async (start) => {
+    await orm.em.getConnection().execute(
+      `insert into workflow_start_outbox (organization_id, workflow_id, workflow_type, task_queue, args, keys, summary)
+       values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) on conflict do nothing`,
+      [start.keys.organizationId ?? NO_ORGANIZATION, start.workflowId, start.workflowType, start.taskQueue, JSON.stringify(start.args), JSON.stringify(start.keys), start.summary],
+    );
+    log.warn('workflow start kept in the outbox (Temporal unavailable)', { workflowId: start.workflowId, workflowType: start.workflowType });
+  };
+}
+
+interface Row {
+  organization_id: string;
+  workflow_id: string;
+  workflow_type: string;
+  task_queue: string;
+  args: unknown[];
+  keys: PendingStart['keys'];
+  summary: string;
+  attempts: number;
+}
+
+/**
+ * One relay pass: claims up to BATCH due rows (skip locked, so several API processes share the
+ * work), starts them, deletes the started ones; a failed start is tried again after a back-off.
+ * Returns how many started.
+ */
+export async function relayKeptStarts(orm: MikroORM, client: Client): Promise<number> {
+  const conn = orm.em.getConnection();
+  const rows = await conn.execute<Row[]>(
+    `update workflow_start_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 2 * (o.attempts + 1)))
+      where (o.organization_id, o.workflow_id) in (
+        select organization_id, workflow_id from workflow_start_outbox where next_attempt_at <= now()
+         order by next_attempt_at limit ${BATCH} for update skip locked)
+      returning o.organization_id, o.workflow_id, o.workflow_type, o.task_queue, o.args, o.keys, o.summary, o.attempts`,
+  );
+  let started = 0;
+  for (const r of rows) {
+    try {
+      await startPending(client, { workflowType: r.workflow_type, workflowId: r.workflow_id, taskQueue: r.task_queue, args: r.args, keys: r.keys, summary: r.summary });
+      await conn.execute('delete from workflow_start_outbox where organization_id = ? and workflow_id = ?', [r.organization_id, r.workflow_id]);
+      started++;
+    } catch (e) {
+      await conn.execute('update workflow_start_outbox set last_error = ? where organization_id = ? and workflow_id = ?', [String(e).slice(0, 500), r.organization_id, r.workflow_id]);
+      // Temporal is still away: the rest of the batch would fail the same way.
+      break;
+    }
+  }
+  if (started) log.info('kept workflow starts relayed', { started });
+  return started;
+}
+
+/** Runs relay passes every `intervalMs` until the returned stop() is called (and its pass ended). */
+export function startOutboxRelay(orm: MikroORM, client: Client, intervalMs = 2_000): () => Promise<void> {
+  let stopped = false;
+  let current: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    if (stopped) return;
+    current = current.then(() => (stopped ? 0 : relayKeptStarts(orm, client))).catch((e: unknown) => log.warn('workflow outbox relay pass failed', { error: String(e).slice(0, 300) }));
+  }, intervalMs);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await current;
+  };
+}

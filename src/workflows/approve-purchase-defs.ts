@@ -1,0 +1,62 @@
+/**
+ * Contract of the approvePurchase workflow (id `approval-<approvalId>`), shared by the workflow,
+ * its activities and the API. Approve and reject are updates whose validator refuses a decided
+ * request (ApplicationFailure `WrongState`, a 409 at the API).
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { ApprovalStatus } from '../domain/approvals/rules.js';
+import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
+
+export interface ApprovePurchaseInput {
+  organizationId: string;
+  approvalId: string;
+  customerNumber: string;
+  /** The held checkout, continued as workflow checkout-<cartId> once approved. */
+  checkout: CheckoutInput;
+  escalationMs: number;
+  expiryMs: number;
+}
+
+export interface ApprovalState {
+  status: ApprovalStatus;
+  level: number;
+  /** The checkout's result once approved and checked out. */
+  result: CheckoutResult | null;
+  /** Why the approved checkout failed (e.g. a declined card), if it did. */
+  checkoutError: string | null;
+}
+
+export interface DecisionArgs {
+  requestId: string;
+  by: string;
+  /** Whether `by` is an organization admin (may decide at any level). */
+  isAdmin: boolean;
+  reason?: string;
+}
+
+export const APPROVAL_WRONG_STATE = 'WrongState';
+/** An approve refused because the cart's total changed at current prices; details[0] is the Supersession (a 409 at the API). */
+export const APPROVAL_SUPERSEDED = 'Superseded';
+
+/** An approve that found the cart's total changed at current prices: the request is Superseded. */
+export interface Supersession {
+  currencyCode: string;
+  /** The total the request asked for. */
+  requestedTotal: string;
+  /** The cart's total at current catalog/tier prices (the cart's lines now carry these prices). */
+  currentTotal: string;
+  /** The request asked for the new total; null when the new total is within the buyer's limits (the buyer checks out again). */
+  newApprovalId: string | null;
+  /** What the approver is told (the 409's detail). */
+  message: string;
+}
+
+export const approveUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('approvePurchase');
+export const rejectUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('rejectPurchase');
+export const approvalStateQuery = defineQuery<ApprovalState>('state');
+
+export interface LevelInfo {
+  level: number;
+  kind: 'Approvers' | 'Admins';
+  userIds: string[];
+}

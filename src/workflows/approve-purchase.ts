@@ -1,0 +1,193 @@
+/**
+ * approvePurchase (id `approval-<approvalId>`, search attributes OrganizationId, CustomerNumber): a
+ * checkout held above the buyer's spending limit. Asks the chain level by level (the customer's
+ * Approvers by their own limit, then the organization's admins; e-mails through sendEmail),
+ * escalating to the next level after `escalationMs` without an answer, and expires after
+ * `expiryMs` (the cart stays open). Approve and reject are updates: the validator refuses a decided
+ * request or a second decision in flight (`WrongState`, a 409). An approve re-checks the cart's
+ * total at current catalog prices: a changed total ends this request as Superseded (the approve is
+ * refused with `Superseded`, a 409 naming both totals) and starts approval-<new id> for the new
+ * total when it still needs one. Otherwise it continues the held checkout as workflow
+ * checkout-<cartId> (so it charges once), answering its order number.
+ */
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentClosePolicy, allHandlersFinished, condition, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { createApprovalActivities } from '../activities/approvals.js';
+import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approvalStateQuery, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type Supersession } from './approve-purchase-defs.js';
+import type { CheckoutResult } from './checkout-cart-defs.js';
+import { mustSucceed } from './retry-policies.js';
+import type { SendEmailInput } from './send-email-defs.js';
+
+const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+const CustomerNumberKey = defineSearchAttributeKey('CustomerNumber', SearchAttributeType.KEYWORD);
+
+const acts = proxyActivities<ReturnType<typeof createApprovalActivities>>(mustSucceed);
+
+/** A refusal of an activity (a WrongState 409, e.g. the cart closed) answered as the update's own failure, so the API maps it. */
+async function surfaced<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type) {
+      throw ApplicationFailure.create({ type: e.cause.type, message: e.cause.message, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
+    }
+    throw e;
+  }
+}
+
+async function sendAll(mails: readonly (SendEmailInput | null)[]): Promise<void> {
+  for (const mail of mails) {
+    if (!mail) continue;
+    try {
+      await startChild('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue });
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    }
+  }
+}
+
+export async function approvePurchase(input: ApprovePurchaseInput): Promise<ApprovalState> {
+  const ref = { organizationId: input.organizationId, approvalId: input.approvalId };
+  const state: ApprovalState = { status: 'Pending', level: 1, result: null, checkoutError: null };
+  let busy = false;
+  let restarts = 0;
+  const now = () => new Date(Date.now()).toISOString();
+  const wrongState = (message: string) => ApplicationFailure.create({ type: APPROVAL_WRONG_STATE, message, nonRetryable: true });
+  const guard = () => {
+    if (busy) throw wrongState('Another decision on this approval is being recorded.');
+    if (state.status !== 'Pending') throw wrongState(`The approval is ${state.status}.`);
+  };
+  const decideTurn = async (fn: () => Promise<void>): Promise<ApprovalState> => {
+    while (busy) await condition(() => !busy);
+    guard();
+    busy = true;
+    try {
+      await fn();
+    } finally {
+      busy = false;
+    }
+    return state;
+  };
+
+  /** Continues the held checkout as checkout-<cartId> (the same id complete-checkout uses) and waits for its result. */
+  const checkOut = async () => {
+    try {
+      const child = await startChild('checkoutCart', {
+        workflowId: `checkout-${input.checkout.cartId}`,
+        args: [input.checkout],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        taskQueue: workflowInfo().taskQueue,
+        typedSearchAttributes: [
+          { key: OrganizationIdKey, value: input.organizationId },
+          { key: CustomerNumberKey, value: input.customerNumber },
+        ],
+      });
+      state.result = (await child.result()) as CheckoutResult;
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) state.checkoutError = 'A checkout of this cart is already running; complete-checkout answers its result.';
+      else if (e instanceof ChildWorkflowFailure) state.checkoutError = e.cause?.message ?? 'The checkout failed.';
+      else throw e;
+    }
+    await acts.recordApprovalCheckout({ ...ref, orderNumber: state.result?.orderNumber ?? null, error: state.checkoutError, at: now() });
+  };
+
+  /** The request asked for a changed total (a Superseded approve): its own approvePurchase, outliving this one. */
+  const startApproval = async (approvalId: string) => {
+    try {
+      await startChild('approvePurchase', {
+        workflowId: `approval-${approvalId}`,
+        args: [{ ...input, approvalId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        taskQueue: workflowInfo().taskQueue,
+        typedSearchAttributes: [
+          { key: OrganizationIdKey, value: input.organizationId },
+          { key: CustomerNumberKey, value: input.customerNumber },
+        ],
+      });
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    }
+  };
+
+  setHandler(approvalStateQuery, () => state);
+  setHandler(
+    approveUpdate,
+    async (a) => {
+      let restarted = false;
+      const out: { superseded: Supersession | null } = { superseded: null };
+      await decideTurn(async () => {
+        const r = await surfaced(acts.decideApproval({ ...ref, action: 'approve', by: a.by, key: `approve-${a.requestId}`, at: now(), newApprovalId: uuid4() }));
+        if (r.restarted) {
+          restarted = true;
+          restarts++;
+          return;
+        }
+        state.status = r.status;
+        if (r.superseded) {
+          out.superseded = r.superseded;
+          if (r.superseded.newApprovalId) await startApproval(r.superseded.newApprovalId);
+          await sendAll([r.mail]);
+          return;
+        }
+        await checkOut();
+      });
+      if (restarted) throw wrongState('The cart total changed since the approval was requested; the approval has been asked again for the new total.');
+      if (out.superseded) throw ApplicationFailure.create({ type: APPROVAL_SUPERSEDED, message: out.superseded.message, nonRetryable: true, details: [out.superseded] });
+      return state;
+    },
+    { validator: (_a: DecisionArgs) => guard() },
+  );
+  setHandler(
+    rejectUpdate,
+    (a) =>
+      decideTurn(async () => {
+        const r = await surfaced(acts.decideApproval({ ...ref, action: 'reject', by: a.by, reason: a.reason ?? null, key: `reject-${a.requestId}`, at: now() }));
+        state.status = r.status;
+        await sendAll([r.mail]);
+      }),
+    { validator: (_a: DecisionArgs) => guard() },
+  );
+
+  const levels = await acts.approvalChain(ref);
+  const deadline = Date.now() + input.expiryMs;
+  let index = 0;
+  let asked = -1;
+  let seenRestarts = 0;
+  while (state.status === 'Pending') {
+    while (busy) await condition(() => !busy);
+    if (state.status !== 'Pending') break;
+    if (restarts !== seenRestarts) {
+      seenRestarts = restarts;
+      index = 0;
+      asked = -1;
+    }
+    if (asked !== index) {
+      asked = index;
+      state.level = levels[index].level;
+      const mails = await acts.askApprovalLevel({ ...ref, level: levels[index], escalated: index > 0, key: `ask-${restarts}-${levels[index].level}`, at: now() });
+      await sendAll(mails);
+      continue;
+    }
+    const last = index === levels.length - 1;
+    const until = last ? deadline : Math.min(deadline, Date.now() + input.escalationMs);
+    const seen = restarts;
+    const moved = until > Date.now() ? await condition(() => busy || state.status !== 'Pending' || restarts !== seen, until - Date.now()) : false;
+    if (moved) continue;
+    if (Date.now() >= deadline) {
+      while (busy) await condition(() => !busy);
+      if (state.status !== 'Pending') break;
+      busy = true;
+      try {
+        const r = await acts.expireApproval({ ...ref, at: now() });
+        state.status = r.status;
+        await sendAll([r.mail]);
+      } finally {
+        busy = false;
+      }
+      break;
+    }
+    index++;
+  }
+  await condition(allHandlersFinished);
+  return state;
+}

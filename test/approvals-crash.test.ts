@@ -1,0 +1,56 @@
+/**
+ * A worker killed while an approval waits: the sandbox worker is SIGKILLed while approvePurchase
+ * waits for an answer; with no worker the request stays Pending and nothing is charged; a new worker
+ * resumes the workflow from its history, the approval continues the held checkout, charged once.
+ * Runs in the sandbox environment (see test/sandbox-workers.ts).
+ */
+import { call, createOrg, SANDBOX_API, stack, type OrgFixture } from './helpers';
+import { buyerCart, buyerWorld, checkout } from './approval-fixtures';
+import { SandboxWorkers } from './sandbox-workers';
+
+jest.setTimeout(150_000);
+const workers = new SandboxWorkers();
+let sb: OrgFixture;
+beforeAll(async () => {
+  await workers.acquire();
+  sb = await createOrg({ base: SANDBOX_API });
+}, 600_000);
+afterAll(async () => {
+  await workers.leaveOneRunning();
+});
+const ledger = async (key: string) => ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter((e) => e.kind === 'charge');
+
+test('when the worker is SIGKILLed while an approval waits, then a new worker resumes it and the approval charges once', async () => {
+  const w = await buyerWorld(sb);
+  const cartId = await buyerCart(sb, w, 2);
+  const held = await checkout(sb, w, cartId);
+  expect(held.status).toBe(202);
+  const id = held.body.approvalId;
+  const read = () => call('GET', `/api/approvals/${id}`, { base: sb.base, token: w.approver1.token });
+  for (let i = 0; i < 100 && !(await read()).body.chain?.length; i++) await new Promise((r) => setTimeout(r, 200));
+  // The workflow has run (level 1 asked) before the worker dies.
+  const before = (await read()).body;
+  expect(before.chain).toEqual([expect.objectContaining({ type: 'Asked', level: 1, userIds: [w.approver1.userId] })]);
+  // Kill every sandbox worker: the workflow waits with no one to run it.
+  workers.killOwn();
+  workers.killOthers();
+  await new Promise((r) => setTimeout(r, 1500));
+  expect((await read()).body).toMatchObject({ status: 'Pending', level: 1 });
+  expect(await ledger(`checkout-${cartId}`)).toHaveLength(0);
+  const fresh = workers.start({}, 'replacement worker');
+  await fresh.ready;
+  const approved = await call('POST', `/api/approvals/${id}/approve`, { base: sb.base, token: w.approver1.token });
+  expect(approved.status).toBe(200);
+  expect(approved.body).toMatchObject({ status: 'Approved', orderNumber: expect.stringMatching(/^SO-/) });
+  const charges = await ledger(`checkout-${cartId}`);
+  expect(charges).toHaveLength(1);
+  expect(Number(charges[0].amount)).toBe(200);
+  // Nothing lost: the level-1 request from before the crash (once; an escalation may have followed on the short test timer), then the decision and the checkout.
+  const types = approved.body.chain.map((e: any) => e.type);
+  expect(approved.body.chain[0]).toEqual(before.chain[0]);
+  expect(types.filter((t: string) => t === 'Asked')).toHaveLength(1);
+  expect(types.slice(-2)).toEqual(['Approved', 'Approved']);
+  expect(approved.body.chain.at(-1).note).toBe(`checked out as ${approved.body.orderNumber}`);
+  expect((await checkout(sb, w, cartId)).body.orderNumber).toBe(approved.body.orderNumber);
+  expect(await ledger(`checkout-${cartId}`)).toHaveLength(1);
+});

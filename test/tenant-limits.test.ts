@@ -1,0 +1,73 @@
+/**
+ * Tenant fairness (issue 21): authenticated requests are limited per organization (its own limit,
+ * set by the platform operator, else the deployment default) and per credential, counted in
+ * PostgreSQL so every API instance shares the count. Past a limit: 429 problem+json with
+ * Retry-After and RateLimit headers, while another tenant is served.
+ */
+import { call, createOrg, dbQuery, expectProblem, issueApiAccess, type Res } from './helpers';
+import { startOwnApi, type OwnApi } from './own-api';
+
+jest.setTimeout(120_000);
+
+function expectLimited(res: Res, limit: number): void {
+  expectProblem(res, 429);
+  const retryAfter = Number(res.headers.get('retry-after'));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(res.headers.get('ratelimit-policy')).toMatch(new RegExp(`"organization";q=${limit};w=60|"credential";q=${limit};w=60`));
+  expect(res.headers.get('ratelimit')).toMatch(/;r=0;t=\d+/);
+}
+
+let second: OwnApi;
+afterAll(async () => {
+  await second?.stop();
+});
+
+test('when an organization exceeds its own per-minute limit, then it gets 429 with Retry-After and RateLimit headers on every API instance and for each of its credentials, while another organization is served', async () => {
+  const busy = await createOrg();
+  const calm = await createOrg();
+  const keys = await issueApiAccess(busy); // request 2 of busy's minute (createOrg read the profile)
+  // The platform operator's setting (npm run rate-limit writes this column).
+  await dbQuery('update organization set rate_limit_per_minute = 8 where id = $1', [busy.organizationId]);
+  const limits = await call('GET', '/api/organizations/rate-limits', { apiKey: keys.ApiKey });
+  expect(limits.status).toBe(200);
+  expect(limits.body).toMatchObject({ RequestsPerMinute: 8, IsOrganizationSpecific: true, WindowSeconds: 60 });
+  expect(limits.headers.get('ratelimit')).toMatch(/^"organization";r=5;t=\d+, "credential";r=\d+;t=\d+$/);
+  // Requests 4..8 pass and say how many remain; a second API instance counts with the first.
+  second = await startOwnApi();
+  const seen: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await call('GET', '/api/products', { apiKey: keys.ApiKey, base: i % 2 ? second.base : undefined });
+    expect(r.status).toBe(200);
+    seen.push(Number(/"organization";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
+  }
+  expect(seen).toEqual([4, 3, 2, 1, 0]);
+  expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey }), 8);
+  expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey, base: second.base }), 8);
+  // Another credential of the same organization (a fresh user token) shares the organization's budget.
+  const login = await call('POST', '/api/auth/token', { body: { Email: busy.adminEmail, Password: busy.adminPassword } });
+  expect(login.status).toBe(200);
+  // This instance already refused the organization this window: it refuses from memory, without counting in the shared table.
+  const counted = async () => Number((await dbQuery('select count from rate_limit_bucket where key = $1', [`org:${busy.organizationId}`]))[0].count);
+  const before = await counted();
+  expectLimited(await call('GET', '/api/products', { token: login.body.AccessToken }), 8);
+  expect(await counted()).toBe(before);
+  // The other organization is served, with the deployment's default limit in its headers.
+  const other = await call('GET', '/api/products', { token: calm.adminToken, base: second.base });
+  expect(other.status).toBe(200);
+  expect(other.headers.get('ratelimit-policy')).toMatch(/^"organization";q=\d+;w=60, "credential";q=\d+;w=60$/);
+});
+
+test('when one credential exceeds the per-credential limit, then that credential gets 429 while another credential of the same organization is served', async () => {
+  const org = await createOrg();
+  const api = await startOwnApi({ RATE_LIMIT_CREDENTIAL_PER_MINUTE: '5' });
+  try {
+    const keys = await issueApiAccess(org);
+    const login = await call('POST', '/api/auth/token', { body: { Email: org.adminEmail, Password: org.adminPassword } });
+    for (let i = 0; i < 5; i++) expect((await call('GET', '/api/products', { apiKey: keys.ApiKey, base: api.base })).status).toBe(200);
+    expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey, base: api.base }), 5);
+    expect((await call('GET', '/api/products', { token: login.body.AccessToken, base: api.base })).status).toBe(200);
+  } finally {
+    await api.stop();
+  }
+});
