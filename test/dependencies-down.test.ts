@@ -45,6 +45,14 @@ afterAll(async () => {
 
 const A = () => ({ base: api.base, token: org.adminToken });
 
+const isReady = async () => (await call('GET', '/ready', { base: api.base })).status === 200;
+
+// Every fault starts from a ready API: the one before it must have healed (an earlier fault may
+// leave a client reconnecting, e.g. when the shared stack's relay took this API's kept start).
+beforeEach(async () => {
+  await eventually(isReady, 'the API ready before the fault');
+});
+
 function expectUnavailable(res: Res, detail: RegExp): void {
   expectProblem(res, 503);
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -142,6 +150,20 @@ describe('Temporal', () => {
       expect(api.output()).not.toMatch(/"unhandled error"/);
     },
   );
+
+  test('when Temporal was down for a while, then the API is ready again within a few seconds of its return (reconnect backoff capped, not the gRPC default of up to 2 minutes)', async () => {
+    await withFault(temporalProxy, 'refuse', async () => {
+      // 20 s of refused reconnects: uncapped, gRPC's backoff would have grown past 10 s by now.
+      const until = Date.now() + 20_000;
+      while (Date.now() < until) {
+        expect((await call('GET', '/ready', { base: api.base })).status).toBe(503);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    });
+    const back = Date.now();
+    await eventually(isReady, 'ready after Temporal came back', 30_000);
+    expect(Date.now() - back).toBeLessThan(5_000);
+  });
 
   test('when Temporal is unreachable, then issuing an invoice still answers 200 Issued, and its issuance workflow (PDF, e-mail) starts from the outbox once Temporal is back', async () => {
     const created = await call('POST', '/api/invoices', { ...A(), body: invoiceBody() });

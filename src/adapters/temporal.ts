@@ -40,6 +40,9 @@ export async function connectTemporal(config: Config): Promise<Client> {
   const connection = await Connection.connect({
     address: config.temporal.address,
     connectTimeout: config.timeouts.temporalCallMs,
+    // gRPC's reconnect backoff grows to 2 minutes while the server is away, so the API would stay
+    // unready (and refuse checkouts) that long after Temporal is back: capped at 2 s (issue 21).
+    channelArgs: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 2_000 },
     interceptors: [deadlineInterceptor(config.timeouts.temporalCallMs), makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
   });
   // Traced (src/tracing.ts): workflow starts, signals and updates get a span and carry the trace in their headers.
