@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const ops = startOpsServer({ config, readiness: () => checkReadiness(services) });
 
   /**
-   * Graceful shutdown (issue 21): stop accepting connections, answer every request on the
+   * Graceful shutdown (issue 21): stop accepting connections (after SHUTDOWN_ACCEPT_MS), answer every request on the
    * connections already accepted (each answer closes its connection), then close the pool and the
    * Temporal connection and exit; at most SHUTDOWN_GRACE_MS. The listening socket is closed at the
    * net level: http's own close() would also drop accepted connections whose request the busy
@@ -60,14 +60,17 @@ async function main(): Promise<void> {
       finish('grace time over');
     }, config.shutdownGraceMs);
     hard.unref();
-    // Closed on the next turn of the event loop, not inside the signal handler: the signal can be handled in
-    // the same poll as connections already waiting in the listen backlog, and closing the listener first
-    // would reset them (clients saw ECONNRESET on requests sent a second before SIGTERM on a busy machine).
-    setImmediate(() =>
-      net.Server.prototype.close.call(server, () => {
-        clearTimeout(hard);
-        finish('drained');
-      }),
+    // The listener stays open SHUTDOWN_ACCEPT_MS more: connections already waiting in the listen backlog
+    // (a busy event loop had not accepted them) would be reset by closing it at once; clients saw
+    // ECONNRESET on requests sent most of a second before SIGTERM on a loaded machine. Each one
+    // accepted meanwhile is answered with Connection: close.
+    setTimeout(
+      () =>
+        net.Server.prototype.close.call(server, () => {
+          clearTimeout(hard);
+          finish('drained');
+        }),
+      config.shutdownAcceptMs,
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

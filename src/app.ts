@@ -19,7 +19,7 @@ import { requestIp } from './http/client-ip.js';
 import { checkInput, checkParams, MAX_QUERY_STRING } from './http/input-guard.js';
 import { compression, conditionalReads, corsFor, securityHeadersFor } from './http/conventions.js';
 import { linkHeader, pagingOf } from './http/paging.js';
-import { countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, type RateLimitState } from './http/rate-limit.js';
+import { countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, admitTenantRequest, type RateLimitState } from './http/rate-limit.js';
 import type { Reply, Req, RouteDef } from './http/route.js';
 import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash, type KeyScope } from './http/idempotency.js';
 import { validate } from './http/validate.js';
@@ -33,7 +33,8 @@ const MULTIPART_DEFAULT_MAX_BYTES = 1024 * 1024;
 
 /** formidable error codes (formidable/src/FormidableError.js): size limits are 413, the rest malformed input. */
 const FORMIDABLE_TOO_LARGE = new Set([1006, 1009, 1016]);
-const isFormidableError = (e: { code?: unknown; httpCode?: unknown }) => typeof e?.code === 'number' && e.code >= 1000 && e.code <= 1018 && typeof e.httpCode === 'number';
+const isFormidableError = (e: { code?: unknown; httpCode?: unknown }) =>
+  typeof e?.code === 'number' && e.code >= 1000 && e.code <= 1018 && typeof e.httpCode === 'number';
 
 /**
  * PostgreSQL data errors an input can still provoke when a schema misses a limit (a value out
@@ -81,10 +82,12 @@ function errorHandler(deps: Deps): Koa.Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
-      if (ctx.status === 405 && ctx.body == null) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`);
+      if (ctx.status === 405 && ctx.body == null)
+        throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`);
     } catch (err) {
       const appErr = mapError(err);
-      if (appErr.kind === 'internal') log.error('unhandled error', { traceId, method: ctx.method, path: ctx.path, error: String(err), stack: (err as Error)?.stack });
+      if (appErr.kind === 'internal')
+        log.error('unhandled error', { traceId, method: ctx.method, path: ctx.path, error: String(err), stack: (err as Error)?.stack });
       ctx.status = appErr.status;
       ctx.type = 'application/problem+json';
       ctx.body = toProblem(appErr, traceId, deps.config.publicBaseUrl);
@@ -146,7 +149,12 @@ function traceAndLog(): Koa.Middleware {
         const caller = ctx.state.caller as { organizationId: string; kind: string; role: string } | undefined;
         if (span) {
           span.updateName(`${ctx.method} ${route}`);
-          span.setAttributes({ 'http.request.method': ctx.method, 'http.route': route, 'http.response.status_code': ctx.status, ...(caller ? { 'organization.id': caller.organizationId } : {}) });
+          span.setAttributes({
+            'http.request.method': ctx.method,
+            'http.route': route,
+            'http.response.status_code': ctx.status,
+            ...(caller ? { 'organization.id': caller.organizationId } : {}),
+          });
           if (ctx.status >= 500) span.setStatus({ code: 2 });
         }
         log.info('request', {
@@ -180,7 +188,15 @@ function bodyParser(def: RouteDef, deps: Deps): Koa.Middleware | null {
     jsonLimit: def.bodyLimits?.json ?? JSON_LIMIT,
     formLimit: JSON_LIMIT,
     jsonStrict: false,
-    formidable: { maxFileSize: maxBytes, maxTotalFileSize: maxBytes, maxFiles: 1, maxFields: 50, maxFieldsSize: 64 * 1024, allowEmptyFiles: false, minFileSize: 1 },
+    formidable: {
+      maxFileSize: maxBytes,
+      maxTotalFileSize: maxBytes,
+      maxFiles: 1,
+      maxFields: 50,
+      maxFieldsSize: 64 * 1024,
+      allowEmptyFiles: false,
+      minFileSize: 1,
+    },
     onError: (err) => {
       throw err;
     },
@@ -230,7 +246,8 @@ async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Re
     await releaseKey(req.em, scope, key);
     throw e;
   }
-  if (reply.status < 300 && !reply.raw && !reply.redirect) await completeKey(req.em, scope, key, reply.status, reply.body, reply.headers?.Location ? { Location: reply.headers.Location } : {});
+  if (reply.status < 300 && !reply.raw && !reply.redirect)
+    await completeKey(req.em, scope, key, reply.status, reply.body, reply.headers?.Location ? { Location: reply.headers.Location } : {});
   else await releaseKey(req.em, scope, key);
   return reply;
 }
@@ -267,30 +284,57 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     ctx.state.route = def.path;
     const auth = isPublic ? null : await authenticate(ctx, em, deps);
     if (auth) ctx.state.caller = { organizationId: auth.organizationId, kind: auth.isSuper ? 'super' : auth.kind, role: auth.role };
-    if (auth) await applyTenantLimits(deps, em, ctx, auth);
-    if (auth && !auth.isSuper && !(def.auth as readonly string[]).includes(auth.role)) throw AppError.forbidden();
-    let orgId = auth?.organizationId ?? '';
-    if (auth && params.organizationId !== undefined && params.organizationId !== auth.organizationId) {
-      if (!auth.isSuper) throw AppError.forbidden('The organization in the path differs from the token organization.');
-      orgId = params.organizationId;
+    /** Checks role, organization, query and body, then runs the handler: the request's reply, not yet sent. */
+    const answer = async (): Promise<Reply> => {
+      if (auth && !auth.isSuper && !(def.auth as readonly string[]).includes(auth.role)) throw AppError.forbidden();
+      let orgId = auth?.organizationId ?? '';
+      if (auth && params.organizationId !== undefined && params.organizationId !== auth.organizationId) {
+        if (!auth.isSuper) throw AppError.forbidden('The organization in the path differs from the token organization.');
+        orgId = params.organizationId;
+      }
+      if (parse) await parse(ctx, async () => undefined);
+      const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
+      let requestBody = requestBodyOf(ctx);
+      const bodyErrors = checkInput(requestBody);
+      if (bodyErrors) throw AppError.validation(bodyErrors, 'The request body is malformed.');
+      // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
+      const multipart = def.bodyKind === 'multipart' || (def.bodyKind === 'json-or-multipart' && !!ctx.is('multipart'));
+      if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
+      let body: unknown = requestBody;
+      if (def.body) body = validate(def.body, requestBody, jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
+      if (def.rateLimit) ctx.set(rateLimitHeaders(await applyRateLimits(def, deps, em, ctx.ip, body)));
+      // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
+      const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
+      const reply = await runHandler(def, req, ctx);
+      // A write may have changed what the read cache holds (a removed admin, a rotated key): its NOTIFY
+      // is handled before the reply goes out, so the caller's next request sees the change.
+      if (def.method !== 'get') await deps.credentialVersions.sync();
+      return reply;
+    };
+    // A read is counted against its tenant's limits beside its own statement (one round trip less
+    // per read); anything else waits for the count first. Either way an exceeded limit is the answer.
+    // (The count's failure is held as a value until awaited, so it is never an unhandled rejection.)
+    const caller = auth ? { organizationId: auth.organizationId, credential: sha256(callerOf(auth)) } : null;
+    if (caller) await admitTenantRequest(caller, deps.config.tenantRateLimits);
+    const counted: Promise<Error | null> = caller
+      ? applyTenantLimits(deps, em, ctx, caller).then(
+          () => null,
+          (e: unknown) => (e instanceof Error ? e : new Error(`tenant limits failed: ${String(e)}`)),
+        )
+      : Promise.resolve(null);
+    const limitsPassed = async () => {
+      const refused = await counted;
+      if (refused) throw refused;
+    };
+    if (def.method !== 'get') await limitsPassed();
+    let reply: Reply;
+    try {
+      reply = await answer();
+    } catch (e) {
+      await limitsPassed();
+      throw e;
     }
-    if (parse) await parse(ctx, async () => undefined);
-    const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
-    let requestBody = requestBodyOf(ctx);
-    const bodyErrors = checkInput(requestBody);
-    if (bodyErrors) throw AppError.validation(bodyErrors, 'The request body is malformed.');
-    // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
-    const multipart = def.bodyKind === 'multipart' || (def.bodyKind === 'json-or-multipart' && !!ctx.is('multipart'));
-    if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
-    let body: unknown = requestBody;
-    if (def.body) body = validate(def.body, requestBody, jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
-    if (def.rateLimit) ctx.set(rateLimitHeaders(await applyRateLimits(def, deps, em, ctx.ip, body)));
-    // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
-    const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
-    const reply = await runHandler(def, req, ctx);
-    // A write may have changed what the read cache holds (a removed admin, a rotated key): its NOTIFY
-    // is handled before the reply goes out, so the caller's next request sees the change.
-    if (def.method !== 'get') await deps.credentialVersions.sync();
+    await limitsPassed();
     for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
     if (reply.redirect) {
       ctx.status = reply.status;
@@ -312,11 +356,10 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
 }
 
 /** Per-organization and per-credential limits on authenticated requests (issue 21), with RateLimit headers on every answer. */
-async function applyTenantLimits(deps: Deps, em: EntityManager, ctx: Koa.Context, auth: Principal): Promise<void> {
+async function applyTenantLimits(deps: Deps, em: EntityManager, ctx: Koa.Context, caller: { organizationId: string; credential: string }): Promise<void> {
   const limits = deps.config.tenantRateLimits;
   const state = await enforceTenantLimits(em, {
-    organizationId: auth.organizationId,
-    credential: sha256(callerOf(auth)),
+    ...caller,
     orgDefault: limits.perOrganizationPerMinute,
     credentialLimit: limits.perCredentialPerMinute,
   });
@@ -334,7 +377,9 @@ async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip:
   const limits = deps.config.rateLimits;
   // The key function is typed by the route's body schema; body was validated against that schema.
   const subject = rl.key({ ip, body: body as never });
-  const states = [await countRequest(em, `${rl.scope}:${def.path}:${sha256(subject)}`, rl.scope === 'login' ? limits.loginPerMinute : limits.publicPerMinute, rl.scope)];
+  const states = [
+    await countRequest(em, `${rl.scope}:${def.path}:${sha256(subject)}`, rl.scope === 'login' ? limits.loginPerMinute : limits.publicPerMinute, rl.scope),
+  ];
   if (states[0].remaining < 0) throw rateLimitExceeded(states[0], states);
   if (rl.scope === 'login') {
     states.push(await countRequest(em, `login-ip:${def.path}:${sha256(ip)}`, limits.loginPerIpPerMinute, 'login-ip'));

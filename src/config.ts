@@ -100,6 +100,12 @@ export interface Config {
   /** SIGTERM: how long the API drains in-flight requests, and a worker lets running activities finish (shutdownGraceTime). */
   shutdownGraceMs: number;
   /**
+   * SIGTERM: how long the API keeps accepting connections before it closes its listening socket.
+   * Connections waiting in the kernel's listen backlog (a busy event loop had not accepted them
+   * yet) would otherwise be reset; a load balancer also keeps routing for a moment after SIGTERM.
+   */
+  shutdownAcceptMs: number;
+  /**
    * How long an Idempotency-Key claimed by a request that never answered (its API process killed,
    * its database restarted mid-request) blocks the key; after it the next request with the same key
    * and body runs (src/http/idempotency.ts). Longer than any request can take (every dependency call
@@ -107,7 +113,22 @@ export interface Config {
    */
   idempotencyClaimLeaseMs: number;
   /** Authenticated requests per minute: per organization (unless the organization has its own limit) and per credential. */
-  tenantRateLimits: { perOrganizationPerMinute: number; perCredentialPerMinute: number };
+  tenantRateLimits: {
+    perOrganizationPerMinute: number;
+    perCredentialPerMinute: number;
+    /**
+     * Pacing inside each API process: an organization's requests may run at once up to this many
+     * seconds of its average rate (its per-minute limit / 60, at least 10 requests); beyond that
+     * burst they wait for their turn at that rate.
+     */
+    burstSeconds: number;
+    /**
+     * The longest a paced request waits for its turn; a request whose turn is further away, or of a
+     * caller already over its per-minute limit, is held this long and then answered 429 (a client
+     * that ignores Retry-After cannot spend the API's CPU on refusals).
+     */
+    maxWaitMs: number;
+  };
   /** The payment janitor: how many days of provider charges it compares, how old a charge must be, how often the schedule runs. */
   janitor: { lookbackDays: number; minAgeSeconds: number; everyMinutes: number };
   /** AES-256-GCM keys of the Temporal payload codec (PAYLOAD_CODEC_KEYS, `id:base64key,...`); empty = payloads unencrypted. */
@@ -248,6 +269,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       storageRequestMs: int('S3_REQUEST_TIMEOUT_MS', 15_000),
     },
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 25_000),
+    shutdownAcceptMs: int('SHUTDOWN_ACCEPT_MS', 1_000),
     idempotencyClaimLeaseMs: int('IDEMPOTENCY_CLAIM_LEASE_SECONDS', 60) * 1000,
     janitor: {
       lookbackDays: int('JANITOR_LOOKBACK_DAYS', 3),
@@ -257,6 +279,8 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     tenantRateLimits: {
       perOrganizationPerMinute: int('RATE_LIMIT_ORGANIZATION_PER_MINUTE', 6_000),
       perCredentialPerMinute: int('RATE_LIMIT_CREDENTIAL_PER_MINUTE', 3_000),
+      burstSeconds: int('RATE_LIMIT_BURST_SECONDS', 2),
+      maxWaitMs: int('RATE_LIMIT_MAX_WAIT_MS', 1_000),
     },
     payloadCodecKeys: env.PAYLOAD_CODEC_KEYS ?? '',
     opsPort: env.OPS_PORT ? int('OPS_PORT', 0) : null,

@@ -4,7 +4,7 @@
  * PostgreSQL so every API instance shares the count. Past a limit: 429 problem+json with
  * Retry-After and RateLimit headers, while another tenant is served.
  */
-import { call, createOrg, dbQuery, expectProblem, issueApiAccess, type Res } from './helpers';
+import { call, createOrg, dbQuery, expectProblem, issueApiAccess, uniq, type Res } from './helpers';
 import { startOwnApi, type OwnApi } from './own-api';
 
 jest.setTimeout(120_000);
@@ -44,13 +44,23 @@ test('when an organization exceeds its own per-minute limit, then it gets 429 wi
   expect(seen).toEqual([4, 3, 2, 1, 0]);
   expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey }), 8);
   expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey, base: second.base }), 8);
+  // Past the limit the refusal is the answer whatever the request would have been (a read runs beside
+  // its count: a missing product is still 429, not 404), and a write stores nothing.
+  expectLimited(await call('GET', '/api/products/NO-SUCH-SKU', { apiKey: keys.ApiKey, base: second.base }), 8);
+  const sku = uniq('SKU-');
+  expectLimited(await call('PUT', '/api/products', { apiKey: keys.ApiKey, body: { sku, name: 'Refused', prices: [{ tier: 'Retail', price: 1, atQuantity: 1 }] } }), 8);
+  expect(await dbQuery('select 1 from product where organization_id = $1 and sku = $2', [busy.organizationId, sku])).toEqual([]);
   // Another credential of the same organization (a fresh user token) shares the organization's budget.
   const login = await call('POST', '/api/auth/token', { body: { Email: busy.adminEmail, Password: busy.adminPassword } });
   expect(login.status).toBe(200);
   // This instance already refused the organization this window: it refuses from memory, without counting in the shared table.
   const counted = async () => Number((await dbQuery('select count from rate_limit_bucket where key = $1', [`org:${busy.organizationId}`]))[0].count);
   const before = await counted();
+  // It holds that refusal about RATE_LIMIT_MAX_WAIT_MS (1 s) before answering: a client retrying at
+  // once without reading Retry-After cannot make the API answer thousands of refusals a second.
+  const t0 = Date.now();
   expectLimited(await call('GET', '/api/products', { token: login.body.AccessToken }), 8);
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
   expect(await counted()).toBe(before);
   // The other organization is served, with the deployment's default limit in its headers.
   const other = await call('GET', '/api/products', { token: calm.adminToken, base: second.base });

@@ -39,10 +39,15 @@ export function rateLimitHeaders(states: readonly RateLimitState[]): Record<stri
 /** The 429 of an exceeded policy, carrying Retry-After and the RateLimit headers of every policy counted. */
 export function rateLimitExceeded(exceeded: RateLimitState, all: readonly RateLimitState[]): AppError {
   const retryAfter = Math.max(1, exceeded.resetSeconds);
-  return new AppError('rate_limited', `Rate limit of ${exceeded.limit} requests per minute exceeded; retry after ${retryAfter} seconds.`, undefined, {
-    'Retry-After': String(retryAfter),
-    ...rateLimitHeaders(all),
-  });
+  return new AppError(
+    'rate_limited',
+    `Rate limit of ${exceeded.limit} requests per ${exceeded.windowSeconds === 60 ? 'minute' : `${exceeded.windowSeconds} seconds`} exceeded; retry after ${retryAfter} seconds.`,
+    undefined,
+    {
+      'Retry-After': String(retryAfter),
+      ...rateLimitHeaders(all),
+    },
+  );
 }
 
 /** Counts one request against `key` and reports the caller's standing; never throws for an exceeded limit. */
@@ -80,8 +85,8 @@ export async function enforceTenantLimits(
 ): Promise<RateLimitState[]> {
   const orgKey = `org:${p.organizationId}`;
   const credKey = `cred:${p.credential}`;
-  const known = exhaustedUntilReset(orgKey) ?? exhaustedUntilReset(credKey);
-  if (known) throw rateLimitExceeded(known, [known]);
+  const refused = refusedFromMemory(p);
+  if (refused) throw refused;
   const rows = await em.getConnection().execute<{ key: string; count: number; retry_after: number; org_limit: number }[]>(
     `with lim as (select coalesce((select rate_limit_per_minute from organization where id = ?), ?)::int as org_limit)
      insert into rate_limit_bucket as b (key, window_start, count) values (?, now(), 1), (?, now(), 1)
@@ -91,10 +96,17 @@ export async function enforceTenantLimits(
      returning b.key, b.count, ceil(extract(epoch from (b.window_start + make_interval(secs => ?) - now())))::int as retry_after, (select org_limit from lim) as org_limit`,
     [p.organizationId, p.orgDefault, orgKey, credKey, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS],
   );
+  orgLimits.set(p.organizationId, rows[0].org_limit);
   const states: RateLimitState[] = [orgKey, credKey].map((key) => {
     const r = rows.find((x) => x.key === key)!;
     const limit = key === orgKey ? r.org_limit : p.credentialLimit;
-    return { policy: key === orgKey ? 'organization' : 'credential', limit, windowSeconds: WINDOW_SECONDS, remaining: limit - r.count, resetSeconds: Math.max(0, r.retry_after) };
+    return {
+      policy: key === orgKey ? 'organization' : 'credential',
+      limit,
+      windowSeconds: WINDOW_SECONDS,
+      remaining: limit - r.count,
+      resetSeconds: Math.max(0, r.retry_after),
+    };
   });
   const over = states.filter((s) => s.remaining < 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
   if (over) {
@@ -102,6 +114,93 @@ export async function enforceTenantLimits(
     throw rateLimitExceeded(over, states);
   }
   return states;
+}
+
+/** The 429 for an organization or credential this process saw over its limit in this window (no statement needed), else null. */
+export function refusedFromMemory(p: { organizationId: string; credential: string }): AppError | null {
+  const known = exhaustedUntilReset(`org:${p.organizationId}`) ?? exhaustedUntilReset(`cred:${p.credential}`);
+  return known ? rateLimitExceeded(known, [known]) : null;
+}
+
+/** The organization's per-minute limit as this process last counted it (its own or the default). */
+const orgLimits = new Map<string, number>();
+
+/** Each organization's pacing bucket in this process: tokens left (negative = turns already promised) at `atMs`. */
+const paceBuckets = new Map<string, { tokens: number; atMs: number }>();
+
+/** Requests of each organization this process holds right now (paced or held before a refusal). */
+const holding = new Map<string, number>();
+
+/** More held requests of one organization than this are refused at once (memory stays bounded). */
+const MAX_HELD_PER_ORGANIZATION = 256;
+
+/**
+ * Admits an authenticated request before it is counted (issue 21, tenant fairness), in memory, no
+ * statement:
+ * - a caller this process already saw over its per-minute limit is held `maxWaitMs` (never past its
+ *   window's reset) and then refused: a client that ignores Retry-After and retries at once cannot
+ *   make the API spend its CPU on thousands of refusals a second while other tenants wait;
+ * - an organization is paced at its average rate (per-minute limit / 60 per second), after a burst
+ *   of `burstSeconds` of that rate (at least 10 requests): a request beyond the burst waits for its
+ *   turn, and when its turn is more than `maxWaitMs` away it is held that long and refused with
+ *   Retry-After. The per-minute budget alone let a tenant spend it in the first second at full
+ *   speed, beside everybody else's requests.
+ * Pacing is per process: with N API instances a tenant's burst is N times larger; the per-minute
+ * count in PostgreSQL stays the budget across instances.
+ */
+export async function admitTenantRequest(
+  p: { organizationId: string; credential: string },
+  cfg: { perOrganizationPerMinute: number; burstSeconds: number; maxWaitMs: number },
+): Promise<void> {
+  const key = p.organizationId;
+  const held = holding.get(key) ?? 0;
+  const hold = async (ms: number) => {
+    holding.set(key, (holding.get(key) ?? 0) + 1);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      const n = (holding.get(key) ?? 1) - 1;
+      if (n <= 0) holding.delete(key);
+      else holding.set(key, n);
+    }
+  };
+  const refused = refusedFromMemory(p);
+  if (refused) {
+    const resetMs = Number(refused.headers?.['Retry-After'] ?? 1) * 1000;
+    if (held < MAX_HELD_PER_ORGANIZATION) await hold(Math.min(cfg.maxWaitMs, resetMs));
+    const still = refusedFromMemory(p);
+    if (still) throw still;
+    return; // its window reset while it was held: counted as a new request
+  }
+  const limit = orgLimits.get(key) ?? cfg.perOrganizationPerMinute;
+  const ratePerMs = limit / 60_000;
+  const capacity = Math.max(10, (limit * cfg.burstSeconds) / 60);
+  const now = Date.now();
+  const b = paceBuckets.get(key) ?? { tokens: capacity, atMs: now };
+  b.tokens = Math.min(capacity, b.tokens + (now - b.atMs) * ratePerMs);
+  b.atMs = now;
+  if (paceBuckets.size >= 10_000 && !paceBuckets.has(key)) for (const [k, v] of paceBuckets) if (v.tokens >= capacity) paceBuckets.delete(k);
+  paceBuckets.set(key, b);
+  if (b.tokens >= 1) {
+    b.tokens -= 1;
+    return;
+  }
+  const waitMs = (1 - b.tokens) / ratePerMs;
+  if (waitMs <= cfg.maxWaitMs && held < MAX_HELD_PER_ORGANIZATION) {
+    b.tokens -= 1; // this request's turn is promised
+    await hold(waitMs);
+    return;
+  }
+  if (held < MAX_HELD_PER_ORGANIZATION) await hold(cfg.maxWaitMs);
+  const burstWindow = Math.max(1, Math.ceil(capacity / (ratePerMs * 1000)));
+  const pace: RateLimitState = {
+    policy: 'organization-burst',
+    limit: Math.floor(capacity),
+    windowSeconds: burstWindow,
+    remaining: 0,
+    resetSeconds: Math.max(1, Math.ceil((waitMs - cfg.maxWaitMs) / 1000)),
+  };
+  throw rateLimitExceeded(pace, [pace]);
 }
 
 /**
