@@ -48,7 +48,10 @@ test('when an organization exceeds its own per-minute limit, then it gets 429 wi
   // its count: a missing product is still 429, not 404), and a write stores nothing.
   expectLimited(await call('GET', '/api/products/NO-SUCH-SKU', { apiKey: keys.ApiKey, base: second.base }), 8);
   const sku = uniq('SKU-');
-  expectLimited(await call('PUT', '/api/products', { apiKey: keys.ApiKey, body: { sku, name: 'Refused', prices: [{ tier: 'Retail', price: 1, atQuantity: 1 }] } }), 8);
+  expectLimited(
+    await call('PUT', '/api/products', { apiKey: keys.ApiKey, body: { sku, name: 'Refused', prices: [{ tier: 'Retail', price: 1, atQuantity: 1 }] } }),
+    8,
+  );
   expect(await dbQuery('select 1 from product where organization_id = $1 and sku = $2', [busy.organizationId, sku])).toEqual([]);
   // Another credential of the same organization (a fresh user token) shares the organization's budget.
   const login = await call('POST', '/api/auth/token', { body: { Email: busy.adminEmail, Password: busy.adminPassword } });

@@ -47,9 +47,9 @@ test('when an organization goes past its burst, then each next request waits for
   for (const r of refused) {
     expect(r.atMs).toBe(1000); // held, not answered at once
     expect(r.error).toBeInstanceOf(AppError);
-    expect(r.error!.status).toBe(429);
-    expect(Number(r.error!.headers!['Retry-After'])).toBeGreaterThanOrEqual(1);
-    expect(r.error!.headers!['RateLimit-Policy']).toBe('"organization-burst";q=20;w=2');
+    expect(r.error.status).toBe(429);
+    expect(Number(r.error.headers!['Retry-After'])).toBeGreaterThanOrEqual(1);
+    expect(r.error.headers!['RateLimit-Policy']).toBe('"organization-burst";q=20;w=2');
   }
   // Another organization is not paced by the first one's queue.
   const other = startMany(caller(), 5);
