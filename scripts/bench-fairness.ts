@@ -6,8 +6,9 @@
  *   1. alone;
  *   2. while the noisy tenant runs BENCH_NOISY_CONCURRENCY clients at full speed under its own
  *      limit (organization.rate_limit_per_minute = BENCH_NOISY_LIMIT: most of its requests get 429);
- *   3. the same without a limit for the noisy tenant (for contrast).
- * Prints p50/p99 of the quiet tenant per phase, the p99 ratio to phase 1 (goal: phase 2 <= 2x),
+ *   3. the same tenant with its minute already spent (every request refused);
+ *   4. the same without a limit for the noisy tenant (for contrast).
+ * Prints p50/p99 of the quiet tenant per phase, the p99 ratio to phase 1 (goal: phases 2 and 3 <= 2x),
  * and the noisy tenant's 200 / 429 counts. The noisy clients run in a child process, so the quiet
  * client's latencies are the server's, not this process's event loop busy with the noisy answers.
  */
@@ -27,7 +28,11 @@ const say = (s: string) => console.log(`[bench] ${s}`);
 async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}${p}`, {
     method,
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -36,11 +41,15 @@ async function api(base: string, method: string, p: string, body?: unknown, toke
 
 async function tenant(base: string, name: string): Promise<{ id: string; token: string }> {
   const email = `bench-${randomUUID()}@example.com`;
-  const org = await api(base, 'POST', '/api/organizations', { Organization: { Name: `${name} ${randomUUID()}` }, User: { FirstName: 'B', LastName: 'Ench', Email: email, Password: 'bench password 1' } });
+  const org = await api(base, 'POST', '/api/organizations', {
+    Organization: { Name: `${name} ${randomUUID()}` },
+    User: { FirstName: 'B', LastName: 'Ench', Email: email, Password: 'bench password 1' },
+  });
   const { body } = await api(base, 'POST', '/api/auth/token', { Email: email, Password: 'bench password 1' });
   const token = body.AccessToken as string;
   await api(base, 'POST', '/api/organizations/price-tiers', { Name: 'Retail', CurrencyCode: 'USD' }, token);
-  for (let i = 0; i < 50; i++) await api(base, 'PUT', '/api/products', { sku: `B-${i}`, name: `Bench ${i}`, prices: [{ tier: 'Retail', price: 10 + i, atQuantity: 1 }] }, token);
+  for (let i = 0; i < 50; i++)
+    await api(base, 'PUT', '/api/products', { sku: `B-${i}`, name: `Bench ${i}`, prices: [{ tier: 'Retail', price: 10 + i, atQuantity: 1 }] }, token);
   return { id: org.body.OrganizationId as string, token };
 }
 
@@ -104,18 +113,30 @@ async function main(): Promise<void> {
     const alone = await phase(target.api, quiet.token, null);
     await db.query('update organization set rate_limit_per_minute = $2 where id = $1', [noisy.id, NOISY_LIMIT]);
     const limited = await phase(target.api, quiet.token, noisy.token);
+    // The same tenant with its minute already spent: every request is refused (held, then 429).
+    await db.query(`update rate_limit_bucket set count = $2, window_start = now() where key = $1`, [`org:${noisy.id}`, NOISY_LIMIT]);
+    const exhausted = await phase(target.api, quiet.token, noisy.token);
     // A second noisy tenant for the contrast: the first one's exhausted window would still refuse it
     // (a raised limit applies from the next window at the latest).
     const unlimitedNoisy = await tenant(target.api, 'Noisy unlimited');
     await db.query('update organization set rate_limit_per_minute = 10000000 where id = $1', [unlimitedNoisy.id]);
     const unlimited = await phase(target.api, quiet.token, unlimitedNoisy.token);
     const f = (x: number) => x.toFixed(1);
-    console.log(`\nTenant fairness: quiet tenant = 1 client listing products back to back, ${SECONDS} s per phase; noisy tenant = ${NOISY} clients at full speed\n`);
+    console.log(
+      `\nTenant fairness: quiet tenant = 1 client listing products back to back, ${SECONDS} s per phase; noisy tenant = ${NOISY} clients at full speed\n`,
+    );
     console.log('| phase | quiet requests | quiet p50 ms | quiet p99 ms | p99 vs alone | noisy 200 | noisy 429 |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     console.log(`| quiet tenant alone | ${alone.n} | ${f(alone.p50)} | ${f(alone.p99)} | 1.00x | - | - |`);
-    console.log(`| noisy tenant limited to ${NOISY_LIMIT}/min | ${limited.n} | ${f(limited.p50)} | ${f(limited.p99)} | ${(limited.p99 / alone.p99).toFixed(2)}x | ${limited.ok} | ${limited.limited} |`);
-    console.log(`| noisy tenant without a limit | ${unlimited.n} | ${f(unlimited.p50)} | ${f(unlimited.p99)} | ${(unlimited.p99 / alone.p99).toFixed(2)}x | ${unlimited.ok} | ${unlimited.limited} |`);
+    console.log(
+      `| noisy tenant limited to ${NOISY_LIMIT}/min | ${limited.n} | ${f(limited.p50)} | ${f(limited.p99)} | ${(limited.p99 / alone.p99).toFixed(2)}x | ${limited.ok} | ${limited.limited} |`,
+    );
+    console.log(
+      `| noisy tenant over its ${NOISY_LIMIT}/min (every request refused) | ${exhausted.n} | ${f(exhausted.p50)} | ${f(exhausted.p99)} | ${(exhausted.p99 / alone.p99).toFixed(2)}x | ${exhausted.ok} | ${exhausted.limited} |`,
+    );
+    console.log(
+      `| noisy tenant without a limit | ${unlimited.n} | ${f(unlimited.p50)} | ${f(unlimited.p99)} | ${(unlimited.p99 / alone.p99).toFixed(2)}x | ${unlimited.ok} | ${unlimited.limited} |`,
+    );
     const row = (what: string, r: typeof limited, noisyNote: string) => ({
       name: `quiet tenant p99 (GET /api/products), ${what}`,
       figure: round(r.p99),
@@ -126,7 +147,16 @@ async function main(): Promise<void> {
       notes: `p99 ${(r.p99 / alone.p99).toFixed(2)}x the quiet tenant alone (goal <= 2x with the limit); quiet p50 ${f(r.p50)} ms over ${r.n} requests, alone p50 ${f(alone.p50)} ms; ${noisyNote}; floor: the quiet tenant's p99 alone, ${SECONDS} s per phase`,
     });
     writeResults('fairness', [
-      row(`noisy tenant (${NOISY} clients, full speed) limited to ${NOISY_LIMIT}/min`, limited, `noisy tenant got ${limited.ok} x 200 and ${limited.limited} x 429`),
+      row(
+        `noisy tenant (${NOISY} clients, full speed) limited to ${NOISY_LIMIT}/min`,
+        limited,
+        `noisy tenant got ${limited.ok} x 200 and ${limited.limited} x 429`,
+      ),
+      row(
+        `noisy tenant (${NOISY} clients, full speed) over its ${NOISY_LIMIT}/min, every request refused`,
+        exhausted,
+        `noisy tenant got ${exhausted.ok} x 200 and ${exhausted.limited} x 429`,
+      ),
       row(`noisy tenant (${NOISY} clients, full speed) without a limit`, unlimited, `noisy tenant got ${unlimited.ok} x 200, no limit (contrast)`),
     ]);
   } finally {
