@@ -311,9 +311,10 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
       if (def.method !== 'get') await deps.credentialVersions.sync();
       return reply;
     };
-    // A read is counted against its tenant's limits beside its own statement (one round trip less
-    // per read); anything else waits for the count first. Either way an exceeded limit is the answer.
-    // (The count's failure is held as a value until awaited, so it is never an unhandled rejection.)
+    // Paced (or held and refused) in memory first; then a read is counted against its tenant's limits
+    // beside its own statement (one round trip less per read), anything else waits for the count
+    // first. Either way an exceeded limit is the answer. (The count's failure is held as a value
+    // until awaited, so it is never an unhandled rejection.)
     const caller = auth ? { organizationId: auth.organizationId, credential: sha256(callerOf(auth)) } : null;
     if (caller) await admitTenantRequest(caller, deps.config.tenantRateLimits);
     const counted: Promise<Error | null> = caller

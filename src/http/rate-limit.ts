@@ -116,16 +116,25 @@ export async function enforceTenantLimits(
   return states;
 }
 
+/** Where an organization or credential this process saw over its limit in this window stands (no statement needed), else undefined. */
+const knownExhausted = (p: { organizationId: string; credential: string }) =>
+  exhaustedUntilReset(`org:${p.organizationId}`) ?? exhaustedUntilReset(`cred:${p.credential}`);
+
 /** The 429 for an organization or credential this process saw over its limit in this window (no statement needed), else null. */
 export function refusedFromMemory(p: { organizationId: string; credential: string }): AppError | null {
-  const known = exhaustedUntilReset(`org:${p.organizationId}`) ?? exhaustedUntilReset(`cred:${p.credential}`);
+  const known = knownExhausted(p);
   return known ? rateLimitExceeded(known, [known]) : null;
 }
 
 /** The organization's per-minute limit as this process last counted it (its own or the default). */
 const orgLimits = new Map<string, number>();
 
-/** Each organization's pacing bucket in this process: tokens left (negative = turns already promised) at `atMs`. */
+/**
+ * Each organization's pacing bucket in this process: tokens left (negative = turns already promised)
+ * at `atMs`. A bucket idle for a minute is full again (a minute refills the whole per-minute limit;
+ * the 10-request floor only matters below 10 per minute, where the per-minute count decides), so
+ * such buckets are the ones dropped when the map is large.
+ */
 const paceBuckets = new Map<string, { tokens: number; atMs: number }>();
 
 /** Requests of each organization this process holds right now (paced or held before a refusal). */
@@ -133,6 +142,18 @@ const holding = new Map<string, number>();
 
 /** More held requests of one organization than this are refused at once (memory stays bounded). */
 const MAX_HELD_PER_ORGANIZATION = 256;
+
+/** Holds one request of `orgId` for `ms`, counted in `holding` meanwhile. */
+async function holdFor(orgId: string, ms: number): Promise<void> {
+  holding.set(orgId, (holding.get(orgId) ?? 0) + 1);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  } finally {
+    const n = (holding.get(orgId) ?? 1) - 1;
+    if (n <= 0) holding.delete(orgId);
+    else holding.set(orgId, n);
+  }
+}
 
 /**
  * Admits an authenticated request before it is counted (issue 21, tenant fairness), in memory, no
@@ -153,21 +174,10 @@ export async function admitTenantRequest(
   cfg: { perOrganizationPerMinute: number; burstSeconds: number; maxWaitMs: number },
 ): Promise<void> {
   const key = p.organizationId;
-  const held = holding.get(key) ?? 0;
-  const hold = async (ms: number) => {
-    holding.set(key, (holding.get(key) ?? 0) + 1);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-    } finally {
-      const n = (holding.get(key) ?? 1) - 1;
-      if (n <= 0) holding.delete(key);
-      else holding.set(key, n);
-    }
-  };
-  const refused = refusedFromMemory(p);
-  if (refused) {
-    const resetMs = Number(refused.headers?.['Retry-After'] ?? 1) * 1000;
-    if (held < MAX_HELD_PER_ORGANIZATION) await hold(Math.min(cfg.maxWaitMs, resetMs));
+  const mayHold = (holding.get(key) ?? 0) < MAX_HELD_PER_ORGANIZATION;
+  const known = knownExhausted(p);
+  if (known) {
+    if (mayHold) await holdFor(key, Math.min(cfg.maxWaitMs, known.resetSeconds * 1000));
     const still = refusedFromMemory(p);
     if (still) throw still;
     return; // its window reset while it was held: counted as a new request
@@ -179,19 +189,19 @@ export async function admitTenantRequest(
   const b = paceBuckets.get(key) ?? { tokens: capacity, atMs: now };
   b.tokens = Math.min(capacity, b.tokens + (now - b.atMs) * ratePerMs);
   b.atMs = now;
-  if (paceBuckets.size >= 10_000 && !paceBuckets.has(key)) for (const [k, v] of paceBuckets) if (v.tokens >= capacity) paceBuckets.delete(k);
+  if (paceBuckets.size >= 10_000 && !paceBuckets.has(key)) for (const [k, v] of paceBuckets) if (now - v.atMs >= 60_000) paceBuckets.delete(k);
   paceBuckets.set(key, b);
   if (b.tokens >= 1) {
     b.tokens -= 1;
     return;
   }
   const waitMs = (1 - b.tokens) / ratePerMs;
-  if (waitMs <= cfg.maxWaitMs && held < MAX_HELD_PER_ORGANIZATION) {
+  if (waitMs <= cfg.maxWaitMs && mayHold) {
     b.tokens -= 1; // this request's turn is promised
-    await hold(waitMs);
+    await holdFor(key, waitMs);
     return;
   }
-  if (held < MAX_HELD_PER_ORGANIZATION) await hold(cfg.maxWaitMs);
+  if (mayHold) await holdFor(key, cfg.maxWaitMs);
   const burstWindow = Math.max(1, Math.ceil(capacity / (ratePerMs * 1000)));
   const pace: RateLimitState = {
     policy: 'organization-burst',
