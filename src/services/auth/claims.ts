@@ -28,7 +28,7 @@ export const CLAIMS_SQL = `select m.status, m.is_admin, u.is_super, rep.rep_numb
    join app_user u on u.id = m.user_id
    left join lateral (select osr.rep_number, osr.active from organization_sales_rep osr join sales_rep sr on sr.id = osr.sales_rep_id
                        where osr.organization_id = m.organization_id and sr.user_id = m.user_id limit 1) rep on true
-   left join lateral (select c.customer_number, c.pricing from user_customer uc join customer c on c.id = uc.customer_id
+   left join lateral (select c.customer_number, c.pricing from user_customer uc join customer c on c.organization_id = uc.organization_id and c.id = uc.customer_id
                        where uc.organization_id = m.organization_id and uc.user_id = m.user_id limit 1) cust on true
   where m.organization_id = $1 and m.user_id = $2`;
 

@@ -53,7 +53,7 @@ const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, 
   p.quantity_increment, p.weight, p.weight_unit, p.dimensions, p.dimensions_unit, p.upc, p.active, p.product_attributes, p.external_id,
   p.created_at, p.updated_at,
   coalesce((select json_agg(json_build_object('tier', pp.tier, 'price', pp.price::text, 'atQuantity', pp.at_quantity) order by pp.tier, pp.at_quantity)
-              from product_price pp where pp.product_id = p.id), '[]') as prices,
+              from product_price pp where pp.organization_id = p.organization_id and pp.product_id = p.id), '[]') as prices,
   coalesce((select json_agg(json_build_object('id', i.id, 'name', i.name, 'height', i.height, 'width', i.width, 'contentSize', i.content_size,
                                               'source', i.source, 'format', i.format, 'active', i.active, 'sku', i.sku, 'categoryName', i.category_name,
                                               'createdAt', i.created_at, 'updatedAt', i.updated_at) order by i.created_at)
@@ -90,16 +90,25 @@ function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductVie
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
-  const images = r.images.map((i) => imageView(storage, { ...i, organization: r.organization_id, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) }));
+  const images = r.images.map((i) =>
+    imageView(storage, { ...i, organization: r.organization_id, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) }),
+  );
   return productView(fields, r.prices, v, images);
 }
 
-const BY_SKU = `select ${PRODUCT_COLUMNS} from product p left join category c on c.id = p.category_id
+const BY_SKU = `select ${PRODUCT_COLUMNS} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id
   where p.organization_id = $1 and p.sku = $2 and (p.active or not $3::boolean)`;
-const BY_ID = `select ${PRODUCT_COLUMNS} from product p left join category c on c.id = p.category_id where p.organization_id = $1 and p.id = $2`;
+const BY_ID = `select ${PRODUCT_COLUMNS} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id where p.organization_id = $1 and p.id = $2`;
 
 /** One product's view: as the caller may see it, or (`afterWrite`, by id) as just written, whatever its active flag. */
-async function viewOf(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, where: { sku: string } | { id: string }, afterWrite = false): Promise<ProductView> {
+async function viewOf(
+  em: EntityManager,
+  orgId: string,
+  auth: Principal,
+  deps: CatalogReadDeps,
+  where: { sku: string } | { id: string },
+  afterWrite = false,
+): Promise<ProductView> {
   const v = await callerContext(deps.readCache, orgId, auth);
   const rows =
     'sku' in where
@@ -133,7 +142,8 @@ export const productListSpec = (defaultPageSize: number): ListSpec => ({
 });
 
 /** The `after` keyset parameter: the sku of the last product of the previous page. */
-const afterOf = (query: Record<string, unknown>, q: ListQuery) => parseAfter(query, q, { prop: 'sku', what: 'a sku', by: 'sku', sortHint: 'sortOn=Sku (the default)' });
+const afterOf = (query: Record<string, unknown>, q: ListQuery) =>
+  parseAfter(query, q, { prop: 'sku', what: 'a sku', by: 'sku', sortHint: 'sortOn=Sku (the default)' });
 
 /**
  * One statement for a page: the page's ids chosen by the list's where/order (MikroORM's
@@ -141,7 +151,15 @@ const afterOf = (query: Record<string, unknown>, q: ListQuery) => parseAfter(que
  * total: from `row_count` (maintained by triggers) when nothing but visibility filters the list,
  * else a count over the tenant's matching rows.
  */
-async function pageOf(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, q: ListQuery, after: { value: string; desc: boolean } | null, extra: QBFilterQuery<Product>[] = []) {
+async function pageOf(
+  em: EntityManager,
+  orgId: string,
+  auth: Principal,
+  deps: CatalogReadDeps,
+  q: ListQuery,
+  after: { value: string; desc: boolean } | null,
+  extra: QBFilterQuery<Product>[] = [],
+) {
   const v = await callerContext(deps.readCache, orgId, auth);
   const and: QBFilterQuery<Product>[] = [{ organization: orgId }, ...extra];
   if (v.activeOnly) and.push({ active: true });
@@ -175,9 +193,14 @@ async function pageOf(em: EntityManager, orgId: string, auth: Principal, deps: C
     params.push(orgId, v.activeOnly);
     totalSql = `coalesce((select case when $${params.length}::boolean then active else total end from row_count where organization_id = $${params.length - 1} and kind = 'product'), 0)`;
   }
+  // The page's rows are fetched by (organization_id, id), the primary key: by id alone PostgreSQL
+  // would walk the key's index through every tenant's rows.
+  params.push(orgId);
+  const org = `$${params.length}::uuid`;
   const sql = `with ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
     select ${totalSql}::int as total, v.* from ids left join lateral (
-      select ${PRODUCT_COLUMNS}, o.n from unnest(ids.a) with ordinality o(id, n) join product p on p.id = o.id left join category c on c.id = p.category_id
+      select ${PRODUCT_COLUMNS}, o.n from unnest(ids.a) with ordinality o(id, n) join product p on p.organization_id = ${org} and p.id = o.id
+        left join category c on c.organization_id = p.organization_id and c.id = p.category_id
     ) v on true order by v.n`;
   // Filtered lists vary in text with their filters: bound but not prepared, so each text is not kept per connection.
   const rows = await rowsOf<ProductRow & { total: number; n: number | null }>(em, sql, params, !filtered);
@@ -238,13 +261,26 @@ async function upsertOne(databaseUrl: string, orgId: string, body: ProductInput)
 }
 
 /** PUT /api/products: create or update by sku (externalId also matches); prices, when given, are fully replaced. */
-export async function upsertProduct(em: EntityManager, deps: CatalogDeps, orgId: string, auth: Principal, body: ProductInput): Promise<{ product: ProductView; created: boolean }> {
+export async function upsertProduct(
+  em: EntityManager,
+  deps: CatalogDeps,
+  orgId: string,
+  auth: Principal,
+  body: ProductInput,
+): Promise<{ product: ProductView; created: boolean }> {
   const { id, created } = await upsertOne(deps.config.databaseUrl, orgId, body);
   return { product: await viewOf(em, orgId, auth, deps, { id }, true), created };
 }
 
 /** POST /api/products/{sku}/activate and /deactivate: answers the product. */
-export async function setProductActive(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, sku: string, active: boolean): Promise<ProductView> {
+export async function setProductActive(
+  em: EntityManager,
+  orgId: string,
+  auth: Principal,
+  deps: CatalogReadDeps,
+  sku: string,
+  active: boolean,
+): Promise<ProductView> {
   const p = await em.findOne(Product, { organization: orgId, sku });
   if (!p) throw AppError.notFound('Product');
   p.active = active;
