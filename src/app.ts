@@ -348,8 +348,16 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
       ctx.type = reply.raw.contentType;
       ctx.body = reply.raw.data;
     } else if (reply.status !== 204) {
-      ctx.body = reply.body === undefined ? '' : reply.body;
-      if (reply.body === undefined) ctx.type = 'application/json';
+      // Serialised here, once: the ETag and compression middleware then hash and compress this text
+      // instead of each calling JSON.stringify on the object again.
+      const isJson =
+        reply.body === undefined ||
+        (typeof reply.body === 'object' &&
+          reply.body !== null &&
+          !Buffer.isBuffer(reply.body) &&
+          typeof (reply.body as { pipe?: unknown }).pipe !== 'function');
+      ctx.body = reply.body === undefined ? '' : isJson ? JSON.stringify(reply.body) : reply.body;
+      if (isJson) ctx.type = 'application/json';
       const page = pagingOf(reply.body);
       if (page) ctx.set('Link', linkHeader(ctx.path, ctx.querystring, page));
     }

@@ -9,6 +9,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
+import { rowsOf } from '../services/db/reads.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -52,13 +53,14 @@ export function rateLimitExceeded(exceeded: RateLimitState, all: readonly RateLi
 
 /** Counts one request against `key` and reports the caller's standing; never throws for an exceeded limit. */
 export async function countRequest(em: EntityManager, key: string, limit: number, policy: string): Promise<RateLimitState> {
-  const rows = await em.getConnection().execute<{ count: number; retry_after: number }[]>(
-    `insert into rate_limit_bucket as b (key, window_start, count) values (?, now(), 1)
+  const rows = await rowsOf<{ count: number; retry_after: number }>(
+    em,
+    `insert into rate_limit_bucket as b (key, window_start, count) values ($1, now(), 1)
      on conflict (key) do update set
-       count = case when b.window_start <= now() - make_interval(secs => ?) then 1 else b.count + 1 end,
-       window_start = case when b.window_start <= now() - make_interval(secs => ?) then now() else b.window_start end
-     returning count, ceil(extract(epoch from (window_start + make_interval(secs => ?) - now())))::int as retry_after`,
-    [key, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS],
+       count = case when b.window_start <= now() - make_interval(secs => $2) then 1 else b.count + 1 end,
+       window_start = case when b.window_start <= now() - make_interval(secs => $2) then now() else b.window_start end
+     returning count, ceil(extract(epoch from (window_start + make_interval(secs => $2) - now())))::int as retry_after`,
+    [key, WINDOW_SECONDS],
   );
   const { count, retry_after } = rows[0];
   return { policy, limit, windowSeconds: WINDOW_SECONDS, remaining: limit - count, resetSeconds: Math.max(0, retry_after) };
@@ -87,14 +89,15 @@ export async function enforceTenantLimits(
   const credKey = `cred:${p.credential}`;
   const refused = refusedFromMemory(p);
   if (refused) throw refused;
-  const rows = await em.getConnection().execute<{ key: string; count: number; retry_after: number; org_limit: number }[]>(
-    `with lim as (select coalesce((select rate_limit_per_minute from organization where id = ?), ?)::int as org_limit)
-     insert into rate_limit_bucket as b (key, window_start, count) values (?, now(), 1), (?, now(), 1)
+  const rows = await rowsOf<{ key: string; count: number; retry_after: number; org_limit: number }>(
+    em,
+    `with lim as (select coalesce((select rate_limit_per_minute from organization where id = $1), $2)::int as org_limit)
+     insert into rate_limit_bucket as b (key, window_start, count) values ($3, now(), 1), ($4, now(), 1)
      on conflict (key) do update set
-       count = case when b.window_start <= now() - make_interval(secs => ?) then 1 else b.count + 1 end,
-       window_start = case when b.window_start <= now() - make_interval(secs => ?) then now() else b.window_start end
-     returning b.key, b.count, ceil(extract(epoch from (b.window_start + make_interval(secs => ?) - now())))::int as retry_after, (select org_limit from lim) as org_limit`,
-    [p.organizationId, p.orgDefault, orgKey, credKey, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS],
+       count = case when b.window_start <= now() - make_interval(secs => $5) then 1 else b.count + 1 end,
+       window_start = case when b.window_start <= now() - make_interval(secs => $5) then now() else b.window_start end
+     returning b.key, b.count, ceil(extract(epoch from (b.window_start + make_interval(secs => $5) - now())))::int as retry_after, (select org_limit from lim) as org_limit`,
+    [p.organizationId, p.orgDefault, orgKey, credKey, WINDOW_SECONDS],
   );
   orgLimits.set(p.organizationId, rows[0].org_limit);
   const states: RateLimitState[] = [orgKey, credKey].map((key) => {
