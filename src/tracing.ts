@@ -11,7 +11,7 @@
  * the workflow's headers) → RunWorkflow and StartActivity spans inside the workflow (exported
  * through the worker's `exporter` sink) → RunActivity in the worker → `pg.query` spans.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -90,7 +90,7 @@ export async function withServerSpan<T>(
 ): Promise<T> {
   if (!active) {
     const incoming = headers.traceparent;
-    return fn(traceIdOf(Array.isArray(incoming) ? incoming[0] : incoming) ?? randomBytes(16).toString('hex'), null);
+    return fn(traceIdOf(Array.isArray(incoming) ? incoming[0] : incoming) ?? randomUUID().replaceAll('-', ''), null);
   }
   const parent = propagation.extract(ROOT_CONTEXT, headers);
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER }, parent);

@@ -45,7 +45,11 @@ export interface TokenClaims {
 
 const ISSUER = 'b2b-commerce';
 
-export async function signAccessToken(config: Config, subject: string, claims: TokenClaims): Promise<{ AccessToken: string; TokenType: 'api-key'; ExpiresIn: number }> {
+export async function signAccessToken(
+  config: Config,
+  subject: string,
+  claims: TokenClaims,
+): Promise<{ AccessToken: string; TokenType: 'api-key'; ExpiresIn: number }> {
   const key = new TextEncoder().encode(config.jwtSecret);
   const token = await new SignJWT({ ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -127,6 +131,36 @@ export interface AuthContext {
   credentialVersions: CredentialVersions;
 }
 
+type VerifiedClaims = TokenClaims & { sub?: string; exp?: number };
+
+/**
+ * Tokens whose signature and issuer this process already verified, with their claims, until they
+ * expire. jose verifies through WebCrypto, which cost more per request than the product read
+ * itself; a token's signature cannot change, so it is checked once per process. Only that is
+ * cached: the credential, token and membership versions are still checked on every request.
+ */
+const verified = new Map<string, { claims: VerifiedClaims; secret: string }>();
+const VERIFIED_MAX = 10_000;
+
+async function verifiedClaims(token: string, secret: string): Promise<VerifiedClaims> {
+  const known = verified.get(token);
+  if (known && known.secret === secret && (known.claims.exp === undefined || known.claims.exp > Math.floor(Date.now() / 1000))) return known.claims;
+  verified.delete(token);
+  let claims: VerifiedClaims;
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { issuer: ISSUER, algorithms: ['HS256'] });
+    // jose types the payload as JWTPayload; the fields are checked by the caller before use.
+    claims = payload as unknown as VerifiedClaims;
+  } catch (e) {
+    if (e instanceof joseErrors.JWTExpired) throw AppError.unauthorized('The token has expired.');
+    throw AppError.unauthorized('The token is invalid.');
+  }
+  // Oldest first out: a Map iterates in insertion order.
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(token, { claims, secret });
+  return claims;
+}
+
 export async function authenticate(ctx: Koa.Context, em: EntityManager, { config, credentialVersions: versions }: AuthContext): Promise<Principal> {
   const presented = readPresented(ctx);
   if (!presented) throw AppError.unauthorized();
@@ -146,16 +180,7 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, { config
       repNumber: null,
     };
   }
-  let claims: TokenClaims & { sub?: string };
-  try {
-    const key = new TextEncoder().encode(config.jwtSecret);
-    const { payload } = await jwtVerify(presented, key, { issuer: ISSUER, algorithms: ['HS256'] });
-    // jose types the payload as JWTPayload; the fields are checked right below before use.
-    claims = payload as unknown as TokenClaims & { sub?: string };
-  } catch (e) {
-    if (e instanceof joseErrors.JWTExpired) throw AppError.unauthorized('The token has expired.');
-    throw AppError.unauthorized('The token is invalid.');
-  }
+  const claims = await verifiedClaims(presented, config.jwtSecret);
   if (typeof claims.OrganizationId !== 'string' || !UUID.test(claims.OrganizationId) || typeof claims.cv !== 'number')
     throw AppError.unauthorized('The token is invalid.');
   const current = await versions.get(em, claims.OrganizationId);
@@ -163,7 +188,8 @@ export async function authenticate(ctx: Koa.Context, em: EntityManager, { config
   if (claims.kind === 'user' && claims.UserId) {
     if (!UUID.test(claims.UserId)) throw AppError.unauthorized('The token is invalid.');
     const tv = await versions.user(em, claims.UserId);
-    if (tv === null || tv !== (typeof claims.tv === 'number' ? claims.tv : 1)) throw AppError.unauthorized('The password was changed after this token was issued; log in again.');
+    if (tv === null || tv !== (typeof claims.tv === 'number' ? claims.tv : 1))
+      throw AppError.unauthorized('The password was changed after this token was issued; log in again.');
     return currentPrincipal(em, versions, claims, claims.UserId);
   }
   return {
