@@ -345,6 +345,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
 
     notStopped();
+    // Extra node flags for the API processes only, e.g. API_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them under a benchmark.
+    const apiNodeFlags = (process.env.API_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
     for (const name of ['production', 'sandbox'] as const) {
       const tag = name === 'production' ? '' : '-sandbox';
       // Each process has its own operations port (/metrics, /ready); a worker also the Temporal SDK's exporter.
@@ -352,7 +354,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const workerEnv = { ...env[name], OPS_PORT: String(ops.worker), TEMPORAL_METRICS_PORT: String(ops.sdk) };
       launch(`worker${tag}`, node, ['--enable-source-maps', path.join(DIST, 'worker.js')], workerEnv, async (p, offset) => logSince(p, offset).includes('"worker ready"'), 120_000);
       const apiPort = name === 'production' ? port.api : port.sandboxApi;
-      launch(`api${tag}`, node, ['--enable-source-maps', path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 60_000);
+      launch(`api${tag}`, node, ['--enable-source-maps', ...apiNodeFlags, path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 60_000);
     }
     await Promise.all(
       procs
