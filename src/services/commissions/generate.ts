@@ -269,6 +269,36 @@ async function writeEntries(tx: EntityManager, orgId: string, statementId: strin
   );
 }
 
+/** Invoices priced per chunk, so the engine prices one chunk while PostgreSQL writes the one before. */
+const ENTRY_CHUNK = 2_000;
+
+/**
+ * Replaces the statement's entries with those of `invoices` under `plans`: the delete, then one
+ * insert per chunk. Each statement is sent as soon as its chunk is priced and the next chunk is
+ * priced while PostgreSQL runs it (the transaction's statements still run one after another, in
+ * the order sent); the first failure fails the whole, and the transaction rolls back.
+ */
+async function replaceEntries(tx: EntityManager, orgId: string, statementId: string, plans: readonly PlanRules[], invoices: readonly (InvoiceFacts & { total: string })[]): Promise<Entry[]> {
+  const sent: Promise<unknown>[] = [];
+  const send = async (statement: Promise<unknown>) => {
+    // Observed now (so a failure before the final await is never unhandled), reported by Promise.all below.
+    statement.catch(() => undefined);
+    sent.push(statement);
+    // Lets the statement reach the connection before the next chunk is priced.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  await send(boundRows(tx, `delete from commission_entry where organization_id = $1 and statement_id = $2`, [orgId, statementId]));
+  const all: Entry[] = [];
+  for (let i = 0; i < invoices.length; i += ENTRY_CHUNK) {
+    const chunk = invoices.slice(i, i + ENTRY_CHUNK);
+    const entries = computeEntries(plans, chunk);
+    for (const e of entries) all.push(e);
+    await send(writeEntries(tx, orgId, statementId, entries, new Map(chunk.map((inv) => [inv.invoiceId, inv.total]))));
+  }
+  await Promise.all(sent);
+  return all;
+}
+
 /** Generates (or recalculates) a Generating/Draft statement's entries and adjustments; Draft after. */
 export async function generateStatement(em: EntityManager, input: GenerateInput): Promise<GenerateResult> {
   return em.fork().transactional(async (tx) => {
@@ -287,11 +317,8 @@ export async function generateStatement(em: EntityManager, input: GenerateInput)
     ]);
     const plans = await tx.find(CommissionPlan, { organization: orgId, salesRepId: st.salesRepId, active: true });
     const invoices = await readInvoices(tx, { organizationId: orgId, repNumber: st.repNumber, startDate: st.startDate, endDate: st.endDate, currencyCode: st.currencyCode });
-    const totals = new Map(invoices.map((i) => [i.invoiceId, i.total]));
-    const entries = computeEntries(plans.map(planRules), invoices);
     if (input.pauseMs) await new Promise((r) => setTimeout(r, input.pauseMs));
-    await boundRows(tx, `delete from commission_entry where organization_id = $1 and statement_id = $2`, [orgId, st.id]);
-    await writeEntries(tx, orgId, st.id, entries, totals);
+    const entries = await replaceEntries(tx, orgId, st.id, plans.map(planRules), invoices);
     const total = totalCommission(entries);
     const [adj] = await boundRows<{ sum: string | null }>(tx, `select sum(amount)::text as sum from commission_adjustment where organization_id = $1 and statement_id = $2`, [orgId, st.id]);
     const payable = total.plus(adj?.sum ?? 0);
