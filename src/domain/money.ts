@@ -26,24 +26,36 @@ export function roundMoney(value: Amount, currency: string): Decimal {
 
 const PLAIN_DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
 
+/** A digit string plus one in its last place ("0129" -> "0130", "999" -> "1000"). */
+function plusOne(digits: string): string {
+  let i = digits.length - 1;
+  while (i >= 0 && digits.charCodeAt(i) === 57) i--;
+  if (i < 0) return `1${'0'.repeat(digits.length)}`;
+  return `${digits.slice(0, i)}${String.fromCharCode(digits.charCodeAt(i) + 1)}${'0'.repeat(digits.length - i - 1)}`;
+}
+
 /**
- * `value` with exactly `digits` fraction digits when that needs no rounding: a plain non-negative
- * decimal string (as PostgreSQL sends a numeric, "12.5000") whose digits beyond the minor unit are
- * zeros. Null otherwise (the caller rounds with Decimal). Spares a Decimal per price on reads.
+ * A plain non-negative decimal string (as PostgreSQL sends a numeric, "12.4286") rounded half-up to
+ * `digits` fraction digits on its digits alone: the first dropped digit decides (5 or more rounds
+ * up). Null for anything else (negative, exponent, a number), which the caller rounds with Decimal.
+ * Spares a Decimal per price on reads; test/unit/money.test.ts compares both paths.
  */
-function exactFixed(value: Amount, digits: number): string | null {
+function fixedOfText(value: Amount, digits: number): string | null {
   if (typeof value !== 'string') return null;
   const m = PLAIN_DECIMAL.exec(value);
   if (!m) return null;
   const frac = m[2] ?? '';
-  for (let i = digits; i < frac.length; i++) if (frac.charCodeAt(i) !== 48) return null;
-  return digits ? `${m[1]}.${frac.slice(0, digits).padEnd(digits, '0')}` : m[1];
+  if (frac.length <= digits) return digits ? `${m[1]}.${frac.padEnd(digits, '0')}` : m[1];
+  let kept = m[1] + frac.slice(0, digits);
+  if (frac.charCodeAt(digits) >= 53) kept = plusOne(kept);
+  const whole = kept.length - digits;
+  return digits ? `${kept.slice(0, whole)}.${kept.slice(whole)}` : kept;
 }
 
 /** The amount rounded half-up to the currency's minor unit, as a fixed-point string ("12.50"). */
 export function fixedMoney(value: Amount, currency: string): string {
   const digits = minorUnitDigits(currency);
-  return exactFixed(value, digits) ?? roundMoney(value, currency).toFixed(digits);
+  return fixedOfText(value, digits) ?? roundMoney(value, currency).toFixed(digits);
 }
 
 /** The JSON number of a rounded amount (exact for the minor unit digits). */

@@ -4,7 +4,7 @@ import { fixedMoney, formatMoney, moneyNumber } from '../../src/domain/money.js'
 /** The reference: every amount through Decimal, rounded half-up to the currency's minor unit. */
 const reference = (v: string | number, digits: number) => new Decimal(v).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP).toFixed(digits);
 
-describe('money rounding without a Decimal where none is needed', () => {
+describe('money rounding of numeric texts without a Decimal', () => {
   const cases: [string | number, string][] = [
     ['12.5000', 'USD'],
     ['12.5050', 'USD'],
@@ -14,6 +14,12 @@ describe('money rounding without a Decimal where none is needed', () => {
     ['7', 'USD'],
     ['1234567.1', 'USD'],
     ['19.9999', 'USD'],
+    ['9.995', 'USD'],
+    ['0.995', 'USD'],
+    ['0.0049', 'USD'],
+    ['99.5', 'JPY'],
+    ['99.4999', 'JPY'],
+    ['999.9995', 'BHD'],
     ['-3.2500', 'USD'],
     ['-0.005', 'USD'],
     ['007.50', 'USD'],
