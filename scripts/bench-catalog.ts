@@ -113,7 +113,7 @@ interface Result {
 }
 
 /** `requests` requests over CONCURRENCY clients after a warm-up; statements counted at the server around the timed part. */
-async function measure(base: string, headers: Record<string, string>, pathFor: () => string, requests: number, counter: StatementCounter): Promise<Result> {
+async function measure(base: string, headers: Record<string, string>, pathFor: () => string, requests: number, counter: StatementCounter, clients = CONCURRENCY): Promise<Result> {
   for (let i = 0; i < Math.min(20, Math.ceil(requests / 5)); i++) await fetch(`${base}${pathFor()}`, { headers }).then((r) => r.arrayBuffer());
   await counter.reset();
   const latencies: number[] = [];
@@ -130,7 +130,7 @@ async function measure(base: string, headers: Record<string, string>, pathFor: (
       if (res.status !== 200) errors++;
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: clients }, worker));
   const seconds = (performance.now() - started) / 1000;
   const statements = await counter.count();
   latencies.sort((a, b) => a - b);
@@ -139,12 +139,12 @@ async function measure(base: string, headers: Record<string, string>, pathFor: (
 }
 
 /** Rounds alternate floor and API so both see the same machine load; figures are the totals over the rounds. */
-async function compare(name: string, api: string, floor: string, token: string, orgId: string, pathFor: () => string, counter: StatementCounter, requests = REQUESTS): Promise<BenchRow> {
+async function compare(name: string, api: string, floor: string, token: string, orgId: string, pathFor: () => string, counter: StatementCounter, requests = REQUESTS, clients = CONCURRENCY): Promise<BenchRow> {
   const a: Result[] = [];
   const f: Result[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    f.push(await measure(floor, { 'x-org': orgId }, pathFor, requests, counter));
-    a.push(await measure(api, { authorization: `Bearer ${token}` }, pathFor, requests, counter));
+    f.push(await measure(floor, { 'x-org': orgId }, pathFor, requests, counter, clients));
+    a.push(await measure(api, { authorization: `Bearer ${token}` }, pathFor, requests, counter, clients));
   }
   const sum = (rs: Result[], k: keyof Result) => rs.reduce((t, r) => t + r[k], 0);
   const rate = (rs: Result[]) => sum(rs, 'requests') / rs.reduce((t, r) => t + r.requests / r.rps, 0);
@@ -163,7 +163,7 @@ async function compare(name: string, api: string, floor: string, token: string, 
     statementsPerOp: apiStatements,
     notes:
       `API p50 ${round(med(a, 'p50'), 2)} ms, p99 ${round(med(a, 'p99'), 1)} ms; floor (bare node:http + pg, same JSON) p50 ${round(med(f, 'p50'), 2)} ms, ` +
-      `${floorStatements ?? '?'} statements/request; ${ROUNDS} alternating rounds x ${REQUESTS} requests, ${CONCURRENCY} clients` +
+      `${floorStatements ?? '?'} statements/request; ${ROUNDS} alternating rounds x ${requests} requests, ${clients} client${clients === 1 ? '' : 's'}` +
       (errors ? `; NON-200 ANSWERS: ${errors}` : ''),
   };
   say(`${name}: ${row.figure} req/s vs floor ${row.floor} (ratio ${row.ratio}), ${apiStatements} statements/request; ${row.notes}`);
@@ -194,6 +194,8 @@ async function tenantRows(label: string, api: string, floor: string, t: { orgId:
   return [
     await compare(`GET /api/products/{sku} [${label}]`, api, floor, t.token, t.orgId, () => `/api/products/${sku(rnd(size))}`, counter),
     await compare(`GET /api/products?pageSize=50, page 1 [${label}]`, api, floor, t.token, t.orgId, () => '/api/products?pageSize=50', counter),
+    // The same page's latency for one client alone (the row above queues 4 clients on the 2 cores).
+    await compare(`GET /api/products?pageSize=50, page 1, 1 client [${label}]`, api, floor, t.token, t.orgId, () => '/api/products?pageSize=50', counter, Math.min(REQUESTS, 200), 1),
     await compare(`GET /api/products?pageSize=50, random page [${label}]`, api, floor, t.token, t.orgId, () => `/api/products?pageSize=50&pageNumber=${rnd(pages)}`, counter, randomPageRequests),
     await compare(`GET /api/products?pageSize=50&after=<random sku> [${label}]`, api, floor, t.token, t.orgId, () => `/api/products?pageSize=50&after=${sku(rnd(size))}`, counter),
   ];
