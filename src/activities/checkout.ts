@@ -5,7 +5,7 @@
  * transaction). The charge and its void are payment activities (src/activities/payments.ts),
  * keyed `checkout-<cartId>` and `void-checkout-<cartId>`.
  */
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, writeCheckoutInvoice, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
@@ -16,6 +16,7 @@ import { AppError } from '../errors.js';
 import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
 import { reserveCredit } from '../services/credit/accounts.js';
 import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
+import { boundRows } from '../services/db/bound.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
 
@@ -44,6 +45,31 @@ export interface CheckoutInvoice {
   reminderDelaySeconds: number | null;
 }
 
+/**
+ * The reservation's read, one statement in its transaction: the cart locked (a concurrent
+ * reservation waits, so one number is allocated per cart), its lines for the amount, and the order
+ * already written for it (a finished checkout re-run, or an order posted or imported naming this
+ * cart), whatever the cart's status: such an order is never charged again.
+ */
+const RESERVATION_SQL = `select k.status, k.currency_code as "currencyCode", k.reserved_order_number as "reservedOrderNumber",
+    o.id as "existingOrderId", o.order_number as "existingOrderNumber",
+    coalesce((select json_agg(json_build_object('price', i.unit_price::text, 'quantity', i.quantity))
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
+  from cart k
+  left join lateral (select s.id, s.order_number from sales_order s
+                      where s.organization_id = k.organization_id and s.origination_cart_id = k.id) o on true
+ where k.organization_id = $1 and k.id = $2
+   for update of k`;
+
+interface ReservationRow {
+  status: string;
+  currencyCode: string;
+  reservedOrderNumber: string | null;
+  existingOrderId: string | null;
+  existingOrderNumber: string | null;
+  items: { price: string; quantity: number }[];
+}
+
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
     /** The order's invoice, Issued and paid by the checkout charge (idempotent; see src/services/invoices/from-order.ts). */
@@ -56,24 +82,24 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
       return mapped(async () => {
         const em = deps.orm.em.fork();
         return em.transactional(async (tem) => {
-          const existing = await tem.findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
-          const cart = await tem.findOne(Cart, { organization: input.organizationId, id: input.cartId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          const [cart] = await boundRows<ReservationRow>(tem, RESERVATION_SQL, [input.organizationId, input.cartId]);
           if (!cart) throw AppError.notFound('Cart');
-          await tem.populate(cart, ['items']);
-          const amount = orderTotals(
-            cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
-            cart.currencyCode,
-          ).total;
-          if (existing) return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
+          const amount = orderTotals(cart.items, cart.currencyCode).total;
+          if (cart.existingOrderId)
+            return { orderNumber: cart.existingOrderNumber!, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: cart.existingOrderId };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
-          if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
-          return {
-            orderNumber: cart.reservedOrderNumber,
-            amount: amount.toFixed(minorUnitDigits(cart.currencyCode)),
-            currency: cart.currencyCode,
-            existingOrderId: null,
-          };
+          let orderNumber = cart.reservedOrderNumber;
+          if (!orderNumber) {
+            orderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
+            await boundRows(tem, 'update cart set reserved_order_number = $1, updated_at = $2 where organization_id = $3 and id = $4', [
+              orderNumber,
+              new Date(),
+              input.organizationId,
+              input.cartId,
+            ]);
+          }
+          return { orderNumber, amount: amount.toFixed(minorUnitDigits(cart.currencyCode)), currency: cart.currencyCode, existingOrderId: null };
         });
       });
     },
