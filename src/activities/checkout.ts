@@ -11,11 +11,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { orderTotals } from '../domain/orders/totals.js';
 import { minorUnitDigits } from '../domain/money.js';
-import { Cart, Customer, Invoice, Order } from '../entities/index.js';
+import { Cart, Invoice, Order } from '../entities/index.js';
+import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
 import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
 import { reserveCredit } from '../services/credit/accounts.js';
-import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
+import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress, type CustomerFacts } from '../services/orders/orders.js';
 import { boundRows } from '../services/db/bound.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
@@ -68,6 +69,43 @@ interface ReservationRow {
   existingOrderId: string | null;
   existingOrderNumber: string | null;
   items: { price: string; quantity: number }[];
+}
+
+/**
+ * What the order is made of, one statement: the cart, its lines in the order they were added, its
+ * customer record (by id: a customer who took a deleted customer's number is another record) with
+ * its addresses, and whether an order for the cart exists already (an earlier attempt of this
+ * activity, or an order posted or imported naming this cart).
+ */
+const ORDER_SOURCE_SQL = `select k.id, k.customer_number as "customerNumber", k.company_name as "companyName", k.pricing_tier as "pricingTier",
+    k.currency_code as "currencyCode", k.order_type as "orderType", k.special_instructions as "specialInstructions",
+    k.po_number as "poNumber", k.shipping_address as "shippingAddress",
+    exists (select 1 from sales_order s where s.organization_id = k.organization_id and s.origination_cart_id = k.id) as "hasOrder",
+    coalesce((select json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'unitPrice', i.unit_price::text) order by i.created_at, i.id)
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items,
+    (select json_build_object('id', c.id, 'customerNumber', c.customer_number, 'companyName', c.company_name, 'companyEmail', c.company_email,
+                              'companyPhone', c.company_phone, 'companyFax', c.company_fax, 'terms', c.terms, 'repNumber', c.rep_number,
+                              'addresses', coalesce((select json_agg(json_build_object('addressType', a.address_type, 'isPrimary', a.is_primary, 'line1', a.line1,
+                                                                                       'line2', a.line2, 'city', a.city, 'state', a.state, 'postalCode', a.postal_code,
+                                                                                       'country', a.country) order by a.position, a.id)
+                                                       from customer_address a where a.organization_id = c.organization_id and a.customer_id = c.id), '[]'))
+       from customer c where c.organization_id = k.organization_id and c.id = k.customer_id) as customer
+  from cart k
+ where k.organization_id = $1 and k.id = $2`;
+
+interface OrderSourceRow {
+  id: string;
+  customerNumber: string;
+  companyName: string;
+  pricingTier: string;
+  currencyCode: string;
+  orderType: string;
+  specialInstructions: string | null;
+  poNumber: string | null;
+  shippingAddress: CartAddress | null;
+  hasOrder: boolean;
+  items: { sku: string; name: string; quantity: number; unitPrice: string }[];
+  customer: (CustomerFacts & { id: string; terms: string | null; repNumber: string | null }) | null;
 }
 
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
@@ -145,14 +183,15 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
       const o = await em.fork().findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
       return o ? { orderId: o.id, orderNumber: o.orderNumber, customerEmail: o.customer.companyEmail ?? null, total: o.total, currency: o.currencyCode } : null;
     };
-    const already = await found();
-    if (already) return already;
-    const cart = await em.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
-    // The cart's own customer record (by id): a customer who took a deleted customer's number is another record.
-    const customer = cart.customerId
-      ? await em.findOne(Customer, { organization: input.organizationId, id: cart.customerId }, { populate: ['addresses'] })
-      : null;
-    const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const [cart] = await boundRows<OrderSourceRow>(em, ORDER_SOURCE_SQL, [input.organizationId, input.cartId]);
+    // An order for the cart exists (or the cart is gone): return that order. A concurrent attempt that
+    // writes it after this read loses on the unique index order_org_cart_unique (createOrder's existingForCart).
+    if (!cart || cart.hasOrder) {
+      const already = await found();
+      if (already) return already;
+      if (!cart) throw new Error(`Cart ${input.cartId} of organization ${input.organizationId} not found.`);
+    }
+    const customer = cart.customer;
     const shippingAddress = toOrderAddress(cart.shippingAddress);
     const order = await createOrder(
       em,
@@ -169,7 +208,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         notes: cart.specialInstructions ?? null,
         originationCartId: cart.id,
         customer: customer
-          ? customerSnapshot(customer, shippingAddress)
+          ? customerFactsSnapshot(customer, shippingAddress)
           : { customerNumber: cart.customerNumber, companyName: cart.companyName, shippingAddress },
         customerId: customer?.id ?? null,
         primarySalesRep: await repSnapshot(em, input.organizationId, customer?.repNumber),
@@ -177,7 +216,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         repNumber: customer?.repNumber ?? null,
         shippingDetails: null,
         tax: 0,
-        items: lines.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
+        items: cart.items.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
         paymentChargeId: input.chargeId,
         createdByUserId: input.userId,
         createdByUserType: null,
