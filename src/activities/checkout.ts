@@ -5,17 +5,19 @@
  * transaction). The charge and its void are payment activities (src/activities/payments.ts),
  * keyed `checkout-<cartId>` and `void-checkout-<cartId>`.
  */
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, writeCheckoutInvoice, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { orderTotals } from '../domain/orders/totals.js';
 import { minorUnitDigits } from '../domain/money.js';
-import { Cart, Customer, Invoice, Order } from '../entities/index.js';
+import { Cart, Invoice, Order } from '../entities/index.js';
+import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
 import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
 import { reserveCredit } from '../services/credit/accounts.js';
-import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../services/orders/orders.js';
+import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress, type CustomerFacts } from '../services/orders/orders.js';
+import { boundRows } from '../services/db/bound.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
 
@@ -44,6 +46,68 @@ export interface CheckoutInvoice {
   reminderDelaySeconds: number | null;
 }
 
+/**
+ * The reservation's read, one statement in its transaction: the cart locked (a concurrent
+ * reservation waits, so one number is allocated per cart), its lines for the amount, and the order
+ * already written for it (a finished checkout re-run, or an order posted or imported naming this
+ * cart), whatever the cart's status: such an order is never charged again.
+ */
+const RESERVATION_SQL = `select k.status, k.currency_code as "currencyCode", k.reserved_order_number as "reservedOrderNumber",
+    o.id as "existingOrderId", o.order_number as "existingOrderNumber",
+    coalesce((select json_agg(json_build_object('price', i.unit_price::text, 'quantity', i.quantity))
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
+  from cart k
+  left join lateral (select s.id, s.order_number from sales_order s
+                      where s.organization_id = k.organization_id and s.origination_cart_id = k.id) o on true
+ where k.organization_id = $1 and k.id = $2
+   for update of k`;
+
+interface ReservationRow {
+  status: string;
+  currencyCode: string;
+  reservedOrderNumber: string | null;
+  existingOrderId: string | null;
+  existingOrderNumber: string | null;
+  items: { price: string; quantity: number }[];
+}
+
+/**
+ * What the order is made of, one statement: the cart, its lines in the order they were added, its
+ * customer record (by id: a customer who took a deleted customer's number is another record) with
+ * its addresses, and whether an order for the cart exists already (an earlier attempt of this
+ * activity, or an order posted or imported naming this cart).
+ */
+const ORDER_SOURCE_SQL = `select k.id, k.customer_number as "customerNumber", k.company_name as "companyName", k.pricing_tier as "pricingTier",
+    k.currency_code as "currencyCode", k.order_type as "orderType", k.special_instructions as "specialInstructions",
+    k.po_number as "poNumber", k.shipping_address as "shippingAddress",
+    exists (select 1 from sales_order s where s.organization_id = k.organization_id and s.origination_cart_id = k.id) as "hasOrder",
+    coalesce((select json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'unitPrice', i.unit_price::text) order by i.created_at, i.id)
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items,
+    (select json_build_object('id', c.id, 'customerNumber', c.customer_number, 'companyName', c.company_name, 'companyEmail', c.company_email,
+                              'companyPhone', c.company_phone, 'companyFax', c.company_fax, 'terms', c.terms, 'repNumber', c.rep_number,
+                              'addresses', coalesce((select json_agg(json_build_object('addressType', a.address_type, 'isPrimary', a.is_primary, 'line1', a.line1,
+                                                                                       'line2', a.line2, 'city', a.city, 'state', a.state, 'postalCode', a.postal_code,
+                                                                                       'country', a.country) order by a.position, a.id)
+                                                       from customer_address a where a.organization_id = c.organization_id and a.customer_id = c.id), '[]'))
+       from customer c where c.organization_id = k.organization_id and c.id = k.customer_id) as customer
+  from cart k
+ where k.organization_id = $1 and k.id = $2`;
+
+interface OrderSourceRow {
+  id: string;
+  customerNumber: string;
+  companyName: string;
+  pricingTier: string;
+  currencyCode: string;
+  orderType: string;
+  specialInstructions: string | null;
+  poNumber: string | null;
+  shippingAddress: CartAddress | null;
+  hasOrder: boolean;
+  items: { sku: string; name: string; quantity: number; unitPrice: string }[];
+  customer: (CustomerFacts & { id: string; terms: string | null; repNumber: string | null }) | null;
+}
+
 export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }) {
   return {
     /** The order's invoice, Issued and paid by the checkout charge (idempotent; see src/services/invoices/from-order.ts). */
@@ -56,24 +120,24 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
       return mapped(async () => {
         const em = deps.orm.em.fork();
         return em.transactional(async (tem) => {
-          const existing = await tem.findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
-          const cart = await tem.findOne(Cart, { organization: input.organizationId, id: input.cartId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          const [cart] = await boundRows<ReservationRow>(tem, RESERVATION_SQL, [input.organizationId, input.cartId]);
           if (!cart) throw AppError.notFound('Cart');
-          await tem.populate(cart, ['items']);
-          const amount = orderTotals(
-            cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
-            cart.currencyCode,
-          ).total;
-          if (existing) return { orderNumber: existing.orderNumber, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: existing.id };
+          const amount = orderTotals(cart.items, cart.currencyCode).total;
+          if (cart.existingOrderId)
+            return { orderNumber: cart.existingOrderNumber!, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: cart.existingOrderId };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
-          if (!cart.reservedOrderNumber) cart.reservedOrderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
-          return {
-            orderNumber: cart.reservedOrderNumber,
-            amount: amount.toFixed(minorUnitDigits(cart.currencyCode)),
-            currency: cart.currencyCode,
-            existingOrderId: null,
-          };
+          let orderNumber = cart.reservedOrderNumber;
+          if (!orderNumber) {
+            orderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
+            await boundRows(tem, 'update cart set reserved_order_number = $1, updated_at = $2 where organization_id = $3 and id = $4', [
+              orderNumber,
+              new Date(),
+              input.organizationId,
+              input.cartId,
+            ]);
+          }
+          return { orderNumber, amount: amount.toFixed(minorUnitDigits(cart.currencyCode)), currency: cart.currencyCode, existingOrderId: null };
         });
       });
     },
@@ -119,14 +183,15 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
       const o = await em.fork().findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
       return o ? { orderId: o.id, orderNumber: o.orderNumber, customerEmail: o.customer.companyEmail ?? null, total: o.total, currency: o.currencyCode } : null;
     };
-    const already = await found();
-    if (already) return already;
-    const cart = await em.findOneOrFail(Cart, { organization: input.organizationId, id: input.cartId }, { populate: ['items'] });
-    // The cart's own customer record (by id): a customer who took a deleted customer's number is another record.
-    const customer = cart.customerId
-      ? await em.findOne(Customer, { organization: input.organizationId, id: cart.customerId }, { populate: ['addresses'] })
-      : null;
-    const lines = [...cart.items.getItems()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const [cart] = await boundRows<OrderSourceRow>(em, ORDER_SOURCE_SQL, [input.organizationId, input.cartId]);
+    // An order for the cart exists (or the cart is gone): return that order. A concurrent attempt that
+    // writes it after this read loses on the unique index order_org_cart_unique (createOrder's existingForCart).
+    if (!cart || cart.hasOrder) {
+      const already = await found();
+      if (already) return already;
+      if (!cart) throw new Error(`Cart ${input.cartId} of organization ${input.organizationId} not found.`);
+    }
+    const customer = cart.customer;
     const shippingAddress = toOrderAddress(cart.shippingAddress);
     const order = await createOrder(
       em,
@@ -143,7 +208,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         notes: cart.specialInstructions ?? null,
         originationCartId: cart.id,
         customer: customer
-          ? customerSnapshot(customer, shippingAddress)
+          ? customerFactsSnapshot(customer, shippingAddress)
           : { customerNumber: cart.customerNumber, companyName: cart.companyName, shippingAddress },
         customerId: customer?.id ?? null,
         primarySalesRep: await repSnapshot(em, input.organizationId, customer?.repNumber),
@@ -151,7 +216,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         repNumber: customer?.repNumber ?? null,
         shippingDetails: null,
         tax: 0,
-        items: lines.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
+        items: cart.items.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
         paymentChargeId: input.chargeId,
         createdByUserId: input.userId,
         createdByUserType: null,

@@ -7,6 +7,7 @@ import { invoiceRecipients } from '../domain/email/recipients.js';
 import { Invoice } from '../entities/index.js';
 import { invoicePdfKey, renderInvoicePdf } from '../services/invoices/pdf.js';
 import type { Storage } from '../adapters/storage.js';
+import { boundRows } from '../services/db/bound.js';
 
 export interface InvoiceRef {
   organizationId: string;
@@ -27,34 +28,42 @@ export interface InvoiceMailFacts {
   open: boolean;
 }
 
+/** The invoice row (mapped to the entity) with its organization's name and the active customer record with the invoice's number: its e-mail and contacts. */
+const INVOICE_FACTS_SQL = `select i.*, o.name as "mailOrgName", c.id is not null as "mailHasCustomer", c.company_email as "mailCompanyEmail",
+       (select coalesce(json_agg(json_build_object('email', cc.email, 'contactType', cc.contact_type) order by cc.position, cc.id), '[]'::json)
+          from customer_contact cc where cc.organization_id = o.id and cc.customer_id = c.id) as "mailContacts"
+  from invoice i
+  join organization o on o.id = i.organization_id
+  left join lateral (select id, company_email from customer
+                      where organization_id = i.organization_id and customer_number = i.customer_number and active limit 1) c on true
+ where i.id = $1 and i.organization_id = $2`;
+
+interface MailRow {
+  mailOrgName: string;
+  mailHasCustomer: boolean;
+  mailCompanyEmail: string | null;
+  mailContacts: { email: string | null; contactType: string | null }[];
+}
+
 /** Invoice issuance activities; each is idempotent (keyed object, keyed e-mails). */
 export function createInvoiceActivities(deps: { orm: MikroORM; config: Config; storage: Storage }) {
   async function facts(ref: InvoiceRef): Promise<{ inv: Invoice; orgName: string; facts: InvoiceMailFacts }> {
     const em = deps.orm.em.fork();
-    const inv = await em.findOne(Invoice, { id: ref.invoiceId, organization: ref.organizationId });
-    if (!inv) throw ApplicationFailure.nonRetryable('The invoice no longer exists.', 'missing_invoice');
-    // The organization's name and the customer record's addresses in one statement. Never the
-    // invoice's own customer.companyEmail: only what the customer record stores.
-    const [row] = await em.getConnection().execute<{ org_name: string; company_email: string | null; has_customer: boolean; contacts: { email: string | null; contactType: string | null }[] }[]>(
-      `select o.name as org_name, c.id is not null as has_customer, c.company_email,
-              (select coalesce(json_agg(json_build_object('email', cc.email, 'contactType', cc.contact_type) order by cc.position, cc.id), '[]'::json)
-                 from customer_contact cc where cc.organization_id = o.id and cc.customer_id = c.id) as contacts
-         from organization o
-         left join lateral (select id, company_email from customer
-                             where organization_id = o.id and customer_number = ? and active limit 1) c on true
-        where o.id = ?`,
-      [inv.customerNumber, ref.organizationId],
-    );
-    if (!row) throw new Error(`Organization ${ref.organizationId} not found.`);
+    // The invoice, its organization's name and the customer record's addresses in one statement. Never
+    // the invoice's own customer.companyEmail: only what the customer record stores.
+    const [found] = await boundRows<Record<string, unknown> & MailRow>(em, INVOICE_FACTS_SQL, [ref.invoiceId, ref.organizationId]);
+    if (!found) throw ApplicationFailure.nonRetryable('The invoice no longer exists.', 'missing_invoice');
+    const { mailOrgName: orgName, mailHasCustomer, mailCompanyEmail, mailContacts, ...invoiceRow } = found;
+    const inv = em.map(Invoice, invoiceRow);
     const balance = balanceOf(inv.total, inv.amountPaid, inv.currencyCode);
-    const recipients = invoiceRecipients(row.has_customer ? { companyEmail: row.company_email, contacts: row.contacts } : null);
+    const recipients = invoiceRecipients(mailHasCustomer ? { companyEmail: mailCompanyEmail, contacts: mailContacts } : null);
     return {
       inv,
-      orgName: row.org_name,
+      orgName,
       facts: {
         to: recipients.length ? recipients.join(', ') : null,
         invoiceNumber: inv.invoiceNumber,
-        organizationName: row.org_name,
+        organizationName: orgName,
         companyName: inv.customer.companyName ?? inv.customer.customerNumber,
         dueDate: new Date(inv.dueDate).toISOString(),
         totalFormatted: formatMoney(inv.total, inv.currencyCode),

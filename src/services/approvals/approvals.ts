@@ -14,7 +14,7 @@ import type { Config } from '../../config.js';
 import { approvalRefusal, checkSpending, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
-import { ApprovalRequest, Cart, CustomerBuyer, User } from '../../entities/index.js';
+import { ApprovalRequest, Cart, CustomerBuyer, User, type CartItem } from '../../entities/index.js';
 import type { Out } from '../../domain/contract.js';
 import type { approval } from '../../domain/resources.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
@@ -41,7 +41,12 @@ export interface PendingApproval {
 
 export const approvalWorkflowId = (approvalId: string) => `approval-${approvalId}`;
 
-const cartTotal = (cart: Cart) => orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total;
+/** The cart as the spending check reads it (checkout's one-statement read, src/services/carts/checkout.ts). */
+export type ApprovalCart = Pick<Cart, 'id' | 'customerId' | 'customerNumber' | 'currencyCode'> & {
+  items: readonly Pick<CartItem, 'sku' | 'name' | 'quantity' | 'unitPrice' | 'lineTotal'>[];
+};
+
+const cartTotal = (cart: ApprovalCart) => orderTotals(cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total;
 
 /**
  * The checkout's spending-limit hook, called before anything is charged: null when the checkout may
@@ -49,7 +54,7 @@ const cartTotal = (cart: Cart) => orderTotals(cart.items.getItems().map((i) => (
  * Only Customer users with a buyer profile at the cart's customer have limits. A request Approved
  * for this cart at the same total lets the checkout proceed (a retry after a declined card).
  */
-export async function holdForApproval(deps: ApprovalDeps, orgId: string, auth: Principal, cart: Cart, checkout: CheckoutInput): Promise<PendingApproval | null> {
+export async function holdForApproval(deps: ApprovalDeps, orgId: string, auth: Principal, cart: ApprovalCart, checkout: CheckoutInput): Promise<PendingApproval | null> {
   const { em } = deps;
   if (auth.role !== 'Customer' || !auth.userId || !cart.customerId) return null;
   const buyer = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId: cart.customerId, userId: auth.userId });
@@ -63,7 +68,7 @@ export async function holdForApproval(deps: ApprovalDeps, orgId: string, auth: P
   if (!check.needsApproval) return null;
   const user = await em.findOne(User, { id: auth.userId });
   const id = randomUUID();
-  const lines = cart.items.getItems().map((i) => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) }));
+  const lines = cart.items.map((i) => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) }));
   try {
     await em.fork().transactional(async (tx) => {
       const row = tx.create(ApprovalRequest, {

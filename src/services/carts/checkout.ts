@@ -11,17 +11,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Deps } from '../../deps.js';
-import { Product, type Cart } from '../../entities/index.js';
+import type { Cart } from '../../entities/index.js';
+import type { CartAddress } from '../../entities/Cart.js';
+import { UUID_RE } from '../../domain/ids.js';
+import { rowsOf } from '../db/reads.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import type { CheckoutInput, CheckoutResult } from '../../workflows/checkout-cart-defs.js';
 import { awaitWorkflow, runWorkflow } from '../../workflow-runs.js';
 import { checkouts } from '../../metrics.js';
-import { findVisibleCustomer } from '../customers/visibility.js';
+import { visibilityArgs, visibleCustomerSql } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';
 import { holdForApproval, type PendingApproval } from '../approvals/approvals.js';
-import { assertBodyCustomer, findCart, type CartRef } from './carts.js';
+import { assertBodyCustomer, type CartRef } from './carts.js';
 
 export interface CheckoutRequest {
   customerNumber: string;
@@ -38,18 +41,18 @@ export interface CheckoutRequest {
 const IN_PROGRESS = 'Checkout is still in progress; call complete-checkout again to get its result.';
 
 export async function completeCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, ref: CartRef, body: CheckoutRequest): Promise<CheckoutResult | PendingApproval> {
-  const cart = await findCart(em, orgId, auth, ref.shoppingCartId, ref.customerNumber);
+  const cart = await readCheckoutCart(em, orgId, auth, ref);
   assertBodyCustomer(body.customerNumber, ref.customerNumber);
   const workflowId = `checkout-${cart.id}`;
   if (cart.status !== 'PENDING') return finishedCheckout(deps, workflowId);
-  await assertCheckoutReady(em, orgId, cart, body);
+  assertCheckoutReady(cart, body);
   const onAccount = isOnAccount(body);
   const input: CheckoutInput = {
     organizationId: orgId,
     cartId: cart.id,
     customerNumber: cart.customerNumber,
     channel: body.channel,
-    paymentProfileId: onAccount ? null : await paymentProfileFor(em, deps, orgId, auth, cart, body),
+    paymentProfileId: onAccount ? null : await paymentProfileFor(em, deps, orgId, cart, body),
     userId: auth.userId,
     // The credit check (reserveCredit, src/services/credit/accounts.ts) runs in the order's transaction.
     ...(onAccount ? { paymentMethod: 'OnAccount' as const } : {}),
@@ -87,7 +90,7 @@ async function countCheckout<T>(run: Promise<T>): Promise<T> {
  * on account) above the per-order or remaining monthly limit is held for approval (workflow
  * approvePurchase), which continues exactly this checkout input once approved. Null: go ahead.
  */
-async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: Cart, input: CheckoutInput): Promise<PendingApproval | null> {
+async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: CheckoutCart, input: CheckoutInput): Promise<PendingApproval | null> {
   return holdForApproval({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, cart, input);
 }
 
@@ -103,34 +106,66 @@ async function finishedCheckout(deps: Deps, workflowId: string): Promise<Checkou
 
 const isOnAccount = (body: CheckoutRequest) => !body.paymentProfileId && body.payment?.method === 'OnAccount';
 
+/**
+ * The cart as checkout needs it, in one statement with bound parameters (issue 18 item 4): the
+ * cart of the stored customer with the path's number (by the customer's id, never by the number),
+ * under the caller's visibility, its lines (each with whether its SKU is still active in the
+ * catalog) and the customer's e-mail for a card's profile. 404 when absent or not visible.
+ */
+const CHECKOUT_CART_SQL = `select k.id, k.customer_number as "customerNumber", k.customer_id as "customerId", k.status,
+    k.currency_code as "currencyCode", k.shipping_address as "shippingAddress", c.company_email as "companyEmail",
+    coalesce((select json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'unitPrice', i.unit_price::text,
+                                                'lineTotal', i.line_total::text,
+                                                'inCatalog', exists (select 1 from product p where p.organization_id = i.organization_id and p.sku = i.sku and p.active))
+                              order by i.created_at, i.id)
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
+  from cart k
+  join customer c on c.organization_id = k.organization_id and c.id = k.customer_id
+ where k.organization_id = $1 and k.id = $2 and c.customer_number = $5
+   and ${visibleCustomerSql('k.customer_id', '$1', '$3', '$4')}`;
+
+export interface CheckoutCart {
+  id: string;
+  customerNumber: string;
+  customerId: string;
+  status: Cart['status'];
+  currencyCode: string;
+  shippingAddress: CartAddress | null;
+  companyEmail: string;
+  items: { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string; inCatalog: boolean }[];
+}
+
+async function readCheckoutCart(em: EntityManager, orgId: string, auth: Principal, ref: CartRef): Promise<CheckoutCart> {
+  const visible = visibilityArgs(auth);
+  if (!UUID_RE.test(ref.shoppingCartId) || !visible) throw AppError.notFound('Cart');
+  const [cart] = await rowsOf<CheckoutCart>(em, CHECKOUT_CART_SQL, [orgId, ref.shoppingCartId, ...visible, ref.customerNumber]);
+  if (!cart) throw AppError.notFound('Cart');
+  return cart;
+}
+
 /** Every reason the cart cannot be checked out, as field errors (400). */
-async function assertCheckoutReady(em: EntityManager, orgId: string, cart: Cart, body: CheckoutRequest): Promise<void> {
+function assertCheckoutReady(cart: CheckoutCart, body: CheckoutRequest): void {
   const errors: FieldErrors = {};
   if (!body.paymentProfileId && !body.payment) errors.payment = ['payment is required when paymentProfileId is absent.'];
   if (!cart.shippingAddress) errors.shippingAddress = ['The cart has no shipping address; set it with PUT .../shipping first.'];
   if (!cart.items.length) errors.items = ['The cart is empty.'];
-  const skus = cart.items.getItems().map((i) => i.sku);
-  if (skus.length) {
-    const found = new Set((await em.find(Product, { organization: orgId, sku: { $in: skus }, active: true }, { fields: ['sku'] })).map((p) => p.sku));
-    const missing = skus.filter((x) => !found.has(x));
-    if (missing.length) errors.items = [...(errors.items ?? []), `These SKUs are no longer in the catalog: ${missing.join(', ')}.`];
-  }
+  const missing = cart.items.filter((i) => !i.inCatalog).map((i) => i.sku);
+  if (missing.length) errors.items = [...(errors.items ?? []), `These SKUs are no longer in the catalog: ${missing.join(', ')}.`];
   if (Object.keys(errors).length) throw AppError.validation(errors, 'The cart cannot be checked out.');
 }
 
 /** The saved card to charge (one of the customer's), or the card in the request tokenized at the provider (402 when declined). */
-async function paymentProfileFor(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: Cart, body: CheckoutRequest): Promise<string | null> {
+async function paymentProfileFor(em: EntityManager, deps: Deps, orgId: string, cart: CheckoutCart, body: CheckoutRequest): Promise<string | null> {
   if (body.paymentProfileId) {
-    await findActivePaymentMethod(em, orgId, cart.customerId ?? null, body.paymentProfileId);
+    await findActivePaymentMethod(em, orgId, cart.customerId, body.paymentProfileId);
     return body.paymentProfileId;
   }
   if (!body.payment?.creditCard) return null;
-  const customer = await findVisibleCustomer(em, orgId, auth, cart.customerNumber);
   const card = body.payment.creditCard;
   const gateway = await gatewayFor(em, deps.config, orgId, deps.readCache);
   const profile = await gateway.tokenizeCard({
     customerNumber: cart.customerNumber,
-    email: customer.companyEmail,
+    email: cart.companyEmail,
     card: { number: card.cardNumber.replace(/\s+/g, ''), expMonth: card.expiryMonth, expYear: card.expiryYear, cvv: card.cvv },
     billingAddress: body.payment.billingAddress ?? {},
   });

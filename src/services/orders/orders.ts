@@ -204,9 +204,27 @@ export function toOrderAddress(a: CustomerAddress | CartAddress | null | undefin
   };
 }
 
+/** The customer record's fields an order's customer block is made of (an entity's, or one SQL row's). */
+export interface CustomerFacts {
+  customerNumber: string;
+  companyName: string;
+  companyEmail?: string | null;
+  companyPhone?: string | null;
+  companyFax?: string | null;
+  addresses: readonly (Pick<CustomerAddress, 'addressType' | 'isPrimary'> & CartAddress)[];
+}
+
 /** The customer block of an order, from the customer record (billing: its primary billing address). */
 export function customerSnapshot(customer: Customer, shippingAddress: PostalAddress | null): OrderCustomer {
   const addresses = customer.addresses.isInitialized() ? customer.addresses.getItems() : [];
+  return customerFactsSnapshot({ ...customerFields(customer), addresses }, shippingAddress);
+}
+
+const customerFields = (c: Customer) => ({ customerNumber: c.customerNumber, companyName: c.companyName, companyEmail: c.companyEmail, companyPhone: c.companyPhone, companyFax: c.companyFax });
+
+/** customerSnapshot from the record's fields and addresses as plain values. */
+export function customerFactsSnapshot(customer: CustomerFacts, shippingAddress: PostalAddress | null): OrderCustomer {
+  const addresses = customer.addresses;
   const billing = addresses.find((a) => a.addressType === 'Billing' && a.isPrimary) ?? addresses.find((a) => a.addressType === 'Billing');
   return {
     customerNumber: customer.customerNumber,
