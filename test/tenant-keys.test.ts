@@ -5,6 +5,8 @@
  * distributable by organization (Citus co-location). Read from information_schema of the test
  * stack's migrated database, so a table added by a later migration is checked too.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { dbQuery } from './helpers';
 
 /**
@@ -81,7 +83,8 @@ async function violations(schema: string): Promise<string[]> {
     const own = [...keys.values()].filter((k) => k[0].table_name === table);
     const pk = own.find((k) => k[0].constraint_type === 'PRIMARY KEY');
     if (!pk) out.push(`${table}: no primary key`);
-    else if (pk[0].column_name !== 'organization_id') out.push(`${table}: primary key (${pk.map((c) => c.column_name).join(', ')}) does not lead with organization_id`);
+    else if (pk[0].column_name !== 'organization_id')
+      out.push(`${table}: primary key (${pk.map((c) => c.column_name).join(', ')}) does not lead with organization_id`);
     for (const fk of own.filter((k) => k[0].constraint_type === 'FOREIGN KEY')) {
       const target = fk[0].referenced_table;
       const shape = `${fk[0].constraint_name} (${fk.map((c) => c.column_name).join(', ')}) -> ${target ?? '?'} (${fk.map((c) => c.referenced_column ?? '?').join(', ')})`;
@@ -89,13 +92,69 @@ async function violations(schema: string): Promise<string[]> {
       else if (tenant.has(target) && !NOT_DISTRIBUTED.has(target)) {
         if (fk[0].column_name !== 'organization_id' || fk[0].referenced_column !== 'organization_id')
           out.push(`${table}: foreign key ${shape} to tenant table ${target} does not lead with organization_id on both sides`);
-      } else if (!REFERENCE_TABLES.has(target)) out.push(`${table}: foreign key ${shape} references ${target}, which is neither a tenant table nor an allowed reference table`);
+      } else if (!REFERENCE_TABLES.has(target))
+        out.push(`${table}: foreign key ${shape} references ${target}, which is neither a tenant table nor an allowed reference table`);
     }
   }
   return out;
 }
 
+/**
+ * Joins in hand-written SQL that reach a tenant table by `id` without its organization_id: with the
+ * primary key led by organization_id, PostgreSQL can only walk the whole key, every tenant's rows,
+ * for each joined row (docs/decisions.md "Joins name the organization"). `sources` maps a file
+ * name to its text; answers "file:line: join ...".
+ */
+function joinsByIdAlone(sources: Map<string, string>, tenantTables: ReadonlySet<string>): string[] {
+  const join = /\bjoin\s+(\w+)\s+(?:as\s+)?(\w+)\s+on\s+([\s\S]*?)(?=\bjoin\b|\bwhere\b|\bleft\b|\border\b|\bgroup\b|\)|`|$)/gi;
+  const out: string[] = [];
+  for (const [file, text] of sources) {
+    for (const m of text.matchAll(join)) {
+      const [, table, alias, cond] = m;
+      if (!tenantTables.has(table) || NOT_DISTRIBUTED.has(table)) continue;
+      const byId = new RegExp(`\\b${alias}\\.id\\s*=|=\\s*${alias}\\.id\\b`).test(cond);
+      const byOrg = new RegExp(`\\b${alias}\\.organization_id\\b`).test(cond);
+      if (byId && !byOrg) out.push(`${file}:${text.slice(0, m.index).split('\n').length}: join ${table} ${alias} on ${cond.replace(/\s+/g, ' ').trim()}`);
+    }
+  }
+  return out;
+}
+
+/** Every .ts file under src except the migrations (which move rows, once). */
+function sourceFiles(dir = path.join(__dirname, '..', 'src'), out = new Map<string, string>()): Map<string, string> {
+  for (const f of readdirSync(dir)) {
+    const p = path.join(dir, f);
+    if (statSync(p).isDirectory()) {
+      if (f !== 'migrations') sourceFiles(p, out);
+    } else if (p.endsWith('.ts')) out.set(path.relative(path.join(__dirname, '..'), p), readFileSync(p, 'utf8'));
+  }
+  return out;
+}
+
 describe('tenant keys (scale-out by organization_id)', () => {
+  it('hand-written SQL joins tenant tables by (organization_id, id), never by id alone', async () => {
+    const tenant = new Set(
+      (
+        await dbQuery<{ table_name: string }>(
+          `select table_name from information_schema.columns where table_schema = current_schema() and column_name = 'organization_id'`,
+        )
+      ).map((r) => r.table_name),
+    );
+    expect(tenant.has('product')).toBe(true);
+    const sources = sourceFiles();
+    expect(sources.size).toBeGreaterThan(100);
+    expect(joinsByIdAlone(sources, tenant)).toEqual([]);
+    // The check itself: the product list's join as it was, and as it is.
+    const probe = new Map([
+      ['before.ts', 'select * from unnest(ids.a) o(id) join product p on p.id = o.id left join category c on c.id = p.category_id where true'],
+      [
+        'after.ts',
+        'select * from unnest(ids.a) o(id) join product p on p.organization_id = $1 and p.id = o.id left join category c on c.organization_id = p.organization_id and c.id = p.category_id',
+      ],
+    ]);
+    expect(joinsByIdAlone(probe, tenant)).toEqual(['before.ts:1: join product p on p.id = o.id', 'before.ts:1: join category c on c.id = p.category_id']);
+  });
+
   it('every tenant table leads its primary key and its foreign keys to tenant tables with organization_id', async () => {
     const schema = (await dbQuery<{ s: string }>('select current_schema() as s'))[0].s;
     expect(await violations(schema)).toEqual([]);
@@ -107,7 +166,9 @@ describe('tenant keys (scale-out by organization_id)', () => {
         where table_schema = current_schema() and column_name = 'organization_id'
           and table_name in ('cart_item', 'order_item', 'customer_address', 'customer_contact', 'image_ingestion_item') order by table_name`,
     );
-    expect(rows).toEqual(['cart_item', 'customer_address', 'customer_contact', 'image_ingestion_item', 'order_item'].map((t) => ({ table_name: t, is_nullable: 'NO' })));
+    expect(rows).toEqual(
+      ['cart_item', 'customer_address', 'customer_contact', 'image_ingestion_item', 'order_item'].map((t) => ({ table_name: t, is_nullable: 'NO' })),
+    );
   });
 
   it('the check catches a tenant table whose keys break the rule', async () => {
