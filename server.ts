@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     log.info('api draining', { signal, graceMs: config.shutdownGraceMs });
     ops?.close();
     let idle: NodeJS.Timeout | undefined;
-    const idleDelay = setTimeout(() => (idle = setInterval(() => server.closeIdleConnections(), 250)), 2_000);
+    let idleDelay: NodeJS.Timeout | undefined;
     const finish = (reason: string) => {
       clearTimeout(idleDelay);
       clearInterval(idle);
@@ -64,15 +64,36 @@ async function main(): Promise<void> {
     // (a busy event loop had not accepted them) would be reset by closing it at once; clients saw
     // ECONNRESET on requests sent most of a second before SIGTERM on a loaded machine. Each one
     // accepted meanwhile is answered with Connection: close.
-    setTimeout(
-      () =>
+    /**
+     * Closes the listening socket once an event-loop turn accepted no connection. Timers run before
+     * the loop's poll phase, where waiting connections are accepted: after a stall (a loaded machine)
+     * the accept-window timer fired before the backlog was read, and closing then reset connections
+     * whose requests were sent seconds earlier (ECONNRESET in the graceful-shutdown test). The check
+     * runs in setImmediate, after that poll phase; while connections keep being accepted it looks
+     * again shortly, for at most 5 s more.
+     */
+    const closeWhenBacklogEmpty = (deadline = Date.now() + 5_000) => {
+      let accepted = false;
+      const onConnection = () => (accepted = true);
+      server.on('connection', onConnection);
+      setImmediate(() => {
+        server.off('connection', onConnection);
+        if (accepted && Date.now() < deadline) {
+          setTimeout(() => closeWhenBacklogEmpty(deadline), 50);
+          return;
+        }
         net.Server.prototype.close.call(server, () => {
           clearTimeout(hard);
           finish('drained');
-        }),
-      config.shutdownAcceptMs,
-    );
+        });
+        // Keep-alive connections left idle would hold the close open: swept from a second after it (a
+        // connection accepted just before may not have had its request read yet, and would look idle).
+        idleDelay = setTimeout(() => (idle = setInterval(() => server.closeIdleConnections(), 250)), 1_000);
+      });
+    };
+    setTimeout(() => closeWhenBacklogEmpty(), config.shutdownAcceptMs);
   };
+
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
