@@ -15,7 +15,9 @@ import '../src/compat/node20.js';
  * It starts the whole stack (scripts/lib/stack.ts, mode 'test', free ports) unless both
  * API_URL and DATABASE_URL are set, in which case it uses that API and its database.
  * Knobs (env): PRODUCTS of tenant A (10000), BIG_FACTOR (10), TIERS (3), REQUESTS per round (400),
- * ROUNDS (2), CONCURRENCY (4), BATCH rows per insert statement (10000).
+ * ROUNDS (2), CONCURRENCY (4), BATCH rows per insert statement (10000). For a quick look: ROWS, a
+ * regular expression, measures only the rows whose name matches (e.g. ROWS='products/\{sku\}'), and
+ * BIG_FACTOR=0 skips tenant B; such a partial run prints its rows and writes no results file.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -32,6 +34,7 @@ const REQUESTS = Number(process.env.REQUESTS ?? 400);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
 const BATCH = Number(process.env.BATCH ?? 10_000);
+const ROWS = process.env.ROWS ? new RegExp(process.env.ROWS) : null;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const say = (s: string) => console.log(`[bench] ${s}`);
@@ -139,7 +142,8 @@ async function measure(base: string, headers: Record<string, string>, pathFor: (
 }
 
 /** Rounds alternate floor and API so both see the same machine load; figures are the totals over the rounds. */
-async function compare(name: string, api: string, floor: string, token: string, orgId: string, pathFor: () => string, counter: StatementCounter, requests = REQUESTS, clients = CONCURRENCY): Promise<BenchRow> {
+async function compare(name: string, api: string, floor: string, token: string, orgId: string, pathFor: () => string, counter: StatementCounter, requests = REQUESTS, clients = CONCURRENCY): Promise<BenchRow | null> {
+  if (ROWS && !ROWS.test(name)) return null;
   const a: Result[] = [];
   const f: Result[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -191,7 +195,7 @@ async function tenantRows(label: string, api: string, floor: string, t: { orgId:
   const pages = Math.max(1, Math.floor(size / 50));
   // The floor's OFFSET page costs up to seconds at 100,000 rows: fewer requests there keep the run short.
   const randomPageRequests = size > 20_000 ? Math.min(REQUESTS, 40) : REQUESTS;
-  return [
+  const rows = [
     await compare(`GET /api/products/{sku} [${label}]`, api, floor, t.token, t.orgId, () => `/api/products/${sku(rnd(size))}`, counter),
     await compare(`GET /api/products?pageSize=50, page 1 [${label}]`, api, floor, t.token, t.orgId, () => '/api/products?pageSize=50', counter),
     // The same page's latency for one client alone (the row above queues 4 clients on the 2 cores).
@@ -199,6 +203,7 @@ async function tenantRows(label: string, api: string, floor: string, t: { orgId:
     await compare(`GET /api/products?pageSize=50, random page [${label}]`, api, floor, t.token, t.orgId, () => `/api/products?pageSize=50&pageNumber=${rnd(pages)}`, counter, randomPageRequests),
     await compare(`GET /api/products?pageSize=50&after=<random sku> [${label}]`, api, floor, t.token, t.orgId, () => `/api/products?pageSize=50&after=${sku(rnd(size))}`, counter),
   ];
+  return rows.filter((r): r is BenchRow => r !== null);
 }
 
 /** One customer, order (3 lines), invoice (3 lines) and cart of tenant A, written through the API, for the single-resource reads. */
@@ -235,13 +240,15 @@ async function seedResources(api: string, t: { token: string; tiers: string[] })
 
 /** GET of one customer, order, invoice and cart: one bound statement each in the API (issue 18 item 2). */
 async function singleReadRows(api: string, floor: string, t: { orgId: string; token: string; tiers: string[] }, counter: StatementCounter): Promise<BenchRow[]> {
+  if (ROWS && !['customers', 'orders', 'invoices', 'carts'].some((n) => ROWS.test(`GET /api/${n}/`))) return [];
   const r = await seedResources(api, t);
-  return [
+  const rows = [
     await compare('GET /api/customers/{customerNumber}', api, floor, t.token, t.orgId, () => `/api/customers/${r.customerNumber}`, counter),
     await compare('GET /api/orders/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/orders/${r.orderId}`, counter),
     await compare('GET /api/invoices/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/invoices/${r.invoiceId}`, counter),
     await compare('GET /api/carts/{id}', api, floor, t.token, t.orgId, () => `/api/carts/${r.cartId}`, counter),
   ];
+  return rows.filter((x): x is BenchRow => x !== null);
 }
 
 async function main(): Promise<void> {
@@ -258,13 +265,16 @@ async function main(): Promise<void> {
     say(`measuring: ${ROUNDS} rounds x ${REQUESTS} requests per endpoint and server, ${CONCURRENCY} concurrent clients`);
     const rows = await tenantRows(`tenant of ${PRODUCTS.toLocaleString('en-US')}, alone`, api, floor.url, small, PRODUCTS, counter);
     rows.push(...(await singleReadRows(api, floor.url, small, counter)));
-    const big = await setupOrg(api);
-    const bigSize = PRODUCTS * BIG_FACTOR;
-    say(`seeding tenant B: ${bigSize} products (${BIG_FACTOR}x)...`);
-    await seed(databaseUrl, big.orgId, big.tiers, bigSize);
-    rows.push(...(await tenantRows(`tenant of ${PRODUCTS.toLocaleString('en-US')}, beside a tenant of ${bigSize.toLocaleString('en-US')}`, api, floor.url, small, PRODUCTS, counter)));
-    rows.push(...(await tenantRows(`tenant of ${bigSize.toLocaleString('en-US')}`, api, floor.url, big, bigSize, counter)));
-    writeResults('catalog', rows);
+    if (BIG_FACTOR > 0) {
+      const big = await setupOrg(api);
+      const bigSize = PRODUCTS * BIG_FACTOR;
+      say(`seeding tenant B: ${bigSize} products (${BIG_FACTOR}x)...`);
+      await seed(databaseUrl, big.orgId, big.tiers, bigSize);
+      rows.push(...(await tenantRows(`tenant of ${PRODUCTS.toLocaleString('en-US')}, beside a tenant of ${bigSize.toLocaleString('en-US')}`, api, floor.url, small, PRODUCTS, counter)));
+      rows.push(...(await tenantRows(`tenant of ${bigSize.toLocaleString('en-US')}`, api, floor.url, big, bigSize, counter)));
+    }
+    // A partial run (ROWS, BIG_FACTOR=0) prints its rows and leaves the recorded table alone.
+    if (!ROWS && BIG_FACTOR > 0) writeResults('catalog', rows);
     console.log('');
     for (const r of rows) console.log(`${r.name.padEnd(100)} ${String(r.figure).padStart(8)} req/s  floor ${String(r.floor).padStart(8)}  ratio ${String(r.ratio).padStart(6)}  stmts ${r.statementsPerOp}`);
   } finally {

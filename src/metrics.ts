@@ -39,6 +39,12 @@ export const dbPool = new client.Gauge({
   labelNames: ['state'] as const,
 });
 
+export const tenantLimitCounts = new client.Counter({
+  name: 'tenant_limit_counts_total',
+  help: 'Authenticated requests counted against their tenant limits, by how: statement (an upsert in PostgreSQL, which may lease a block of slots) or lease (a slot of a block this process leased, no statement).',
+  labelNames: ['how'] as const,
+});
+
 export const checkouts = new client.Counter({
   name: 'checkouts_total',
   help: 'Checkout requests answered by the API, by outcome: completed, failed (a 4xx refusal: declined card, empty cart...), error (5xx), in_progress (the wait ran out).',

@@ -5,6 +5,7 @@
  * Retry-After and RateLimit headers, while another tenant is served.
  */
 import { call, createOrg, dbQuery, expectProblem, issueApiAccess, uniq, type Res } from './helpers';
+import { freePort } from '../scripts/lib/procs';
 import { startOwnApi, type OwnApi } from './own-api';
 
 jest.setTimeout(120_000);
@@ -82,5 +83,44 @@ test('when one credential exceeds the per-credential limit, then that credential
     expect((await call('GET', '/api/products', { token: login.body.AccessToken, base: api.base })).status).toBe(200);
   } finally {
     await api.stop();
+  }
+});
+
+test('when a tenant sends many reads at once, then they are counted in leased blocks (fewer statements than requests) and exactly its limit is served across two API instances, each slot once', async () => {
+  const org = await createOrg();
+  const keys = await issueApiAccess(org);
+  const limit = 240;
+  const ops = [await freePort(), await freePort()];
+  const apis = await Promise.all(ops.map((p) => startOwnApi({ RATE_LIMIT_CREDENTIAL_PER_MINUTE: String(limit), OPS_PORT: String(p) })));
+  try {
+    const total = 400;
+    const answers: Res[] = [];
+    let next = 0;
+    const client = async () => {
+      for (let i = next++; i < total; i = next++) answers.push(await call('GET', '/api/products?pageSize=1', { apiKey: keys.ApiKey, base: apis[i % 2].base }));
+    };
+    await Promise.all(Array.from({ length: 8 }, client));
+    const served = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status !== 200);
+    // Never more than the limit across both instances, and no slot lost to a block one instance left unused.
+    expect(served).toHaveLength(limit);
+    for (const r of refused) expectLimited(r, limit);
+    // Each served request names the slot it was counted in: every one of 0..limit-1 remaining, once.
+    const remaining = served.map((r) => Number(/"credential";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1])).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: limit }, (_, i) => i));
+    const counts = async (how: string) => {
+      let sum = 0;
+      for (const p of ops) {
+        const text = await (await fetch(`http://127.0.0.1:${p}/metrics`)).text();
+        sum += Number(new RegExp(`tenant_limit_counts_total\\{[^}]*how="${how}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
+      }
+      return sum;
+    };
+    const [statements, leased] = [await counts('statement'), await counts('lease')];
+    expect(statements + leased).toBeGreaterThanOrEqual(limit);
+    expect(leased).toBeGreaterThan(0);
+    expect(statements).toBeLessThan(limit);
+  } finally {
+    await Promise.all(apis.map((a) => a.stop()));
   }
 });

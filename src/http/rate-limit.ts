@@ -9,6 +9,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
+import { tenantLimitCounts } from '../metrics.js';
 import { rowsOf } from '../services/db/reads.js';
 
 const WINDOW_SECONDS = 60;
@@ -76,47 +77,162 @@ export async function enforceRateLimit(em: EntityManager, key: string, limit: nu
 /**
  * Per-tenant fairness (issue 21): authenticated requests per minute per organization (its own
  * `rate_limit_per_minute`, else `orgDefault`) and per credential (`credentialLimit`), counted in
- * the shared rate_limit_bucket table, so they hold across API instances. One statement: both
- * buckets are upserted and the organization's limit is read with them. Answers the standing
- * against both policies (`organization`, `credential`) for the RateLimit headers; past either,
- * throws the 429 carrying Retry-After and those headers.
+ * the shared rate_limit_bucket table, so they hold across API instances. One statement counts both
+ * buckets and reads the organization's limit with them. Answers the standing against both policies
+ * (`organization`, `credential`) for the RateLimit headers; past either, throws the 429 carrying
+ * Retry-After and those headers.
+ *
+ * Counted in leases (issue 18): a process that sees a bucket busy counts a block of requests at
+ * once and serves the block's slots from memory, so a busy tenant's reads cost one statement each,
+ * not two. The block is sized to about LEASE_SECONDS of the bucket's traffic in this process, at
+ * most LEASE_MAX and at most 1/32 of what is left in the window; a bucket seeing fewer than
+ * 1/LEASE_SECONDS requests a second counts every request on its own, as before. Leases never let
+ * more than the limit through across instances (a block is granted only up to the limit, in the
+ * same upsert), end with their window, and each slot says exactly where the caller stood when it
+ * was counted. What they cost: a changed limit, and the other instances' requests, show from the
+ * next lease (about LEASE_SECONDS), and slots another instance leased but has not used yet are
+ * counted already (never more than 1/32 of what was left, and 1 slot near the limit).
  */
 export async function enforceTenantLimits(
   em: EntityManager,
   p: { organizationId: string; credential: string; orgDefault: number; credentialLimit: number },
 ): Promise<RateLimitState[]> {
-  const orgKey = `org:${p.organizationId}`;
-  const credKey = `cred:${p.credential}`;
   const refused = refusedFromMemory(p);
   if (refused) throw refused;
-  const rows = await rowsOf<{ key: string; count: number; retry_after: number; org_limit: number }>(
+  const now = Date.now();
+  const keys = [`org:${p.organizationId}`, `cred:${p.credential}`] as const;
+  const policies = ['organization', 'credential'] as const;
+  for (const key of keys) notice(key, now);
+  // A slot leased here is taken at once (concurrent requests could otherwise take it meanwhile).
+  const taken = keys.map((key, i) => {
+    const l = leaseWithSlot(key, now);
+    return l ? take(l, policies[i], now) : null;
+  });
+  if (taken[0] && taken[1]) {
+    tenantLimitCounts.inc({ how: 'lease' });
+    return [taken[0], taken[1]];
+  }
+  tenantLimitCounts.inc({ how: 'statement' });
+  // Count a block for each bucket without a slot here (0 for one whose slot was just taken).
+  const want = keys.map((key, i) => (taken[i] ? 0 : leaseSize(key, now)));
+  const rows = await rowsOf<{ key: string; count: number; window_ms: number; reset_ms: number; org_limit: number }>(
     em,
     `with lim as (select coalesce((select rate_limit_per_minute from organization where id = $1), $2)::int as org_limit)
-     insert into rate_limit_bucket as b (key, window_start, count) values ($3, now(), 1), ($4, now(), 1)
+     insert into rate_limit_bucket as b (key, window_start, count) values ($3, now(), $6), ($4, now(), $7)
      on conflict (key) do update set
-       count = case when b.window_start <= now() - make_interval(secs => $5) then 1 else b.count + 1 end,
+       count = case when b.window_start <= now() - make_interval(secs => $5) then excluded.count else b.count + excluded.count end,
        window_start = case when b.window_start <= now() - make_interval(secs => $5) then now() else b.window_start end
-     returning b.key, b.count, ceil(extract(epoch from (b.window_start + make_interval(secs => $5) - now())))::int as retry_after, (select org_limit from lim) as org_limit`,
-    [p.organizationId, p.orgDefault, orgKey, credKey, WINDOW_SECONDS],
+     returning b.key, b.count, extract(epoch from b.window_start)::float8 * 1000 as window_ms,
+               greatest(0, ceil(extract(epoch from (b.window_start + make_interval(secs => $5) - now())) * 1000))::int as reset_ms,
+               (select org_limit from lim) as org_limit`,
+    [p.organizationId, p.orgDefault, keys[0], keys[1], WINDOW_SECONDS, want[0], want[1]],
   );
   orgLimits.set(p.organizationId, rows[0].org_limit);
-  const states: RateLimitState[] = [orgKey, credKey].map((key) => {
+  const after = Date.now();
+  const states = keys.map((key, i): RateLimitState => {
     const r = rows.find((x) => x.key === key)!;
-    const limit = key === orgKey ? r.org_limit : p.credentialLimit;
-    return {
-      policy: key === orgKey ? 'organization' : 'credential',
-      limit,
-      windowSeconds: WINDOW_SECONDS,
-      remaining: limit - r.count,
-      resetSeconds: Math.max(0, r.retry_after),
-    };
+    const limit = i === 0 ? r.org_limit : p.credentialLimit;
+    const mine = taken[i];
+    if (mine) return mine;
+    // Slots count - want + 1 .. count were counted for this process; those within the limit are its lease.
+    const first = r.count - want[i] + 1;
+    rememberCount(key, r.count, limit);
+    if (first > limit) {
+      // Over the limit, unless a lease taken meanwhile (by a concurrent request) still has a slot.
+      const other = leaseWithSlot(key, after);
+      return other ? take(other, policies[i], after) : { policy: policies[i], limit, windowSeconds: WINDOW_SECONDS, remaining: limit - first, resetSeconds: Math.ceil(r.reset_ms / 1000) };
+    }
+    return take(addLease(key, { windowMs: r.window_ms, untilMs: after + r.reset_ms, limit }, first, Math.min(r.count, limit)), policies[i], after);
   });
   const over = states.filter((s) => s.remaining < 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
   if (over) {
-    rememberExhausted(over.policy === 'organization' ? orgKey : credKey, over);
+    rememberExhausted(over.policy === 'organization' ? keys[0] : keys[1], over);
     throw rateLimitExceeded(over, states);
   }
   return states;
+}
+
+/**
+ * The blocks of counted requests this process may serve for one bucket in one window (valid until
+ * `untilMs`): slot ranges, used lowest first. Concurrent leases of one bucket add ranges.
+ */
+interface Lease {
+  windowMs: number;
+  untilMs: number;
+  limit: number;
+  ranges: { next: number; last: number }[];
+}
+
+/** A lease covers about this much of a bucket's traffic in this process. */
+const LEASE_SECONDS = 0.1;
+/** The most requests one lease counts. */
+const LEASE_MAX = 50;
+
+const leases = new Map<string, Lease>();
+
+/** The bucket's lease when it has a slot left in a window not yet over, else undefined. */
+function leaseWithSlot(key: string, now: number): Lease | undefined {
+  const l = leases.get(key);
+  if (!l) return undefined;
+  while (l.ranges.length && l.ranges[0].next > l.ranges[0].last) l.ranges.shift();
+  if (l.ranges.length && now < l.untilMs) return l;
+  leases.delete(key);
+  return undefined;
+}
+
+/** Adds slots first..last of a window to the bucket's lease (a new window replaces the old lease). */
+function addLease(key: string, w: { windowMs: number; untilMs: number; limit: number }, first: number, last: number): Lease {
+  let l = leases.get(key);
+  if (!l || l.windowMs !== w.windowMs) leases.set(key, (l = { ...w, ranges: [] }));
+  l.limit = w.limit;
+  l.ranges.push({ next: first, last });
+  l.ranges.sort((a, b) => a.next - b.next);
+  return l;
+}
+
+/** Serves the lease's lowest free slot: where the caller stands after this request. */
+function take(l: Lease, policy: string, now: number): RateLimitState {
+  const r = l.ranges.find((x) => x.next <= x.last)!;
+  const slot = r.next++;
+  return { policy, limit: l.limit, windowSeconds: WINDOW_SECONDS, remaining: l.limit - slot, resetSeconds: Math.max(0, Math.ceil((l.untilMs - now) / 1000)) };
+}
+
+/** Requests of each bucket this process saw in the current and the previous second, and the bucket's count and limit as last counted. */
+const traffic = new Map<string, { second: number; current: number; previous: number; count: number; limit: number }>();
+
+function notice(key: string, now: number): void {
+  const second = Math.floor(now / 1000);
+  let t = traffic.get(key);
+  if (!t) {
+    if (traffic.size >= 10_000) {
+      for (const [k, v] of traffic) if (v.second < second - 1) traffic.delete(k);
+      for (const [k, l] of leases) if (l.untilMs <= now) leases.delete(k);
+    }
+    traffic.set(key, (t = { second, current: 0, previous: 0, count: 0, limit: 0 }));
+  }
+  if (t.second !== second) {
+    t.previous = t.second === second - 1 ? t.current : 0;
+    t.current = 0;
+    t.second = second;
+  }
+  t.current++;
+}
+
+function rememberCount(key: string, count: number, limit: number): void {
+  const t = traffic.get(key);
+  if (t) {
+    t.count = count;
+    t.limit = limit;
+  }
+}
+
+/** How many requests to count at once for `key`: about LEASE_SECONDS of its recent traffic here, at most LEASE_MAX and 1/32 of what its window has left. */
+function leaseSize(key: string, now: number): number {
+  const t = traffic.get(key);
+  if (!t || t.second < Math.floor(now / 1000) - 1) return 1;
+  const rate = Math.max(t.previous, t.current);
+  const left = t.limit - t.count;
+  return Math.max(1, Math.min(LEASE_MAX, Math.floor(rate * LEASE_SECONDS), Math.floor(left / 32)));
 }
 
 /** Where an organization or credential this process saw over its limit in this window stands (no statement needed), else undefined. */
