@@ -140,7 +140,9 @@ export async function enforceTenantLimits(
     if (first > limit) {
       // Over the limit, unless a lease taken meanwhile (by a concurrent request) still has a slot.
       const other = leaseWithSlot(key, after);
-      return other ? take(other, policies[i], after) : { policy: policies[i], limit, windowSeconds: WINDOW_SECONDS, remaining: limit - first, resetSeconds: Math.ceil(r.reset_ms / 1000) };
+      return other
+        ? take(other, policies[i], after)
+        : { policy: policies[i], limit, windowSeconds: WINDOW_SECONDS, remaining: limit - first, resetSeconds: Math.ceil(r.reset_ms / 1000) };
     }
     return take(addLease(key, { windowMs: r.window_ms, untilMs: after + r.reset_ms, limit }, first, Math.min(r.count, limit)), policies[i], after);
   });
