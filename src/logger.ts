@@ -54,15 +54,35 @@ function build(level: LogLevel, service: string): Logger {
         log: (fields) => redact(fields) as Record<string, unknown>,
       },
     },
-    // Synchronous writes: a line logged just before process.exit is not lost.
+    // Synchronous writes, so a line logged just before process.exit is not lost. Lines below warn
+    // (an access line per request) are gathered up to STDOUT_BUFFER bytes, written at least every
+    // STDOUT_FLUSH_MS and at exit: one write per ~20 requests instead of one each (a write was 3-4%
+    // of the API's CPU under load). warn and error are written at once.
     pino.multistream(
       [
-        { level: 'debug', stream: pino.destination({ fd: 1, sync: true }) },
+        { level: 'debug', stream: bufferedStdout() },
         { level: 'warn', stream: pino.destination({ fd: 2, sync: true }) },
       ],
       { dedupe: true },
     ),
   );
+}
+
+const STDOUT_BUFFER = 8192;
+const STDOUT_FLUSH_MS = 100;
+const buffered: pino.DestinationStream[] = [];
+
+/** Standard output, buffered as above; flushed when the process exits (also by process.exit). */
+function bufferedStdout(): pino.DestinationStream {
+  const dest = pino.destination({ fd: 1, sync: true, minLength: STDOUT_BUFFER, periodicFlush: STDOUT_FLUSH_MS });
+  if (!buffered.length) process.on('exit', flushLogs);
+  buffered.push(dest);
+  return dest;
+}
+
+/** Writes the buffered lines now (at exit; tests that read the log right after an event). */
+export function flushLogs(): void {
+  for (const d of buffered) (d as unknown as { flush?: () => void }).flush?.();
 }
 
 let current: Logger = build('info', 'app');
