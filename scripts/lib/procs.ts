@@ -1,23 +1,49 @@
 /** Child-process helpers for the launcher and the test runner: free ports, spawn with logs, wait, stop. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
-/** `count` distinct free ports: all held open until every one is chosen, so none repeats. */
+/**
+ * The kernel's ephemeral range (outgoing connections take their local port from it), read once.
+ * Ports handed out below are chosen under it: a port found free by listening on 0 comes from that
+ * range, and once released an outgoing connection of any process (a pool opening a connection to
+ * PostgreSQL, say) could take it before the server meant for it binds (EADDRINUSE at start).
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 0;
+  } catch {
+    return 0;
+  }
+}
+const EPHEMERAL_LOW = ephemeralLow();
+
+/** Listens on `port` (0: any) on 127.0.0.1; null when it is taken. */
+function hold(port: number): Promise<net.Server | null> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' || e.code === 'EACCES' ? resolve(null) : reject(e)));
+    srv.listen(port, '127.0.0.1', () => resolve(srv));
+  });
+}
+
+/**
+ * `count` distinct free ports: all held open until every one is chosen, so none repeats. Chosen at
+ * random between 10,000 and the ephemeral range (see EPHEMERAL_LOW), else by the kernel.
+ */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const srv = net.createServer();
-          srv.unref();
-          srv.on('error', reject);
-          srv.listen(0, '127.0.0.1', () => resolve(srv));
-        }),
-    ),
-  );
+  const servers: net.Server[] = [];
+  for (let tries = 0; servers.length < count && tries < count * 50 && EPHEMERAL_LOW; tries++) {
+    const srv = await hold(10_000 + Math.floor(Math.random() * (EPHEMERAL_LOW - 10_000)));
+    if (srv) servers.push(srv);
+  }
+  while (servers.length < count) {
+    const srv = await hold(0);
+    if (srv) servers.push(srv);
+  }
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   return ports;
