@@ -70,19 +70,16 @@ function build(level: LogLevel, service: string): Logger {
 
 const STDOUT_BUFFER = 8192;
 const STDOUT_FLUSH_MS = 100;
-const buffered: pino.DestinationStream[] = [];
+let stdout: ReturnType<typeof pino.destination> | undefined;
 
-/** Standard output, buffered as above; flushed when the process exits (also by process.exit). */
+/** Standard output, buffered as above: one per process, whichever logger writes to it; flushed when the process exits (process.exit included). */
 function bufferedStdout(): pino.DestinationStream {
-  const dest = pino.destination({ fd: 1, sync: true, minLength: STDOUT_BUFFER, periodicFlush: STDOUT_FLUSH_MS });
-  if (!buffered.length) process.on('exit', flushLogs);
-  buffered.push(dest);
-  return dest;
-}
-
-/** Writes the buffered lines now (at exit; tests that read the log right after an event). */
-export function flushLogs(): void {
-  for (const d of buffered) (d as unknown as { flush?: () => void }).flush?.();
+  if (!stdout) {
+    const dest = pino.destination({ fd: 1, sync: true, minLength: STDOUT_BUFFER, periodicFlush: STDOUT_FLUSH_MS });
+    process.on('exit', () => dest.flush());
+    stdout = dest;
+  }
+  return stdout;
 }
 
 let current: Logger = build('info', 'app');
