@@ -105,17 +105,14 @@ export const CommissionStatement = defineEntity({
 });
 export type CommissionStatement = InferEntity<typeof CommissionStatement>;
 
-/** A statement line of one invoice (the per-line detail as JSON); unique per statement and invoice. */
-export interface StoredEntryLine {
-  sku: string;
-  productName: string | null;
-  quantity: number;
-  base: string;
-  rule: string;
-  rate: string;
-  commission: string;
-}
+/**
+ * One invoice line of an entry as stored: a compact array in a `json` column (written 30,000 at a
+ * time by a generation, read whole; migration Migration20261128013000_commission_entry_lines_json).
+ * Amounts and the rate are exact decimal strings.
+ */
+export type StoredEntryLine = [sku: string, productName: string | null, quantity: number, base: string, rule: string, rate: string, commission: string];
 
+/** A statement's entry for one invoice (its lines' detail in `lines`); unique per statement and invoice. */
 export const CommissionEntry = defineEntity({
   name: 'CommissionEntry',
   properties: {
@@ -129,7 +126,7 @@ export const CommissionEntry = defineEntity({
     invoiceTotal: p.decimal().precision(19).scale(4),
     base: p.decimal().precision(19).scale(4),
     commission: p.decimal().precision(19).scale(4),
-    lines: p.json<StoredEntryLine[]>(),
+    lines: p.json<StoredEntryLine[]>().columnType('json'),
   },
   uniques: [{ name: 'commission_entry_statement_invoice_unique', properties: ['organizationId', 'statementId', 'invoiceId'] }],
   indexes: [{ name: 'commission_entry_org_invoice_index', properties: ['organizationId', 'invoiceId'] }],

@@ -30,6 +30,7 @@ import { Migration20261124230000_approval_supersede as M26 } from './Migration20
 import { Migration20261124231000_idempotency_headers as M27 } from './Migration20261124231000_idempotency_headers.js';
 import { Migration20261125021700_integration_cache as M28 } from './Migration20261125021700_integration_cache.js';
 import { Migration20261125030000_rate_limit_unlogged as M29 } from './Migration20261125030000_rate_limit_unlogged.js';
+import { Migration20261128013000_commission_entry_lines_json as M30 } from './Migration20261128013000_commission_entry_lines_json.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -62,4 +63,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124231000_idempotency_headers', class: M27 },
   { name: 'Migration20261125021700_integration_cache', class: M28 },
   { name: 'Migration20261125030000_rate_limit_unlogged', class: M29 },
+  { name: 'Migration20261128013000_commission_entry_lines_json', class: M30 },
 ];

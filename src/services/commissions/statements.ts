@@ -161,7 +161,7 @@ export async function statementView(em: EntityManager, st: CommissionStatement) 
       invoiceDate: new Date(e.invoiceDate).toISOString(),
       base: moneyNumber(e.base, c),
       commission: moneyNumber(e.commission, c),
-      lines: e.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, base: moneyNumber(l.base, c), rule: l.rule, rate: Number(l.rate), commission: moneyNumber(l.commission, c) })),
+      lines: e.lines.map(([sku, productName, quantity, base, rule, rate, commission]) => ({ sku, productName, quantity, base: moneyNumber(base, c), rule, rate: Number(rate), commission: moneyNumber(commission, c) })),
     })),
     adjustments: adjustments.map((a) => ({ type: a.type, invoiceNumber: a.invoiceNumber, amount: moneyNumber(a.amount, c), reason: a.reason, createdAt: new Date(a.createdAt).toISOString() })),
     totalCommission: moneyNumber(st.totalCommission, c),
