@@ -15,7 +15,9 @@ import '../src/compat/node20.js';
  * It starts the whole stack (scripts/lib/stack.ts, mode 'test', free ports) unless both
  * API_URL and DATABASE_URL are set, in which case it uses that API and its database.
  * Knobs (env): PRODUCTS of tenant A (10000), BIG_FACTOR (10), TIERS (3), REQUESTS per round (400),
- * ROUNDS (2), CONCURRENCY (4), BATCH rows per insert statement (10000). For a quick look: ROWS, a
+ * ONE_REQUESTS per round for the single-resource reads (1000: they answer in about 1 ms, so 400
+ * made rounds of under half a second, and their ratio moved by +-0.1 from run to run), ROUNDS (4),
+ * CONCURRENCY (4), BATCH rows per insert statement (10000). For a quick look: ROWS, a
  * regular expression, measures only the rows whose name matches (e.g. ROWS='products/\{sku\}'), and
  * BIG_FACTOR=0 skips tenant B; such a partial run prints its rows and writes no results file.
  */
@@ -31,7 +33,8 @@ const PRODUCTS = Number(process.env.PRODUCTS ?? 10_000);
 const BIG_FACTOR = Number(process.env.BIG_FACTOR ?? 10);
 const TIERS = Number(process.env.TIERS ?? 3);
 const REQUESTS = Number(process.env.REQUESTS ?? 400);
-const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const ONE_REQUESTS = Number(process.env.ONE_REQUESTS ?? 1000);
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
 const BATCH = Number(process.env.BATCH ?? 10_000);
 const ROWS = process.env.ROWS ? new RegExp(process.env.ROWS) : null;
@@ -196,7 +199,7 @@ async function tenantRows(label: string, api: string, floor: string, t: { orgId:
   // The floor's OFFSET page costs up to seconds at 100,000 rows: fewer requests there keep the run short.
   const randomPageRequests = size > 20_000 ? Math.min(REQUESTS, 40) : REQUESTS;
   const rows = [
-    await compare(`GET /api/products/{sku} [${label}]`, api, floor, t.token, t.orgId, () => `/api/products/${sku(rnd(size))}`, counter),
+    await compare(`GET /api/products/{sku} [${label}]`, api, floor, t.token, t.orgId, () => `/api/products/${sku(rnd(size))}`, counter, ONE_REQUESTS),
     await compare(`GET /api/products?pageSize=50, page 1 [${label}]`, api, floor, t.token, t.orgId, () => '/api/products?pageSize=50', counter),
     // The same page's latency for one client alone (the row above queues 4 clients on the 2 cores).
     await compare(`GET /api/products?pageSize=50, page 1, 1 client [${label}]`, api, floor, t.token, t.orgId, () => '/api/products?pageSize=50', counter, Math.min(REQUESTS, 200), 1),
@@ -243,10 +246,10 @@ async function singleReadRows(api: string, floor: string, t: { orgId: string; to
   if (ROWS && !['customers', 'orders', 'invoices', 'carts'].some((n) => ROWS.test(`GET /api/${n}/`))) return [];
   const r = await seedResources(api, t);
   const rows = [
-    await compare('GET /api/customers/{customerNumber}', api, floor, t.token, t.orgId, () => `/api/customers/${r.customerNumber}`, counter),
-    await compare('GET /api/orders/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/orders/${r.orderId}`, counter),
-    await compare('GET /api/invoices/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/invoices/${r.invoiceId}`, counter),
-    await compare('GET /api/carts/{id}', api, floor, t.token, t.orgId, () => `/api/carts/${r.cartId}`, counter),
+    await compare('GET /api/customers/{customerNumber}', api, floor, t.token, t.orgId, () => `/api/customers/${r.customerNumber}`, counter, ONE_REQUESTS),
+    await compare('GET /api/orders/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/orders/${r.orderId}`, counter, ONE_REQUESTS),
+    await compare('GET /api/invoices/{id} (3 lines)', api, floor, t.token, t.orgId, () => `/api/invoices/${r.invoiceId}`, counter, ONE_REQUESTS),
+    await compare('GET /api/carts/{id}', api, floor, t.token, t.orgId, () => `/api/carts/${r.cartId}`, counter, ONE_REQUESTS),
   ];
   return rows.filter((x): x is BenchRow => x !== null);
 }
