@@ -155,8 +155,9 @@ async function main(): Promise<void> {
     say(`warm-up generation (not counted): ${warm.r.entries} entries, ${Math.round(warm.ms)} ms`);
 
     const counter = await statementCounter(databaseUrl);
-    // Generations: each round a new statement of the same rep and period (the table keeps every
-    // earlier statement's entries, as in production).
+    // Generations: each round a new statement of the same rep and period, inserted directly (the API
+    // refuses overlapping periods of one rep; generation itself does not look at other statements).
+    // The table keeps every earlier statement's entries, as in production.
     const times: number[] = [];
     let statements: number | null = null;
     let top: { calls: number; query: string }[] = [];
