@@ -9,15 +9,14 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { stack } from './helpers';
+import { dbQuery, stack } from './helpers';
 
 const BEFORE = 'Migration20261125030000_rate_limit_unlogged';
 const MIGRATION = 'Migration20261128013000_commission_entry_lines_json';
 
-const adminUrl = stack.env.production.DATABASE_URL;
 const dbName = `lines_migration_${randomUUID().slice(0, 8)}`;
 const dbUrl = (() => {
-  const u = new URL(adminUrl);
+  const u = new URL(stack.env.production.DATABASE_URL);
   u.pathname = `/${dbName}`;
   return u.toString();
 })();
@@ -32,16 +31,6 @@ async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
   }
 }
 
-async function admin(text: string): Promise<void> {
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
-
 /** Runs the ORM's migrator (`up` or `down`, with its options) on the test's database. */
 async function migrate(direction: 'up' | 'down', options: Record<string, unknown> = {}): Promise<void> {
   const db = path.join((stack as unknown as { distDir: string }).distDir, 'src', 'db.js');
@@ -50,8 +39,8 @@ async function migrate(direction: 'up' | 'down', options: Record<string, unknown
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, DATABASE_URL: dbUrl } });
 }
 
-beforeAll(async () => admin(`create database "${dbName}"`));
-afterAll(async () => admin(`drop database if exists "${dbName}" with (force)`));
+beforeAll(async () => dbQuery(`create database "${dbName}"`));
+afterAll(async () => dbQuery(`drop database if exists "${dbName}" with (force)`));
 
 test('entries stored as objects before the migration read as the same lines after it, and the down migration restores the objects', async () => {
   {
