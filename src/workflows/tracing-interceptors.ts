@@ -8,17 +8,14 @@
  * Spans leave the isolate through the `exporter` sink the worker registers (worker.ts); a traced
  * workflow's log lines carry `traceId`.
  */
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+import type { OpenTelemetryInboundInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import {
   defaultPayloadConverter,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptors,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
+import { otelWorkflow } from './otel-workflow.cjs';
 
 const TRACE_HEADER = '_tracer-data';
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -38,8 +35,9 @@ export const interceptors = (): WorkflowInterceptors => {
   let traceId: string | undefined;
   let inbound: OpenTelemetryInboundInterceptor | undefined;
   let outbound: OpenTelemetryOutboundInterceptor | undefined;
-  const otelIn = () => (inbound ??= new OpenTelemetryInboundInterceptor());
-  const otelOut = () => (outbound ??= new OpenTelemetryOutboundInterceptor());
+  // OpenTelemetry's module is loaded by the first traced call only (otel-workflow.cts).
+  const otelIn = () => (inbound ??= new (otelWorkflow().OpenTelemetryInboundInterceptor)());
+  const otelOut = () => (outbound ??= new (otelWorkflow().OpenTelemetryOutboundInterceptor)());
   const tracedIn: WorkflowInboundCallsInterceptor = {
     execute(input, next) {
       traced = TRACE_HEADER in (input.headers ?? {});
@@ -69,7 +67,7 @@ export const interceptors = (): WorkflowInterceptors => {
       {
         dispose(input, next) {
           // OpenTelemetry's dispose (async in name only) disables the isolate's context manager, then calls next.
-          if (inbound || outbound) void new OpenTelemetryInternalsInterceptor().dispose(input, next);
+          if (inbound || outbound) void new (otelWorkflow().OpenTelemetryInternalsInterceptor)().dispose(input, next);
           else next(input);
         },
       },
