@@ -6,17 +6,20 @@
  * closed first (invoiceClosedSignal, sent by the API on Paid, Voided, Cancelled). On timeout a
  * reminder goes out when the invoice is still open. Time comes from the workflow (deterministic).
  */
-import { condition, ParentClosePolicy, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { condition, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
 import { dunningWorkflowId } from './collect-invoice-defs.js';
 import { invoiceClosedSignal, type IssueInvoiceInput, type IssueInvoiceResult } from './issue-invoice-defs.js';
-import { emailDelivery, mustSucceed } from './retry-policies.js';
+import { emailDelivery, localEmailDelivery, localMustSucceed, mustSucceed } from './retry-policies.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
 const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
 const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>(emailDelivery);
+// Since patch `issuance-local-steps`: the same steps as local activities (history markers, no task round trip each).
+const localInvoice = proxyLocalActivities<ReturnType<typeof createInvoiceActivities>>({ ...localMustSucceed, startToCloseTimeout: '1 minute' });
+const localEmail = proxyLocalActivities<ReturnType<typeof createEmailActivities>>(localEmailDelivery);
 const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);
 
@@ -26,7 +29,8 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
     closed = true;
   });
   const ref = { organizationId: input.organizationId, invoiceId: input.invoiceId };
-  const facts = await storeInvoicePdf(ref);
+  const lean = patched('issuance-local-steps');
+  const facts = await (lean ? localInvoice.storeInvoicePdf : storeInvoicePdf)(ref);
   const data = {
     invoiceNumber: facts.invoiceNumber,
     organizationName: facts.organizationName,
@@ -36,7 +40,13 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
     pdfUrl: facts.pdfUrl,
   };
   if (facts.to) {
-    await deliverEmail({ emailId: `invoice-issued-${input.invoiceId}`, organizationId: input.organizationId, template: 'invoice-issued', to: facts.to, data });
+    await (lean ? localEmail.deliverEmail : deliverEmail)({
+      emailId: `invoice-issued-${input.invoiceId}`,
+      organizationId: input.organizationId,
+      template: 'invoice-issued',
+      to: facts.to,
+      data,
+    });
   }
   // The reminder folds into the dunning process (collectInvoice, docs/credit.md); executions started before keep their one reminder.
   if (patched('dunning-replaces-reminder')) {

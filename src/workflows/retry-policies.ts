@@ -14,7 +14,7 @@
  * - BOUNDED: work whose failure is itself a valid outcome (one remote image, one e-mail), recorded
  *   by the workflow when the attempts run out.
  */
-import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
 /** Retries without limit, backing off from one second to one attempt per `maximumIntervalMs`. */
 export const unbounded = (maximumIntervalMs = 60_000): RetryPolicy => ({ initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: maximumIntervalMs });
@@ -34,3 +34,7 @@ export const providerCall: ActivityOptions = { startToCloseTimeout: '30 seconds'
 export const mustSucceed: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: MUST_SUCCEED };
 /** An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI. */
 export const emailDelivery: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) };
+/** mustSucceed as a local activity: the same timeout and retries, run by the worker of the workflow task. */
+export const localMustSucceed: LocalActivityOptions = { startToCloseTimeout: '30 seconds', retry: MUST_SUCCEED };
+/** emailDelivery as a local activity. */
+export const localEmailDelivery: LocalActivityOptions = { startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) };

@@ -9,7 +9,9 @@
  *
  * A step is one business event of one execution: the workflow started or ended, an activity
  * (reserveOrderNumber, chargeProfile, deliverEmail, ...) completed or failed (with its attempt),
- * a child workflow started, a timer (reminder wait) fired, a signal or update arrived. Payloads
+ * a child workflow started, a timer (reminder wait) fired, a signal or update arrived. A local
+ * activity is read from its history marker, so it shows as an activity does (a local activity
+ * still retrying is not in the history yet: it shows once it ends). Payloads
  * (inputs, results) are not read: no personal data or secrets reach the timeline.
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
@@ -71,6 +73,22 @@ const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined):
 const iso = (e: HistoryEvent) => new Date(ms(e.eventTime)).toISOString();
 const message = (f: { message?: string | null; cause?: { message?: string | null } | null } | null | undefined) =>
   f ? scrub([f.message, f.cause?.message].filter(Boolean).join(': ')).slice(0, 300) : undefined;
+/**
+ * A local activity's marker (the SDK's `core_local_activity`): its activity type and attempt, read
+ * from the marker's `data` entry, which the SDK writes as plain JSON (no business payload).
+ */
+function localActivityOf(e: HistoryEvent): { type: string; attempt?: number } | null {
+  const m = e.markerRecordedEventAttributes;
+  if (m?.markerName !== 'core_local_activity') return null;
+  try {
+    const raw = m.details?.data?.payloads?.[0]?.data;
+    const d = raw ? (JSON.parse(Buffer.from(raw).toString('utf8')) as { activity_type?: string; activityType?: string; attempt?: number }) : {};
+    return { type: d.activity_type ?? d.activityType ?? 'activity', attempt: d.attempt ?? undefined };
+  } catch {
+    return { type: 'activity' };
+  }
+}
+
 const durationText = (d: { seconds?: unknown; nanos?: number | null } | null | undefined) => `${Math.round(ms(d) / 1000)} s`;
 
 /** The business steps of one execution's history. */
@@ -80,7 +98,8 @@ export function stepsOf(info: { type: string; workflowId: string; runId: string 
   const scheduled = new Map<string, { type: string; at: string; done: boolean }>();
   const attempts = new Map<string, number>();
   const timers = new Map<string, { at: string; duration: string; done: boolean }>();
-  const children = new Map<string, string>();
+  /** A child start's step (its index in `out`) by the initiated event's id. */
+  const children = new Map<string, number>();
   const updates = new Map<string, string>();
   const id = (n: unknown) => String(n ?? '');
   for (const e of events) {
@@ -109,6 +128,13 @@ export function stepsOf(info: { type: string; workflowId: string; runId: string 
         out.push({ ...base, At: at, Step: s?.type ?? 'activity', Outcome: outcome, Attempt: attempts.get(sid) ?? 1, ...(failure ? { Detail: message(failure) } : {}) });
         break;
       }
+      case EventType.EVENT_TYPE_MARKER_RECORDED: {
+        // A local activity (checkout's database steps, issuance and e-mail since their `*-local-*` patches): one marker when it ends.
+        const la = localActivityOf(e);
+        const failure = e.markerRecordedEventAttributes?.failure;
+        if (la) out.push({ ...base, At: at, Step: la.type, Outcome: failure ? 'failed' : 'completed', Attempt: la.attempt ?? 1, ...(failure ? { Detail: message(failure) } : {}) });
+        break;
+      }
       case EventType.EVENT_TYPE_TIMER_STARTED:
         timers.set(e.timerStartedEventAttributes?.timerId ?? '', { at, duration: durationText(e.timerStartedEventAttributes?.startToFireTimeout), done: false });
         break;
@@ -120,18 +146,27 @@ export function stepsOf(info: { type: string; workflowId: string; runId: string 
         out.push({ ...base, At: at, Step: 'timer', Outcome: e.eventType === EventType.EVENT_TYPE_TIMER_FIRED ? 'fired' : 'canceled', Detail: t?.duration });
         break;
       }
-      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-        children.set(id(e.eventId), e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? 'workflow');
+      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED: {
+        // The step sits where the workflow asked for the start (children started together keep
+        // the order the workflow gave them); its outcome comes with the started or failed event.
+        const c = e.startChildWorkflowExecutionInitiatedEventAttributes;
+        children.set(id(e.eventId), out.length);
+        out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'running', Detail: c?.workflowId ?? undefined });
         break;
+      }
       case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED: {
         const c = e.childWorkflowExecutionStartedEventAttributes;
-        out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? children.get(id(c?.initiatedEventId)) ?? 'child'}`, Outcome: 'started', Detail: c?.workflowExecution?.workflowId ?? undefined });
+        const step = out[children.get(id(c?.initiatedEventId)) ?? -1];
+        if (step) Object.assign(step, { Outcome: 'started', Detail: c?.workflowExecution?.workflowId ?? step.Detail });
+        else out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'started', Detail: c?.workflowExecution?.workflowId ?? undefined });
         break;
       }
       case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED: {
         const c = e.startChildWorkflowExecutionFailedEventAttributes;
         // Already started earlier (an idempotent start): the child is the one with that id.
-        out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'already_started', Detail: c?.workflowId ?? undefined });
+        const step = out[children.get(id(c?.initiatedEventId)) ?? -1];
+        if (step) Object.assign(step, { Outcome: 'already_started', Detail: c?.workflowId ?? step.Detail });
+        else out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'already_started', Detail: c?.workflowId ?? undefined });
         break;
       }
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
