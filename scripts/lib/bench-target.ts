@@ -29,7 +29,9 @@ export async function benchTarget(say: (s: string) => void): Promise<BenchTarget
     temporal: stack.urls.temporal,
     stop: async () => {
       await stack.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      // BENCH_KEEP_DATA=true keeps the stack's folder (its logs/ for a look after the run).
+      if (process.env.BENCH_KEEP_DATA === 'true') say(`stack data and logs kept in ${dataDir}`);
+      else rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

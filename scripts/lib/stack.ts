@@ -345,14 +345,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
 
     notStopped();
-    // Extra node flags for the API processes only, e.g. API_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them under a benchmark.
+    // Extra node flags for the API or worker processes, e.g. API_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them under a benchmark.
     const apiNodeFlags = (process.env.API_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    const workerNodeFlags = (process.env.WORKER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
     for (const name of ['production', 'sandbox'] as const) {
       const tag = name === 'production' ? '' : '-sandbox';
       // Each process has its own operations port (/metrics, /ready); a worker also the Temporal SDK's exporter.
       const ops = name === 'production' ? { api: port.apiOps, worker: port.workerOps, sdk: port.workerSdkMetrics } : { api: port.sandboxApiOps, worker: port.sandboxWorkerOps, sdk: port.sandboxWorkerSdkMetrics };
       const workerEnv = { ...env[name], OPS_PORT: String(ops.worker), TEMPORAL_METRICS_PORT: String(ops.sdk) };
-      launch(`worker${tag}`, node, ['--enable-source-maps', path.join(DIST, 'worker.js')], workerEnv, async (p, offset) => logSince(p, offset).includes('"worker ready"'), 120_000);
+      launch(`worker${tag}`, node, ['--enable-source-maps', ...workerNodeFlags, path.join(DIST, 'worker.js')], workerEnv, async (p, offset) => logSince(p, offset).includes('"worker ready"'), 120_000);
       const apiPort = name === 'production' ? port.api : port.sandboxApi;
       launch(`api${tag}`, node, ['--enable-source-maps', ...apiNodeFlags, path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 60_000);
     }
