@@ -1,7 +1,8 @@
 /**
  * SMTP catcher for dev and tests: a real SMTP server (smtp-server) that keeps every
  * message in memory, and an HTTP API to read them:
- *   GET /messages?to=addr   -> [{ id, from, to, subject, text, html, date, headers }]
+ *   GET /messages?to=addr   -> [{ id, from, to, subject, text, html, date, messageId, session }]
+ * (`session`: the SMTP connection the message came in on, so a test can tell reused connections.)
  *   DELETE /messages        -> clears the mailbox
  */
 import http from 'node:http';
@@ -17,6 +18,7 @@ interface Stored {
   html: string;
   date: string;
   messageId: string;
+  session: string;
 }
 
 const messages: Stored[] = [];
@@ -38,6 +40,7 @@ const smtp = new SMTPServer({
           html: typeof mail.html === 'string' ? mail.html : '',
           date: new Date().toISOString(),
           messageId: mail.messageId ?? '',
+          session: session.id,
         });
         callback();
       })

@@ -10,6 +10,7 @@
 import { loadConfig } from './config.js';
 import { openOrm } from './db.js';
 import type { Deps } from './deps.js';
+import { createMailer, type Mailer } from './adapters/mail.js';
 import { createStorage } from './adapters/storage.js';
 import { attachStartOutbox, connectTemporal } from './adapters/temporal.js';
 import { keepStart } from './services/workflow-outbox.js';
@@ -21,7 +22,9 @@ import { initTracing } from './tracing.js';
 import { collectPoolMetrics, collectStatementMetrics } from './services/ops/collectors.js';
 
 export interface Infrastructure extends Deps {
-  /** Closes the database pool and the Temporal connection. */
+  /** The worker's outgoing mail (pooled SMTP connections); the API sends none. */
+  mailer?: Mailer;
+  /** Closes the database pool, the Temporal connection and the mail connections. */
   close(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
   // Both listen for invalidations: the API for what authentication and the catalog read, the worker for provider settings.
   const readCache = new ReadCache(config.databaseUrl, config.credentialCacheSeconds * 1000, true);
   await readCache.start();
+  const mailer = role === 'worker' ? createMailer(config) : undefined;
   return {
     config,
     orm,
@@ -50,7 +54,9 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
     storage,
     credentialVersions: readCache,
     readCache,
+    mailer,
     async close() {
+      mailer?.close();
       await readCache.stop();
       await Promise.all([orm.close(), temporal.connection.close(), closeReadPools()]);
     },

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createImportActivities } from './imports.js';
 import type { Config } from '../config.js';
+import type { Mailer } from '../adapters/mail.js';
 import type { Storage } from '../adapters/storage.js';
 import type { ReadCache } from '../services/auth/cache.js';
 import { createCheckoutActivities } from './checkout.js';
@@ -22,6 +23,8 @@ export interface ActivityDeps {
   storage: Storage;
   /** The process's LISTEN/NOTIFY-invalidated cache: provider settings of charges and e-mails. */
   readCache?: ReadCache;
+  /** Outgoing mail; the worker's infrastructure builds one pooled mailer and closes it at shutdown. */
+  mailer?: Mailer;
 }
 
 export const TASK_QUEUES = ['commerce', 'media', 'imports'] as const;

@@ -1,6 +1,8 @@
 /**
  * Outgoing mail over SMTP: the deployment's server (SMTP_URL), or an organization's own server when
- * its Email integration gives one (a transport per integration version, reused).
+ * its Email integration gives one (a transport per integration version, reused). The deployment's
+ * transport is a pool: it keeps up to 5 connections open and sends one message after another on
+ * them, instead of a connection (TCP, greeting, EHLO, TLS and AUTH where used) per e-mail.
  */
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
@@ -25,10 +27,19 @@ export interface OutgoingMail {
 
 export interface Mailer {
   send(mail: OutgoingMail, own: OwnMailServer | null): Promise<void>;
+  /** Closes the open connections (at shutdown: idle pooled connections would keep the process alive). */
+  close(): void;
+}
+
+/** SMTP_URL with `pool=true` unless the URL sets `pool` itself (`?pool=false` turns pooling off). */
+export function pooledSmtpUrl(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  if (!url.searchParams.has('pool')) url.searchParams.set('pool', 'true');
+  return url.toString();
 }
 
 export function createMailer(config: Config): Mailer {
-  const deployment = nodemailer.createTransport(config.smtpUrl);
+  const deployment = nodemailer.createTransport(pooledSmtpUrl(config.smtpUrl));
   const byOrganization = new Map<string, ReturnType<typeof nodemailer.createTransport>>();
   return {
     async send(mail, own) {
@@ -38,6 +49,10 @@ export function createMailer(config: Config): Mailer {
         byOrganization.set(own.cacheKey, sender);
       }
       await sender.sendMail({ from: own?.from ?? config.mailFrom, ...mail });
+    },
+    close() {
+      deployment.close();
+      for (const t of byOrganization.values()) t.close();
     },
   };
 }
