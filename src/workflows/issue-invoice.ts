@@ -6,19 +6,29 @@
  * closed first (invoiceClosedSignal, sent by the API on Paid, Voided, Cancelled). On timeout a
  * reminder goes out when the invoice is still open. Time comes from the workflow (deterministic).
  */
-import { condition, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
+import {
+  type ActivityOptions,
+  condition,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
 import { dunningWorkflowId } from './collect-invoice-defs.js';
 import { invoiceClosedSignal, type IssueInvoiceInput, type IssueInvoiceResult } from './issue-invoice-defs.js';
-import { emailDelivery, localEmailDelivery, localMustSucceed, mustSucceed } from './retry-policies.js';
+import { asLocal, emailDelivery, localEmailDelivery, mustSucceed } from './retry-policies.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
-const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
+const storage: ActivityOptions = { ...mustSucceed, startToCloseTimeout: '1 minute' };
+const { storeInvoicePdf, invoiceMailFacts } = proxyActivities<ReturnType<typeof createInvoiceActivities>>(storage);
 const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>(emailDelivery);
 // Since patch `issuance-local-steps`: the same steps as local activities (history markers, no task round trip each).
-const localInvoice = proxyLocalActivities<ReturnType<typeof createInvoiceActivities>>({ ...localMustSucceed, startToCloseTimeout: '1 minute' });
+const localInvoice = proxyLocalActivities<ReturnType<typeof createInvoiceActivities>>(asLocal(storage));
 const localEmail = proxyLocalActivities<ReturnType<typeof createEmailActivities>>(localEmailDelivery);
 const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);

@@ -34,7 +34,7 @@ export const providerCall: ActivityOptions = { startToCloseTimeout: '30 seconds'
 export const mustSucceed: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: MUST_SUCCEED };
 /** An e-mail is bounded work: after about an hour of failures the workflow fails, visibly, in the Temporal UI. */
 export const emailDelivery: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) };
-/** mustSucceed as a local activity: the same timeout and retries, run by the worker of the workflow task. */
-export const localMustSucceed: LocalActivityOptions = { startToCloseTimeout: '30 seconds', retry: MUST_SUCCEED };
-/** emailDelivery as a local activity. */
-export const localEmailDelivery: LocalActivityOptions = { startToCloseTimeout: '30 seconds', retry: bounded(30, 120_000) };
+/** The same attempt timeout and retries for a local activity (run by the worker of the workflow task). */
+export const asLocal = (o: ActivityOptions): LocalActivityOptions => ({ startToCloseTimeout: o.startToCloseTimeout, retry: o.retry });
+export const localMustSucceed = asLocal(mustSucceed);
+export const localEmailDelivery = asLocal(emailDelivery);
