@@ -102,6 +102,12 @@ export function stepsOf(info: { type: string; workflowId: string; runId: string 
   const children = new Map<string, number>();
   const updates = new Map<string, string>();
   const id = (n: unknown) => String(n ?? '');
+  /** A child start's answer: its outcome on the step of its initiated event (a step of its own if that event is missing). */
+  const childAnswered = (initiatedEventId: unknown, outcome: 'started' | 'already_started', type: string | null | undefined, workflowId: string | null | undefined, at: string) => {
+    const step = out[children.get(id(initiatedEventId)) ?? -1];
+    if (step) Object.assign(step, { Outcome: outcome, Detail: workflowId ?? step.Detail });
+    else out.push({ ...base, At: at, Step: `start ${type ?? 'child'}`, Outcome: outcome, Detail: workflowId ?? undefined });
+  };
   for (const e of events) {
     const at = iso(e);
     switch (e.eventType) {
@@ -156,17 +162,13 @@ export function stepsOf(info: { type: string; workflowId: string; runId: string 
       }
       case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED: {
         const c = e.childWorkflowExecutionStartedEventAttributes;
-        const step = out[children.get(id(c?.initiatedEventId)) ?? -1];
-        if (step) Object.assign(step, { Outcome: 'started', Detail: c?.workflowExecution?.workflowId ?? step.Detail });
-        else out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'started', Detail: c?.workflowExecution?.workflowId ?? undefined });
+        childAnswered(c?.initiatedEventId, 'started', c?.workflowType?.name, c?.workflowExecution?.workflowId, at);
         break;
       }
       case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED: {
         const c = e.startChildWorkflowExecutionFailedEventAttributes;
         // Already started earlier (an idempotent start): the child is the one with that id.
-        const step = out[children.get(id(c?.initiatedEventId)) ?? -1];
-        if (step) Object.assign(step, { Outcome: 'already_started', Detail: c?.workflowId ?? step.Detail });
-        else out.push({ ...base, At: at, Step: `start ${c?.workflowType?.name ?? 'child'}`, Outcome: 'already_started', Detail: c?.workflowId ?? undefined });
+        childAnswered(c?.initiatedEventId, 'already_started', c?.workflowType?.name, c?.workflowId, at);
         break;
       }
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
