@@ -11,9 +11,8 @@
  */
 type OtelWorkflowModule = typeof import('@temporalio/interceptors-opentelemetry/lib/workflow/index.js');
 
-let loaded: OtelWorkflowModule | undefined;
-
+/** The module, evaluated by the first call (webpack's module cache answers the later ones). */
 export function otelWorkflow(): OtelWorkflowModule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loaded ??= require('@temporalio/interceptors-opentelemetry/lib/workflow/index.js') as OtelWorkflowModule);
+  return require('@temporalio/interceptors-opentelemetry/lib/workflow/index.js') as OtelWorkflowModule;
 }
