@@ -22,8 +22,8 @@ import { initTracing } from './tracing.js';
 import { collectPoolMetrics, collectStatementMetrics } from './services/ops/collectors.js';
 
 export interface Infrastructure extends Deps {
-  /** The worker's outgoing mail (pooled SMTP connections); the API sends none. */
-  mailer?: Mailer;
+  /** Outgoing mail (pooled SMTP connections, opened on the first e-mail: the API sends none). */
+  mailer: Mailer;
   /** Closes the database pool, the Temporal connection and the mail connections. */
   close(): Promise<void>;
 }
@@ -46,7 +46,7 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
   // Both listen for invalidations: the API for what authentication and the catalog read, the worker for provider settings.
   const readCache = new ReadCache(config.databaseUrl, config.credentialCacheSeconds * 1000, true);
   await readCache.start();
-  const mailer = role === 'worker' ? createMailer(config) : undefined;
+  const mailer = createMailer(config);
   return {
     config,
     orm,
@@ -56,7 +56,7 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
     readCache,
     mailer,
     async close() {
-      mailer?.close();
+      mailer.close();
       await readCache.stop();
       await Promise.all([orm.close(), temporal.connection.close(), closeReadPools()]);
     },

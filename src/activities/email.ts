@@ -5,7 +5,7 @@ import { renderEmail } from '../domain/email/templates.js';
 import { ACCEPT_LINK_TTL_MS } from '../domain/organizations/membership.js';
 import { EmailMessage, PasswordToken, User } from '../entities/index.js';
 import type { SendEmailInput } from '../workflows/send-email-defs.js';
-import { createMailer, type Mailer } from '../adapters/mail.js';
+import type { Mailer } from '../adapters/mail.js';
 import { resolveMailSettings, type IntegrationSettingsCache } from '../services/integrations/provider-settings.js';
 
 const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -13,9 +13,8 @@ const SET_PASSWORD_TTL_MS = 7 * 24 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
 
 /** E-mail activities. deliverEmail is idempotent: an EmailMessage marked sent is not sent again. */
-export function createEmailActivities(deps: { orm: MikroORM; config: Config; readCache?: IntegrationSettingsCache; mailer?: Mailer }) {
-  // The worker's mailer (closed with its infrastructure); a caller without one gets its own.
-  const mailer = deps.mailer ?? createMailer(deps.config);
+export function createEmailActivities(deps: { orm: MikroORM; config: Config; readCache?: IntegrationSettingsCache; mailer: Mailer }) {
+  const { mailer } = deps;
   const mailSettings = (em: EntityManager, organizationId: string | null | undefined) =>
     organizationId ? resolveMailSettings(em, deps.config, organizationId, deps.readCache) : Promise.resolve(null);
 

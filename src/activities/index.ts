@@ -23,8 +23,8 @@ export interface ActivityDeps {
   storage: Storage;
   /** The process's LISTEN/NOTIFY-invalidated cache: provider settings of charges and e-mails. */
   readCache?: ReadCache;
-  /** Outgoing mail; the worker's infrastructure builds one pooled mailer and closes it at shutdown. */
-  mailer?: Mailer;
+  /** Outgoing mail: the process's one pooled mailer, closed with its infrastructure at shutdown. */
+  mailer: Mailer;
 }
 
 export const TASK_QUEUES = ['commerce', 'media', 'imports'] as const;
