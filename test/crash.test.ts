@@ -161,3 +161,47 @@ test('when the worker is SIGKILLed inside an invoice card charge after the provi
   expect(res.body.payments[0]).toMatchObject({ amount: 99.99, method: 'Card' });
   expect(await chargeAttempts(`invoice-payment-invoice-payment:${inv.id}:${key}`)).toEqual([2]);
 });
+
+test('when the cart is edited while its charge runs, then 409 and the charge voided; checking out again charges the new total under a new key and orders it', async () => {
+  const { customerNumber, sku } = await customerWithProduct(sb, { price: 12.5 });
+  const c = await call('POST', `/api/carts/${customerNumber}`, { ...S(), body: { customerNumber, sku, quantity: 2, orderType: 'Standard' } });
+  const id = c.body.shoppingCartId as string;
+  await call('PUT', `/api/carts/${customerNumber}/${id}/shipping`, { ...S(), body: { customerNumber, shippingAddress: address } });
+  // The charge activity is held open for 4 s after the provider accepted 25.00: the edit lands in between.
+  await replaceWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:4000' }, 'slow-charge worker');
+  const first = call('POST', `/api/carts/${customerNumber}/${id}/complete-checkout`, { ...S(), body: { customerNumber, channel: 'Web', payment: card() } });
+  const deadline = Date.now() + 30_000;
+  while ((await ledger(`idempotencyKey=checkout-${id}`)).length === 0) {
+    if (Date.now() > deadline) throw new Error('charge never happened');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const edit = await call('POST', `/api/carts/${customerNumber}/${id}/items`, { ...S(), body: { customerNumber, sku, quantity: 1 } });
+  expect(edit.status).toBe(200);
+  const refused = await first;
+  expect(refused.status).toBe(409);
+  expect(refused.body.detail).toMatch(/cart changed while it was being checked out/);
+  // The 25.00 charge is voided, nothing was ordered, and the cart keeps the edit.
+  const firstCharges = (await ledger(`idempotencyKey=checkout-${id}`)).filter((e) => e.kind === 'charge');
+  expect(firstCharges).toEqual([expect.objectContaining({ amount: '25.00' })]);
+  expect(await ledger(`idempotencyKey=void-checkout-${id}`)).toEqual([expect.objectContaining({ kind: 'void', chargeId: firstCharges[0].chargeId })]);
+  const f = encodeURIComponent(JSON.stringify([{ field: 'customerNumber', operator: 'equals', value: customerNumber }]));
+  expect((await call('GET', `/api/orders?filters=${f}`, S())).body.totalRecords).toBe(0);
+  const cart = await call('GET', `/api/carts/${id}`, S());
+  expect(cart.body).toMatchObject({ status: 'PENDING', items: [expect.objectContaining({ quantity: 3 })] });
+
+  await replaceWorker({}, 'normal worker');
+  const again = await call('POST', `/api/carts/${customerNumber}/${id}/complete-checkout`, {
+    ...S(),
+    body: { customerNumber, channel: 'Web', payment: card() },
+  });
+  expect(again.status).toBe(200);
+  // A new key for the second attempt: under the first, the provider would answer the voided charge again.
+  expect((await ledger(`idempotencyKey=checkout-${id}-2`)).filter((e) => e.kind === 'charge')).toEqual([
+    expect.objectContaining({ amount: '37.50', chargeId: again.body.confirmationId }),
+  ]);
+  const orders = await call('GET', `/api/orders?filters=${f}`, S());
+  expect(orders.body.data).toEqual([expect.objectContaining({ orderNumber: again.body.orderNumber, total: 37.5 })]);
+  expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
+  // And the closed cart refuses edits.
+  expect((await call('POST', `/api/carts/${customerNumber}/${id}/items`, { ...S(), body: { customerNumber, sku, quantity: 1 } })).status).toBe(400);
+});

@@ -3,7 +3,9 @@
  * reserveOrderNumber by the cart (the number is stored on the cart), createOrder by
  * originationCartId (unique per organization; the order insert and closing the cart are one
  * transaction). The charge and its void are payment activities (src/activities/payments.ts),
- * keyed `checkout-<cartId>` and `void-checkout-<cartId>`.
+ * keyed by the checkout attempt the reservation counted (`checkout-<cartId>` for the first,
+ * `checkout-<cartId>-<n>` after; the void `void-` and the charge's key): a run after a voided or
+ * declined charge charges anew instead of getting the provider's first answer back.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, writeCheckoutInvoice, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
@@ -27,9 +29,19 @@ export interface Prepared {
   currency: string;
   /** Set when the order already exists (a finished checkout re-run). */
   existingOrderId: string | null;
+  /** The provider idempotency key of this run's charge (absent from results recorded before it: `checkout-<cartId>`). */
+  chargeKey?: string;
 }
 
-type OrderInput = CheckoutInput & { orderNumber: string; chargeId: string | null };
+/** The provider key of a cart's n-th checkout attempt: the first keeps the key every attempt had before attempts were counted. */
+export const chargeKeyOf = (cartId: string, attempt: number): string => (attempt <= 1 ? `checkout-${cartId}` : `checkout-${cartId}-${attempt}`);
+
+/**
+ * `amount`: what the run charged (or, on account, reserved against credit) for the cart as the
+ * reservation read it; the order is refused when the cart no longer adds up to it (absent from
+ * inputs recorded before the check).
+ */
+type OrderInput = CheckoutInput & { orderNumber: string; chargeId: string | null; amount?: string };
 
 export interface CreatedOrder {
   orderId: string;
@@ -93,6 +105,26 @@ const ORDER_SOURCE_SQL = `select k.id, k.customer_number as "customerNumber", k.
   from cart k
  where k.organization_id = $1 and k.id = $2`;
 
+/**
+ * The cart as the order's transaction sees it, locked: an edit of the cart (src/services/carts/carts.ts,
+ * editOpenCart) takes the same lock and refuses a closed cart, so the lines read here are the ones
+ * the order is closed with.
+ */
+const LOCKED_LINES_SQL = `select coalesce((select json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPrice', i.unit_price::text) order by i.created_at, i.id)
+                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
+  from cart k where k.organization_id = $1 and k.id = $2 for update of k`;
+
+type Line = { sku: string; quantity: number; unitPrice: string };
+const sameLines = (a: readonly Line[], b: readonly Line[]) =>
+  a.length === b.length && a.every((l, i) => l.sku === b[i].sku && l.quantity === b[i].quantity && Number(l.unitPrice) === Number(b[i].unitPrice));
+
+/** What a cart's lines come to, in the currency's minor unit: the amount a checkout charges. */
+const amountOf = (lines: readonly { price: string; quantity: number }[], currency: string) =>
+  orderTotals(lines, currency).total.toFixed(minorUnitDigits(currency));
+
+/** The 409 of a cart edited while its checkout ran (between the reservation that priced the charge and the order). */
+const cartChanged = () => AppError.conflict('The cart changed while it was being checked out; any charge was voided. Review the cart and check out again.');
+
 interface OrderSourceRow {
   id: string;
   customerNumber: string;
@@ -127,17 +159,21 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             return { orderNumber: cart.existingOrderNumber!, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: cart.existingOrderId };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
-          let orderNumber = cart.reservedOrderNumber;
-          if (!orderNumber) {
-            orderNumber = await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId);
-            await boundRows(tem, 'update cart set reserved_order_number = $1, updated_at = $2 where organization_id = $3 and id = $4', [
-              orderNumber,
-              new Date(),
-              input.organizationId,
-              input.cartId,
-            ]);
-          }
-          return { orderNumber, amount: amount.toFixed(minorUnitDigits(cart.currencyCode)), currency: cart.currencyCode, existingOrderId: null };
+          const orderNumber = cart.reservedOrderNumber ?? (await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId));
+          // The number is kept for every later attempt; the attempt is counted in the same transaction.
+          const [{ attempt }] = await boundRows<{ attempt: number }>(
+            tem,
+            `update cart set reserved_order_number = $1, checkout_attempts = checkout_attempts + 1, updated_at = $2
+              where organization_id = $3 and id = $4 returning checkout_attempts as attempt`,
+            [orderNumber, new Date(), input.organizationId, input.cartId],
+          );
+          return {
+            orderNumber,
+            amount: amountOf(cart.items, cart.currencyCode),
+            currency: cart.currencyCode,
+            existingOrderId: null,
+            chargeKey: chargeKeyOf(input.cartId, attempt),
+          };
         });
       });
     },
@@ -226,6 +262,18 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         // Reserved by reserveOrderNumber through the allocator.
         numberAllocated: true,
         withinTransaction: async (tem: EntityManager, o) => {
+          // The charge (or the credit reserved) is for the cart the reservation read: an edit since
+          // then, committed before this lock, refuses the order and the workflow voids the charge.
+          const [locked] = await boundRows<{ items: Line[] }>(tem, LOCKED_LINES_SQL, [input.organizationId, input.cartId]);
+          if (!locked || !sameLines(locked.items, cart.items)) throw cartChanged();
+          if (
+            input.amount !== undefined &&
+            amountOf(
+              cart.items.map((l) => ({ price: l.unitPrice, quantity: l.quantity })),
+              cart.currencyCode,
+            ) !== input.amount
+          )
+            throw cartChanged();
           if (input.paymentMethod === 'OnAccount') await reserveCredit(tem, input.organizationId, o);
           await tem.nativeUpdate(Cart, { organization: input.organizationId, id: input.cartId }, { status: 'CLOSED', updatedAt: new Date() });
           await alsoWithin?.(tem, o);

@@ -38,6 +38,8 @@ export const Cart = defineEntity({
     shippingAddress: p.json<CartAddress>().nullable(),
     userId: p.string().length(100).nullable(),
     reservedOrderNumber: p.string().length(50).nullable(),
+    /** Checkout runs that reserved this cart; the provider key of a run's charge names its attempt (reserveOrderNumber). */
+    checkoutAttempts: p.integer().default(0),
     items: () => p.oneToMany(CartItem).mappedBy('cart').orphanRemoval(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),

@@ -31,6 +31,7 @@ import { Migration20261124231000_idempotency_headers as M27 } from './Migration2
 import { Migration20261125021700_integration_cache as M28 } from './Migration20261125021700_integration_cache.js';
 import { Migration20261125030000_rate_limit_unlogged as M29 } from './Migration20261125030000_rate_limit_unlogged.js';
 import { Migration20261128013000_commission_entry_lines_json as M30 } from './Migration20261128013000_commission_entry_lines_json.js';
+import { Migration20261128080000_cart_checkout_attempts as M31 } from './Migration20261128080000_cart_checkout_attempts.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -64,4 +65,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125021700_integration_cache', class: M28 },
   { name: 'Migration20261125030000_rate_limit_unlogged', class: M29 },
   { name: 'Migration20261128013000_commission_entry_lines_json', class: M30 },
+  { name: 'Migration20261128080000_cart_checkout_attempts', class: M31 },
 ];

@@ -1,13 +1,15 @@
 /**
  * checkoutCart (workflow id `checkout-<cartId>`): reserve the order number -> charge the
- * saved payment profile (provider idempotency key `checkout-<cartId>`; none for an on-account
+ * saved payment profile (provider idempotency key `checkout-<cartId>`, `checkout-<cartId>-<n>` from
+ * the cart's second checkout attempt on; none for an on-account
  * checkout, whose credit check runs in the order's transaction) -> create the order, close the
  * cart and write the order's invoice with its payment (one activity, one transaction, since patch
  * `order-with-invoice`; before it two activities) -> queue the confirmation e-mail. Steps after the
  * charge must eventually succeed and retry without limit (a worker crash resumes where history
  * left off, even inside the charge: the provider key charges once); business refusals surface
  * at once. A non-retryable failure or a cancellation after the charge voids it (saga
- * compensation); the cart stays PENDING. Raw card data never enters this workflow.
+ * compensation); the cart stays PENDING. A cart edited during the run no longer comes to the
+ * amount charged: its order is refused (409) and the charge voided. Raw card data never enters this workflow.
  */
 import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -38,6 +40,8 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   }
   upsertSearchAttributes([{ key: SA.OrderNumber, value: prepared.orderNumber }]);
   let chargeId: string | null = null;
+  // The charge's provider key names this run's attempt (reserveOrderNumber); results recorded before it have none.
+  const chargeKey = prepared.chargeKey ?? `checkout-${input.cartId}`;
   // On account: nothing to charge (histories from before on-account checkout have no paymentMethod and take the same path).
   if (Number(prepared.amount) > 0 && !prepared.existingOrderId && input.paymentMethod !== 'OnAccount') {
     if (!input.paymentProfileId) throw ApplicationFailure.nonRetryable('A payment method is required.', 'bad_request');
@@ -47,7 +51,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
         paymentProfileId: input.paymentProfileId,
         amount: prepared.amount,
         currency: prepared.currency,
-        idempotencyKey: `checkout-${input.cartId}`,
+        idempotencyKey: chargeKey,
         reference: prepared.orderNumber,
       },
       {
@@ -67,12 +71,19 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   const withInvoice = patched('order-with-invoice');
   let invoice;
   try {
-    order = await acts.createOrderFromCart({ ...input, orderNumber: prepared.orderNumber, chargeId, ...(withInvoice ? { paymentKey: `checkout-${input.cartId}` } : {}) });
+    // `amount`: the order is refused (and the charge voided below) when the cart no longer comes to what was charged.
+    order = await acts.createOrderFromCart({
+      ...input,
+      orderNumber: prepared.orderNumber,
+      chargeId,
+      amount: prepared.amount,
+      ...(withInvoice ? { paymentKey: `checkout-${input.cartId}` } : {}),
+    });
     invoice = order.invoice;
   } catch (e) {
     const charged = chargeId;
     if (charged) {
-      const voidIt = () => provider.voidCharge({ organizationId: input.organizationId, chargeId: charged, idempotencyKey: `void-checkout-${input.cartId}` });
+      const voidIt = () => provider.voidCharge({ organizationId: input.organizationId, chargeId: charged, idempotencyKey: `void-${chargeKey}` });
       // A cancelled checkout still gives the money back: the void runs outside the cancelled scope.
       await (isCancellation(e) ? CancellationScope.nonCancellable(voidIt) : voidIt());
     }

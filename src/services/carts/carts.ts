@@ -18,6 +18,7 @@ import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId, readVisibleRow, visibleCustomerSql } from '../customers/visibility.js';
+import { boundRows } from '../db/bound.js';
 import type { Out } from '../../domain/contract.js';
 import type { cart } from '../../domain/resources.js';
 
@@ -99,8 +100,10 @@ export async function findCart(em: EntityManager, orgId: string, auth: Principal
   return cart;
 }
 
+const closedCart = () => AppError.badRequest('The cart is closed (checked out) and can no longer be modified.');
+
 function assertOpen(cart: Cart): void {
-  if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed (checked out) and can no longer be modified.');
+  if (cart.status !== 'PENDING') throw closedCart();
 }
 
 /** A customerNumber in a body must be the one in the path. */
@@ -140,6 +143,25 @@ async function flushCart(em: EntityManager): Promise<void> {
 }
 
 /**
+ * Stores an edit of an open cart under the cart's row lock, and refuses it (400) when the cart was
+ * closed since it was read: a checkout's order takes the same lock (src/activities/checkout.ts), so
+ * an edit lands either before the order, which then sees it (and is refused when it no longer
+ * matches the charge), or not at all.
+ */
+async function storeOpenCartEdit(em: EntityManager, cart: Cart): Promise<void> {
+  await em.begin();
+  try {
+    const [row] = await boundRows<{ status: string }>(em, 'select status from cart where organization_id = $1 and id = $2 for update', [cart.organization.id, cart.id]);
+    if (row?.status !== 'PENDING') throw closedCart();
+    await flushCart(em);
+    await em.commit();
+  } catch (e) {
+    await em.rollback();
+    throw e;
+  }
+}
+
+/**
  * The one way an open cart changes: find it (404), check a customerNumber given in the body
  * against the path (400), refuse a closed cart (400), apply `edit`, stamp and store it.
  */
@@ -156,7 +178,7 @@ async function editOpenCart(
   assertOpen(cart);
   await edit(cart);
   cart.updatedAt = new Date();
-  await flushCart(em);
+  await storeOpenCartEdit(em, cart);
   return cart;
 }
 

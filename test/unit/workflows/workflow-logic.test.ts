@@ -228,6 +228,28 @@ describe('checkoutCart', () => {
     expect(called('voidCharge')).toEqual([{ organizationId: ORG, chargeId: 'ch-1', idempotencyKey: `void-checkout-${cartId}` }]);
   });
 
+  test('a later attempt charges and voids under its own key, and the order is asked for the amount charged', async () => {
+    const cartId = `cart-attempt-${Date.now()}`;
+    chargedCheckout();
+    mocks.reserveOrderNumber = async () => ({
+      orderNumber: 'SO-000042',
+      amount: '99.50',
+      currency: 'USD',
+      existingOrderId: null,
+      chargeKey: `checkout-${cartId}-2`,
+    });
+    mocks.createOrderFromCart = async () => {
+      throw ApplicationFailure.create({ message: 'The cart changed while it was being checked out', type: 'conflict', nonRetryable: true });
+    };
+    const err = await env.client.workflow
+      .execute('checkoutCart', { taskQueue: TASK_QUEUE, workflowId: `checkout-${cartId}`, args: [input(cartId)] })
+      .catch((e: unknown) => e);
+    expect(((err as WorkflowFailedError).cause as ApplicationFailure).type).toBe('conflict');
+    expect(called('chargeProfile')).toEqual([expect.objectContaining({ amount: '99.50', idempotencyKey: `checkout-${cartId}-2` })]);
+    expect(called('createOrderFromCart')).toEqual([expect.objectContaining({ cartId, chargeId: 'ch-1', amount: '99.50' })]);
+    expect(called('voidCharge')).toEqual([{ organizationId: ORG, chargeId: 'ch-1', idempotencyKey: `void-checkout-${cartId}-2` }]);
+  });
+
   test('a cancelled checkout voids its charge', async () => {
     const cartId = `cart-cancel-${Date.now()}`;
     chargedCheckout();
