@@ -69,7 +69,7 @@ export const checkoutRoutes = [
       401: 'Unauthenticated',
       402: 'The card was declined, or (OnAccount) the order exceeds the available credit, named in the detail; nothing was charged and the cart stays PENDING',
       404: 'No such cart (or not visible)',
-      409: 'OnAccount while the customer is on credit hold (the detail names the overdue invoices); card checkouts stay allowed',
+      409: 'OnAccount while the customer is on credit hold (the detail names the overdue invoices; card checkouts stay allowed), or the cart was edited while it was being checked out (any charge voided; the cart stays PENDING with the edit: check out again)',
       503: 'Checkout still running; call again',
     },
     async handler({ em, deps, orgId, auth, body, params }) {
