@@ -106,13 +106,14 @@ const ORDER_SOURCE_SQL = `select k.id, k.customer_number as "customerNumber", k.
  where k.organization_id = $1 and k.id = $2`;
 
 /**
- * The cart as the order's transaction sees it, locked: an edit of the cart (src/services/carts/carts.ts,
- * editOpenCart) takes the same lock and refuses a closed cart, so the lines read here are the ones
- * the order is closed with.
+ * The cart's lines as the order's transaction sees them once it holds the cart's row lock (taken by
+ * closing the cart). Read in a statement of their own after the lock: a statement that waited for the
+ * lock would still read the lines of its own, older snapshot. An edit of the cart
+ * (src/services/carts/carts.ts, editOpenCart) takes the same lock and refuses a closed cart, so these
+ * are the lines the cart is closed with.
  */
-const LOCKED_LINES_SQL = `select coalesce((select json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPrice', i.unit_price::text) order by i.created_at, i.id)
-                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
-  from cart k where k.organization_id = $1 and k.id = $2 for update of k`;
+const LOCKED_LINES_SQL = `select coalesce(json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPrice', i.unit_price::text) order by i.created_at, i.id), '[]') as items
+  from cart_item i where i.organization_id = $1 and i.cart_id = $2`;
 
 type Line = { sku: string; quantity: number; unitPrice: string };
 const sameLines = (a: readonly Line[], b: readonly Line[]) =>
@@ -262,10 +263,12 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
         // Reserved by reserveOrderNumber through the allocator.
         numberAllocated: true,
         withinTransaction: async (tem: EntityManager, o) => {
-          // The charge (or the credit reserved) is for the cart the reservation read: an edit since
-          // then, committed before this lock, refuses the order and the workflow voids the charge.
+          // Closing the cart takes its row lock. The charge (or the credit reserved) is for the cart the
+          // reservation read: an edit since then, committed before the lock, refuses the order and the
+          // workflow voids the charge; a later edit waits for the lock and finds the cart closed.
+          await tem.nativeUpdate(Cart, { organization: input.organizationId, id: input.cartId }, { status: 'CLOSED', updatedAt: new Date() });
           const [locked] = await boundRows<{ items: Line[] }>(tem, LOCKED_LINES_SQL, [input.organizationId, input.cartId]);
-          if (!locked || !sameLines(locked.items, cart.items)) throw cartChanged();
+          if (!sameLines(locked.items, cart.items)) throw cartChanged();
           if (
             input.amount !== undefined &&
             amountOf(
@@ -275,7 +278,6 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           )
             throw cartChanged();
           if (input.paymentMethod === 'OnAccount') await reserveCredit(tem, input.organizationId, o);
-          await tem.nativeUpdate(Cart, { organization: input.organizationId, id: input.cartId }, { status: 'CLOSED', updatedAt: new Date() });
           await alsoWithin?.(tem, o);
         },
       },
