@@ -119,6 +119,7 @@ async function main(): Promise<void> {
       let sumCheckout = 0;
       let sumCart = 0;
       const calls = new Map<string, number>();
+      const cartCalls = new Map<string, number>();
       for (let k = 0; k < COUNTED; k++) {
         const customerNumber = customers[k % C];
         await counter.reset();
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
         const cart = await api(base, 'POST', `/api/carts/${customerNumber}`, { customerNumber, sku: 'BENCH-1', quantity: 2, orderType: 'Standard' }, token);
         await api(base, 'PUT', `/api/carts/${customerNumber}/${cart.shoppingCartId}/shipping`, { customerNumber, shippingAddress: address }, token);
         sumCart += await settled(counter, t0, idlePerMs, 500);
+        for (const t of await counter.top(60)) cartCalls.set(t.query, (cartCalls.get(t.query) ?? 0) + t.calls);
         await counter.reset();
         t0 = performance.now();
         await api(base, 'POST', `/api/carts/${customerNumber}/${cart.shoppingCartId}/complete-checkout`, { customerNumber, channel: 'Web', payment: card }, token);
@@ -138,6 +140,8 @@ async function main(): Promise<void> {
       console.log(`\nstatements per checkout: ${perCheckout.toFixed(1)}; cart + shipping: ${perCartAndShipping.toFixed(1)}`);
       const width = Number(process.env.BENCH_SQL_WIDTH ?? 160);
       for (const t of top.slice(0, 60)) console.log(`  ${t.calls.toFixed(1).padStart(5)}  ${t.query.slice(0, width)}`);
+      console.log('\ncart + shipping:');
+      for (const [query, n] of [...cartCalls].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${(n / COUNTED).toFixed(1).padStart(5)}  ${query.slice(0, width)}`);
     }
     await counter.close();
 
