@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await workers.leaveOneRunning();
 });
-const ledger = async (key: string) => ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter((e) => e.kind === 'charge');
+const ledger = async (key: string) =>
+  ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter(
+    (e) => e.kind === 'charge',
+  );
 
 test('when the worker is SIGKILLed while an approval waits, then a new worker resumes it and the approval charges once', async () => {
   const w = await buyerWorld(sb);
@@ -53,4 +56,41 @@ test('when the worker is SIGKILLed while an approval waits, then a new worker re
   expect(approved.body.chain.at(-1).note).toBe(`checked out as ${approved.body.orderNumber}`);
   expect((await checkout(sb, w, cartId)).body.orderNumber).toBe(approved.body.orderNumber);
   expect(await ledger(`checkout-${cartId}`)).toHaveLength(1);
+});
+
+test('when the buyer edits the cart right after the approval, then the approved checkout charges nothing and the new total needs approving again', async () => {
+  const w = await buyerWorld(sb);
+  const cartId = await buyerCart(sb, w, 2);
+  const held = await checkout(sb, w, cartId);
+  expect(held.status).toBe(202);
+  const id = held.body.approvalId;
+  const read = () => call('GET', `/api/approvals/${id}`, { base: sb.base, token: w.approver1.token });
+  for (let i = 0; i < 100 && !(await read()).body.chain?.length; i++) await new Promise((r) => setTimeout(r, 200));
+  // The decision is recorded, then held open for 4 s before the workflow continues the checkout: the buyer's edit lands in between.
+  workers.killOwn();
+  workers.killOthers();
+  const slow = workers.start({ FAULT_INJECTION: 'hang-after:decideApproval:4000' }, 'slow-decision worker');
+  await slow.ready;
+  const approving = call('POST', `/api/approvals/${id}/approve`, { base: sb.base, token: w.approver1.token });
+  for (let i = 0; i < 100 && (await read()).body.status !== 'Approved'; i++) await new Promise((r) => setTimeout(r, 100));
+  const edit = await call('POST', `/api/carts/${w.customerNumber}/${cartId}/items`, {
+    base: sb.base,
+    token: w.buyer.token,
+    body: { customerNumber: w.customerNumber, sku: w.sku, quantity: 8 },
+  });
+  expect(edit.status).toBe(200);
+  const approved = await approving;
+  expect(approved.status).toBe(200);
+  expect(approved.body).toMatchObject({ status: 'Approved', orderNumber: null });
+  expect(approved.body.chain.at(-1).note).toMatch(/^checkout failed: The cart changed while it was being checked out: the checkout was admitted for 200.00 USD .* and the cart now comes to 1000.00 USD\. Nothing was charged/);
+  // 200.00 was approved; the cart now comes to 1,000.00: nothing is charged or ordered.
+  expect(await ledger(`checkout-${cartId}`)).toEqual([]);
+  expect((await call('GET', `/api/carts/${cartId}`, { base: sb.base, token: w.buyer.token })).body).toMatchObject({
+    status: 'PENDING',
+    items: [expect.objectContaining({ quantity: 10 })],
+  });
+  // Checking out again asks for an approval of the new total.
+  const again = await checkout(sb, w, cartId);
+  expect(again.status).toBe(202);
+  expect(again.body.approvalId).not.toBe(id);
 });

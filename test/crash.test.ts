@@ -11,6 +11,7 @@
  * stack.extraPidsFile so the stack stops it at the end of the run).
  */
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { call, createOrg, ensureCustomer, saveCard, SANDBOX_API, stack, uniq, type OrgFixture } from './helpers';
 import { customerWithProduct, invoiceBody } from './matrix-fixtures';
 import { SandboxWorkers } from './sandbox-workers';
@@ -202,6 +203,10 @@ test('when the cart is edited while its charge runs, then 409 and the charge voi
   const orders = await call('GET', `/api/orders?filters=${f}`, S());
   expect(orders.body.data).toEqual([expect.objectContaining({ orderNumber: again.body.orderNumber, total: 37.5 })]);
   expect((await call('GET', `/api/carts/${id}`, S())).body.status).toBe('CLOSED');
+  // complete-checkout admitted the run for the cart's total at that time (the reservation refuses a cart that changed since).
+  const history = await client.workflow.getHandle(`checkout-${id}`).fetchHistory();
+  const startedWith = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+  expect(defaultPayloadConverter.fromPayload(startedWith)).toMatchObject({ cartId: id, expectedAmount: '37.50' });
   // And the closed cart refuses edits.
   expect((await call('POST', `/api/carts/${customerNumber}/${id}/items`, { ...S(), body: { customerNumber, sku, quantity: 1 } })).status).toBe(400);
 });

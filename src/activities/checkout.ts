@@ -11,8 +11,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { invoiceCheckoutOrder, writeCheckoutInvoice, type CheckoutInvoiceInput } from '../services/invoices/from-order.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { orderTotals } from '../domain/orders/totals.js';
-import { minorUnitDigits } from '../domain/money.js';
+import { amountDue, orderTotals } from '../domain/orders/totals.js';
 import { Cart, Invoice, Order } from '../entities/index.js';
 import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
@@ -119,10 +118,6 @@ type Line = { sku: string; quantity: number; unitPrice: string };
 const sameLines = (a: readonly Line[], b: readonly Line[]) =>
   a.length === b.length && a.every((l, i) => l.sku === b[i].sku && l.quantity === b[i].quantity && Number(l.unitPrice) === Number(b[i].unitPrice));
 
-/** What a cart's lines come to, in the currency's minor unit: the amount a checkout charges. */
-const amountOf = (lines: readonly { price: string; quantity: number }[], currency: string) =>
-  orderTotals(lines, currency).total.toFixed(minorUnitDigits(currency));
-
 /** The 409 of a cart edited while its checkout ran (between the reservation that priced the charge and the order). */
 const cartChanged = () => AppError.conflict('The cart changed while it was being checked out; any charge was voided. Review the cart and check out again.');
 
@@ -160,6 +155,12 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             return { orderNumber: cart.existingOrderNumber!, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: cart.existingOrderId };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
+          if (input.expectedAmount !== undefined && !amount.eq(input.expectedAmount))
+            throw AppError.conflict(
+              `The cart changed while it was being checked out: the checkout was admitted for ${input.expectedAmount} ${cart.currencyCode} ` +
+                `(by the buyer's limits, or an approval) and the cart now comes to ${amountDue(cart.items, cart.currencyCode)} ${cart.currencyCode}. ` +
+                'Nothing was charged; review the cart and check out again.',
+            );
           const orderNumber = cart.reservedOrderNumber ?? (await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId));
           // The number is kept for every later attempt; the attempt is counted in the same transaction.
           const [{ attempt }] = await boundRows<{ attempt: number }>(
@@ -170,7 +171,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           );
           return {
             orderNumber,
-            amount: amountOf(cart.items, cart.currencyCode),
+            amount: amountDue(cart.items, cart.currencyCode),
             currency: cart.currencyCode,
             existingOrderId: null,
             chargeKey: chargeKeyOf(input.cartId, attempt),
@@ -271,7 +272,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           if (!sameLines(locked.items, cart.items)) throw cartChanged();
           if (
             input.amount !== undefined &&
-            amountOf(
+            amountDue(
               cart.items.map((l) => ({ price: l.unitPrice, quantity: l.quantity })),
               cart.currencyCode,
             ) !== input.amount

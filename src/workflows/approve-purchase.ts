@@ -69,12 +69,16 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
     return state;
   };
 
-  /** Continues the held checkout as checkout-<cartId> (the same id complete-checkout uses) and waits for its result. */
-  const checkOut = async () => {
+  /**
+   * Continues the held checkout as checkout-<cartId> (the same id complete-checkout uses) and waits for
+   * its result. With the approved total (decisions recorded before it carry none), a cart edited after
+   * the approval is refused by the checkout before anything is charged.
+   */
+  const checkOut = async (approvedTotal?: string) => {
     try {
       const child = await startChild('checkoutCart', {
         workflowId: `checkout-${input.checkout.cartId}`,
-        args: [input.checkout],
+        args: [approvedTotal === undefined ? input.checkout : { ...input.checkout, expectedAmount: approvedTotal }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         taskQueue: workflowInfo().taskQueue,
         typedSearchAttributes: [
@@ -129,7 +133,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
           await sendAll([r.mail]);
           return;
         }
-        await checkOut();
+        await checkOut(r.approvedTotal);
       });
       if (restarted) throw wrongState('The cart total changed since the approval was requested; the approval has been asked again for the new total.');
       if (out.superseded) throw ApplicationFailure.create({ type: APPROVAL_SUPERSEDED, message: out.superseded.message, nonRetryable: true, details: [out.superseded] });

@@ -9,6 +9,13 @@ export interface CheckoutInput {
   userId: string | null;
   /** 'OnAccount': no charge; the order is checked against the customer's credit limit when it is recorded. Absent: a card. */
   paymentMethod?: 'OnAccount';
+  /**
+   * The cart total the checkout was admitted for: by complete-checkout (the total it checked, against
+   * the buyer's spending limits among others) or, when an approval continues it, the total approved.
+   * The reservation refuses (409, nothing charged) a cart that no longer comes to it. Absent from
+   * inputs recorded before it.
+   */
+  expectedAmount?: string;
 }
 
 export interface CheckoutResult {

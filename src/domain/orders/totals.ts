@@ -1,6 +1,6 @@
 /** Order money (pure): one way to turn lines, tax and shipping into line subtotals and totals. */
 import { Decimal } from 'decimal.js';
-import { roundMoney, type Amount } from '../money.js';
+import { minorUnitDigits, roundMoney, type Amount } from '../money.js';
 
 export interface OrderLineInput {
   /** Unit price (decimal string or number). */
@@ -26,4 +26,9 @@ export function orderTotals(lines: readonly OrderLineInput[], currency: string, 
   const t = roundMoney(tax, currency);
   const s = roundMoney(shipping, currency);
   return { lines: priced, subtotal, tax: t, shipping: s, total: subtotal.plus(t).plus(s) };
+}
+
+/** What lines come to as a checkout charges them: the total in the currency's minor unit, as text (`25.00`). */
+export function amountDue(lines: readonly OrderLineInput[], currency: string): string {
+  return orderTotals(lines, currency).total.toFixed(minorUnitDigits(currency));
 }

@@ -25,6 +25,7 @@ import { visibilityArgs, visibleCustomerSql } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';
 import { holdForApproval, type PendingApproval } from '../approvals/approvals.js';
 import { assertBodyCustomer, type CartRef } from './carts.js';
+import { amountDue } from '../../domain/orders/totals.js';
 
 export interface CheckoutRequest {
   customerNumber: string;
@@ -56,6 +57,11 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
     userId: auth.userId,
     // The credit check (reserveCredit, src/services/credit/accounts.ts) runs in the order's transaction.
     ...(onAccount ? { paymentMethod: 'OnAccount' as const } : {}),
+    // The total admitted here (spending limits below): the checkout refuses a cart edited since.
+    expectedAmount: amountDue(
+      cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
+      cart.currencyCode,
+    ),
   };
   const held = await checkSpendingLimit(em, deps, orgId, auth, cart, input);
   if (held) return held;
