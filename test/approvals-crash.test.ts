@@ -18,10 +18,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await workers.leaveOneRunning();
 });
-const ledger = async (key: string) =>
-  ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter(
-    (e) => e.kind === 'charge',
-  );
+const ledger = async (key: string) => ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter((e) => e.kind === 'charge');
 
 test('when the worker is SIGKILLed while an approval waits, then a new worker resumes it and the approval charges once', async () => {
   const w = await buyerWorld(sb);

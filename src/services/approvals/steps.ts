@@ -28,11 +28,7 @@ async function lock(tx: EntityManager, organizationId: string, approvalId: strin
   return a;
 }
 
-const entry = (e: Omit<ApprovalChainEntry, 'note' | 'by'> & Partial<Pick<ApprovalChainEntry, 'note' | 'by'>>): ApprovalChainEntry => ({
-  by: null,
-  note: null,
-  ...e,
-});
+const entry = (e: Omit<ApprovalChainEntry, 'note' | 'by'> & Partial<Pick<ApprovalChainEntry, 'note' | 'by'>>): ApprovalChainEntry => ({ by: null, note: null, ...e });
 
 /** The chain of the request: the customer's Approvers by their own limit, then the organization's admins (src/domain/approvals/rules.ts). */
 export async function approvalChain(em: EntityManager, input: { organizationId: string; approvalId: string }): Promise<(LevelInfo & { emails: string[] })[]> {
@@ -49,25 +45,12 @@ export async function approvalChain(em: EntityManager, input: { organizationId: 
 }
 
 /** Records that `level` was asked (Asked at level 1 or after a restart, Escalated later) and answers its e-mails. */
-export async function askLevel(
-  em: EntityManager,
-  input: { organizationId: string; approvalId: string; level: LevelInfo & { emails: string[] }; escalated: boolean; key: string; at: string },
-): Promise<SendEmailInput[]> {
+export async function askLevel(em: EntityManager, input: { organizationId: string; approvalId: string; level: LevelInfo & { emails: string[] }; escalated: boolean; key: string; at: string }): Promise<SendEmailInput[]> {
   return em.fork().transactional(async (tx) => {
     const a = await lock(tx, input.organizationId, input.approvalId);
     if (a.status !== 'Pending') return [];
     if (!a.chain.some((e) => e.key === input.key)) {
-      a.chain = [
-        ...a.chain,
-        entry({
-          key: input.key,
-          at: input.at,
-          type: input.escalated ? 'Escalated' : 'Asked',
-          level: input.level.level,
-          userIds: input.level.userIds,
-          note: input.level.kind === 'Admins' ? "the organization's admins" : null,
-        }),
-      ];
+      a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: input.escalated ? 'Escalated' : 'Asked', level: input.level.level, userIds: input.level.userIds, note: input.level.kind === 'Admins' ? "the organization's admins" : null })];
       a.level = input.level.level;
       a.updatedAt = new Date(input.at);
       await tx.flush();
@@ -77,15 +60,7 @@ export async function askLevel(
       organizationId: input.organizationId,
       template: 'approval-request' as const,
       to,
-      data: {
-        approvalId: a.id,
-        customerNumber: a.customerNumber,
-        total: a.total,
-        currencyCode: a.currencyCode,
-        requesterName: a.requesterName ?? a.requesterEmail ?? 'A buyer',
-        reason: a.reason,
-        level: input.level.level,
-      },
+      data: { approvalId: a.id, customerNumber: a.customerNumber, total: a.total, currencyCode: a.currencyCode, requesterName: a.requesterName ?? a.requesterEmail ?? 'A buyer', reason: a.reason, level: input.level.level },
     }));
   });
 }
@@ -112,17 +87,10 @@ export interface DecisionResult {
 }
 
 /** The approved total of an Approved request (for the checkout it continues), nothing otherwise. */
-const approvedTotalOf = (a: ApprovalRequest) =>
-  a.status === 'Approved' ? { approvedTotal: new Decimal(a.total).toFixed(minorUnitDigits(a.currencyCode)) } : {};
+const approvedTotalOf = (a: ApprovalRequest) => (a.status === 'Approved' ? { approvedTotal: new Decimal(a.total).toFixed(minorUnitDigits(a.currencyCode)) } : {});
 
 type CartLine = { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string };
-const lineOf = (i: { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string }): CartLine => ({
-  sku: i.sku,
-  name: i.name,
-  quantity: i.quantity,
-  unitPrice: String(i.unitPrice),
-  lineTotal: String(i.lineTotal),
-});
+const lineOf = (i: { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string }): CartLine => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) });
 
 /**
  * The open cart repriced at current catalog/tier prices (quantity breaks applied), under its row
@@ -138,14 +106,7 @@ async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Pr
     try {
       price = (await priceLine(tx, orgId, cart.pricingTier, item.sku, item.quantity)).unitPrice;
     } catch (e) {
-      if (e instanceof AppError)
-        throw wrongState(
-          `The cart cannot be checked out any more (${item.sku}: ${
-            Object.values(e.errors ?? {})
-              .flat()
-              .join(' ') || e.message
-          }); the buyer must change it.`,
-        );
+      if (e instanceof AppError) throw wrongState(`The cart cannot be checked out any more (${item.sku}: ${Object.values(e.errors ?? {}).flat().join(' ') || e.message}); the buyer must change it.`);
       throw e;
     }
     if (!price.eq(item.unitPrice)) {
@@ -154,13 +115,7 @@ async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Pr
       cart.updatedAt = new Date();
     }
   }
-  return {
-    cart,
-    total: orderTotals(
-      cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
-      cart.currencyCode,
-    ).total,
-  };
+  return { cart, total: orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total };
 }
 
 /**
@@ -172,22 +127,12 @@ async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Pr
  */
 export async function decide(
   em: EntityManager,
-  input: {
-    organizationId: string;
-    approvalId: string;
-    action: 'approve' | 'reject';
-    by: string;
-    reason?: string | null;
-    key: string;
-    at: string;
-    newApprovalId?: string;
-  },
+  input: { organizationId: string; approvalId: string; action: 'approve' | 'reject'; by: string; reason?: string | null; key: string; at: string; newApprovalId?: string },
 ): Promise<DecisionResult> {
   return em.fork().transactional(async (tx) => {
     const a = await lock(tx, input.organizationId, input.approvalId);
     const done = a.chain.find((e) => e.key === input.key);
-    if (done)
-      return { status: a.status, restarted: false, superseded: done.type === 'TotalChanged' ? supersession(a) : null, mail: null, ...approvedTotalOf(a) };
+    if (done) return { status: a.status, restarted: false, superseded: done.type === 'TotalChanged' ? supersession(a) : null, mail: null, ...approvedTotalOf(a) };
     const refused = approvalRefusal(a.status, input.action);
     if (refused) throw wrongState(refused);
     const at = new Date(input.at);
@@ -201,33 +146,11 @@ export async function decide(
       a.decisionReason = input.reason ?? null;
     }
     a.decidedBy = input.by;
-    a.chain = [
-      ...a.chain,
-      entry({
-        key: input.key,
-        at: input.at,
-        type: a.status === 'Approved' ? 'Approved' : 'Rejected',
-        level: a.level,
-        userIds: [input.by],
-        by: input.by,
-        note: input.reason ?? null,
-      }),
-    ];
+    a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: a.status === 'Approved' ? 'Approved' : 'Rejected', level: a.level, userIds: [input.by], by: input.by, note: input.reason ?? null })];
     a.updatedAt = at;
     await tx.flush();
-    await emitEventOnce(
-      tx,
-      input.organizationId,
-      a.status === 'Approved' ? 'approval.approved' : 'approval.rejected',
-      approvalEvent(a),
-      `approval-${a.id}-${a.status}`,
-    );
-    return {
-      status: a.status,
-      restarted: false,
-      mail: a.status === 'Rejected' ? decisionMail(a, 'rejected', a.decisionReason ?? null) : null,
-      ...approvedTotalOf(a),
-    };
+    await emitEventOnce(tx, input.organizationId, a.status === 'Approved' ? 'approval.approved' : 'approval.rejected', approvalEvent(a), `approval-${a.id}-${a.status}`);
+    return { status: a.status, restarted: false, mail: a.status === 'Rejected' ? decisionMail(a, 'rejected', a.decisionReason ?? null) : null, ...approvedTotalOf(a) };
   });
 }
 
@@ -245,24 +168,12 @@ function supersession(a: ApprovalRequest): Supersession {
   };
 }
 
-async function supersede(
-  tx: EntityManager,
-  a: ApprovalRequest,
-  cart: Cart,
-  total: Decimal,
-  input: { organizationId: string; key: string; at: string; by: string; newApprovalId: string },
-): Promise<DecisionResult> {
+async function supersede(tx: EntityManager, a: ApprovalRequest, cart: Cart, total: Decimal, input: { organizationId: string; key: string; at: string; by: string; newApprovalId: string }): Promise<DecisionResult> {
   const orgId = input.organizationId;
   const at = new Date(input.at);
   const lines = cart.items.getItems().map(lineOf);
   const buyer = a.customerId ? await tx.findOne(CustomerBuyer, { organizationId: orgId, customerId: a.customerId, userId: a.requesterUserId }) : null;
-  const check =
-    buyer && a.customerId
-      ? checkSpending(total, await spentThisMonth(tx, orgId, a.customerId, a.requesterUserId), {
-          orderLimit: buyer.orderLimit ?? null,
-          monthlyLimit: buyer.monthlyLimit ?? null,
-        })
-      : ({ needsApproval: false } as const);
+  const check = buyer && a.customerId ? checkSpending(total, await spentThisMonth(tx, orgId, a.customerId, a.requesterUserId), { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }) : ({ needsApproval: false } as const);
   // The old request leaves Pending before the new one is inserted (at most one Pending request per cart).
   a.status = 'Superseded';
   a.repricedTotal = total.toFixed();
@@ -285,16 +196,7 @@ async function supersede(
       lines,
       checkout: a.checkout,
       level: 1,
-      chain: [
-        entry({
-          key: 'supersedes',
-          at: input.at,
-          type: 'Supersedes',
-          level: null,
-          userIds: [],
-          note: `replaces approval ${a.id} of ${formatMoney(a.total, a.currencyCode)}: the total changed at current prices`,
-        }),
-      ],
+      chain: [entry({ key: 'supersedes', at: input.at, type: 'Supersedes', level: null, userIds: [], note: `replaces approval ${a.id} of ${formatMoney(a.total, a.currencyCode)}: the total changed at current prices` })],
       decidedBy: null,
       decisionReason: null,
       orderNumber: null,
@@ -340,26 +242,12 @@ export async function expireApproval(em: EntityManager, input: { organizationId:
 }
 
 /** The approved checkout's outcome on the request: its order number, or why it failed. */
-export async function recordApprovalCheckout(
-  em: EntityManager,
-  input: { organizationId: string; approvalId: string; orderNumber: string | null; error: string | null; at: string },
-): Promise<void> {
+export async function recordApprovalCheckout(em: EntityManager, input: { organizationId: string; approvalId: string; orderNumber: string | null; error: string | null; at: string }): Promise<void> {
   await em.fork().transactional(async (tx) => {
     const a = await lock(tx, input.organizationId, input.approvalId);
     if (input.orderNumber) a.orderNumber = input.orderNumber;
     const key = input.orderNumber ? `checkout-${input.orderNumber}` : `checkout-failed-${input.at}`;
-    if (!a.chain.some((e) => e.key === key))
-      a.chain = [
-        ...a.chain,
-        entry({
-          key,
-          at: input.at,
-          type: 'Approved',
-          level: a.level,
-          userIds: [],
-          note: input.orderNumber ? `checked out as ${input.orderNumber}` : `checkout failed: ${input.error}`,
-        }),
-      ];
+    if (!a.chain.some((e) => e.key === key)) a.chain = [...a.chain, entry({ key, at: input.at, type: 'Approved', level: a.level, userIds: [], note: input.orderNumber ? `checked out as ${input.orderNumber}` : `checkout failed: ${input.error}` })];
     a.updatedAt = new Date(input.at);
     await tx.flush();
   });
