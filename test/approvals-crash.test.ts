@@ -20,14 +20,20 @@ afterAll(async () => {
 });
 const ledger = async (key: string) => ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter((e) => e.kind === 'charge');
 
-test('when the worker is SIGKILLed while an approval waits, then a new worker resumes it and the approval charges once', async () => {
+/** A buyer's checkout of 200.00 held for approval (limit 150), once the workflow has asked level 1; `read` reads the approval as the approver. */
+async function heldApproval() {
   const w = await buyerWorld(sb);
   const cartId = await buyerCart(sb, w, 2);
   const held = await checkout(sb, w, cartId);
   expect(held.status).toBe(202);
-  const id = held.body.approvalId;
+  const id = held.body.approvalId as string;
   const read = () => call('GET', `/api/approvals/${id}`, { base: sb.base, token: w.approver1.token });
   for (let i = 0; i < 100 && !(await read()).body.chain?.length; i++) await new Promise((r) => setTimeout(r, 200));
+  return { w, cartId, id, read };
+}
+
+test('when the worker is SIGKILLed while an approval waits, then a new worker resumes it and the approval charges once', async () => {
+  const { w, cartId, id, read } = await heldApproval();
   // The workflow has run (level 1 asked) before the worker dies.
   const before = (await read()).body;
   expect(before.chain).toEqual([expect.objectContaining({ type: 'Asked', level: 1, userIds: [w.approver1.userId] })]);
@@ -56,13 +62,7 @@ test('when the worker is SIGKILLed while an approval waits, then a new worker re
 });
 
 test('when the buyer edits the cart right after the approval, then the approved checkout charges nothing and the new total needs approving again', async () => {
-  const w = await buyerWorld(sb);
-  const cartId = await buyerCart(sb, w, 2);
-  const held = await checkout(sb, w, cartId);
-  expect(held.status).toBe(202);
-  const id = held.body.approvalId;
-  const read = () => call('GET', `/api/approvals/${id}`, { base: sb.base, token: w.approver1.token });
-  for (let i = 0; i < 100 && !(await read()).body.chain?.length; i++) await new Promise((r) => setTimeout(r, 200));
+  const { w, cartId, id, read } = await heldApproval();
   // The decision is recorded, then held open for 4 s before the workflow continues the checkout: the buyer's edit lands in between.
   workers.killOwn();
   workers.killOthers();

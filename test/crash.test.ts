@@ -40,15 +40,20 @@ async function replaceWorker(env: Record<string, string>, name: string) {
   return w;
 }
 
-/** Replaces whatever sandbox worker runs with one that hangs inside the charge activity, runs `start`, and kills it once the provider holds the charge. */
-async function crashInsideCharge<T>(start: () => Promise<T>, chargeQuery: string): Promise<T> {
-  const hanging = await replaceWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:120000' }, 'hanging worker');
-  const pending = start();
+/** Waits (at most 30 s) until the provider's ledger holds a charge matching `chargeQuery`. */
+async function untilCharged(chargeQuery: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while ((await ledger(chargeQuery)).filter((e) => e.kind === 'charge').length === 0) {
     if (Date.now() > deadline) throw new Error('charge never happened');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Replaces whatever sandbox worker runs with one that hangs inside the charge activity, runs `start`, and kills it once the provider holds the charge. */
+async function crashInsideCharge<T>(start: () => Promise<T>, chargeQuery: string): Promise<T> {
+  const hanging = await replaceWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:120000' }, 'hanging worker');
+  const pending = start();
+  await untilCharged(chargeQuery);
   hanging.child.kill('SIGKILL');
   const normal = workers.start({}, 'replacement worker');
   await normal.ready;
@@ -171,11 +176,7 @@ test('when the cart is edited while its charge runs, then 409 and the charge voi
   // The charge activity is held open for 4 s after the provider accepted 25.00: the edit lands in between.
   await replaceWorker({ FAULT_INJECTION: 'hang-after:chargeProfile:4000' }, 'slow-charge worker');
   const first = call('POST', `/api/carts/${customerNumber}/${id}/complete-checkout`, { ...S(), body: { customerNumber, channel: 'Web', payment: card() } });
-  const deadline = Date.now() + 30_000;
-  while ((await ledger(`idempotencyKey=checkout-${id}`)).length === 0) {
-    if (Date.now() > deadline) throw new Error('charge never happened');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilCharged(`idempotencyKey=checkout-${id}`);
   const edit = await call('POST', `/api/carts/${customerNumber}/${id}/items`, { ...S(), body: { customerNumber, sku, quantity: 1 } });
   expect(edit.status).toBe(200);
   const refused = await first;

@@ -12,6 +12,7 @@ import { invoiceCheckoutOrder, writeCheckoutInvoice, type CheckoutInvoiceInput }
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { amountDue, orderTotals } from '../domain/orders/totals.js';
+import { minorUnitDigits } from '../domain/money.js';
 import { Cart, Invoice, Order } from '../entities/index.js';
 import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
@@ -155,10 +156,11 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             return { orderNumber: cart.existingOrderNumber!, amount: amount.toFixed(2), currency: cart.currencyCode, existingOrderId: cart.existingOrderId };
           if (cart.status !== 'PENDING') throw AppError.badRequest('The cart is closed.');
           if (!cart.items.length) throw AppError.badRequest('The cart is empty.');
+          const due = amount.toFixed(minorUnitDigits(cart.currencyCode));
           if (input.expectedAmount !== undefined && !amount.eq(input.expectedAmount))
             throw AppError.conflict(
               `The cart changed while it was being checked out: the checkout was admitted for ${input.expectedAmount} ${cart.currencyCode} ` +
-                `(by the buyer's limits, or an approval) and the cart now comes to ${amountDue(cart.items, cart.currencyCode)} ${cart.currencyCode}. ` +
+                `(by the buyer's limits, or an approval) and the cart now comes to ${due} ${cart.currencyCode}. ` +
                 'Nothing was charged; review the cart and check out again.',
             );
           const orderNumber = cart.reservedOrderNumber ?? (await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId));
@@ -171,7 +173,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           );
           return {
             orderNumber,
-            amount: amountDue(cart.items, cart.currencyCode),
+            amount: due,
             currency: cart.currencyCode,
             existingOrderId: null,
             chargeKey: chargeKeyOf(input.cartId, attempt),
