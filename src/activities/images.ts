@@ -23,7 +23,7 @@ export function createImageActivities(deps: { orm: MikroORM; config: Config; sto
   return {
     async fetchAndStoreImage(input: IngestItemInput): Promise<{ imageId: string }> {
       const em = deps.orm.em.fork();
-      const item = await em.findOne(ImageIngestionItem, { id: input.itemId, ingestion: { id: input.jobId, organization: input.organizationId } });
+      const item = await em.findOne(ImageIngestionItem, { organization: input.organizationId, id: input.itemId, ingestion: input.jobId });
       if (!item) throw ApplicationFailure.nonRetryable('The ingestion item no longer exists.', 'missing_item');
       if (item.status === 'succeeded' && item.imageId) return { imageId: item.imageId };
       let fetched;
@@ -64,12 +64,14 @@ export function createImageActivities(deps: { orm: MikroORM; config: Config; sto
     /** Records the final failure of one image (after retries, or at once for non-retryable problems). */
     async recordImageFailure(input: IngestItemInput & { reason: string }): Promise<void> {
       const em = deps.orm.em.fork();
-      await em.nativeUpdate(ImageIngestionItem, { id: input.itemId, status: 'pending' }, { status: 'failed', reason: input.reason.slice(0, 2000), updatedAt: new Date() });
+      await em.nativeUpdate(ImageIngestionItem, { organization: input.organizationId, id: input.itemId, status: 'pending' }, { status: 'failed', reason: input.reason.slice(0, 2000), updatedAt: new Date() });
     },
 
-    async completeImageIngestion(input: { jobId: string }): Promise<void> {
+    /** `organizationId` is absent only in runs scheduled before it was added (those update by id alone). */
+    async completeImageIngestion(input: { organizationId?: string; jobId: string }): Promise<void> {
       const em = deps.orm.em.fork();
-      await em.nativeUpdate(ImageIngestion, { id: input.jobId, completedAt: null }, { completedAt: new Date() });
+      const org = input.organizationId ? { organization: input.organizationId } : {};
+      await em.nativeUpdate(ImageIngestion, { ...org, id: input.jobId, completedAt: null }, { completedAt: new Date() });
     },
   };
 }

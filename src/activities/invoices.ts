@@ -81,7 +81,7 @@ export function createInvoiceActivities(deps: { orm: MikroORM; config: Config; s
       const pdf = await renderInvoicePdf(inv, orgName);
       await deps.storage.put(key, pdf, 'application/pdf');
       const em = deps.orm.em.fork();
-      await em.nativeUpdate(Invoice, { id: inv.id }, { pdfKey: key });
+      await em.nativeUpdate(Invoice, { organization: ref.organizationId, id: inv.id }, { pdfKey: key });
       return f;
     },
     async invoiceMailFacts(ref: InvoiceRef): Promise<InvoiceMailFacts> {

@@ -17,8 +17,8 @@ export function createWebhookActivities(deps: { orm: MikroORM; config: Config })
       const deliveries = await fanOutAndListUnstarted(deps.orm.em.fork());
       return { deliveries, delaysMs: deliverySchedule(deps.config), pollMs: deps.config.webhooks.dispatchIntervalMs };
     },
-    async markWebhookDeliveriesStarted(deliveryIds: string[]): Promise<void> {
-      await markStarted(deps.orm.em.fork(), deliveryIds);
+    async markWebhookDeliveriesStarted(deliveries: Array<DeliveryToStart | string>): Promise<void> {
+      await markStarted(deps.orm.em.fork(), deliveries);
     },
     async attemptWebhookDelivery(input: { organizationId: string; deliveryId: string; nextDelayMs: number | null }): Promise<AttemptResult> {
       return attemptDelivery(deps.orm.em.fork(), deps.config, input);

@@ -37,7 +37,7 @@ export async function dispatchWebhookEvents(): Promise<void> {
           }
         }),
       );
-      await markWebhookDeliveriesStarted(deliveries.map((d) => d.deliveryId));
+      await markWebhookDeliveriesStarted(deliveries);
     } else {
       await sleep(pollMs);
     }

@@ -43,6 +43,6 @@ export async function ingestRemoteImages(input: IngestRemoteImagesInput): Promis
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, input.itemIds.length) }, lane));
-  await completeImageIngestion({ jobId: input.jobId });
+  await completeImageIngestion({ organizationId: input.organizationId, jobId: input.jobId });
   return { succeeded, failed };
 }

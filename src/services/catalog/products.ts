@@ -281,9 +281,9 @@ export async function setProductActive(
   sku: string,
   active: boolean,
 ): Promise<ProductView> {
-  const p = await em.findOne(Product, { organization: orgId, sku });
+  const p = await em.findOne(Product, { organization: orgId, sku }, { fields: ['id'] });
   if (!p) throw AppError.notFound('Product');
-  p.active = active;
-  await em.flush();
+  // Written by organization and id: the product table has no index on id alone (its rows are written in bulk).
+  await em.nativeUpdate(Product, { organization: orgId, id: p.id }, { active, updatedAt: new Date() });
   return viewOf(em, orgId, auth, deps, { id: p.id }, true);
 }

@@ -61,7 +61,7 @@ async function duplicateOf(em: EntityManager, input: RecordPaymentInput): Promis
   const fork = em.fork();
   const p = await fork.findOne(InvoicePayment, { idempotencyKey: input.idempotencyKey, organizationId: input.organizationId });
   if (!p) return null;
-  const inv = await fork.findOneOrFail(Invoice, { id: p.invoice.id });
+  const inv = await fork.findOneOrFail(Invoice, { organization: input.organizationId, id: p.invoice.id });
   return resultOf(inv, p.id, true);
 }
 

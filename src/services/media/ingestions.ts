@@ -48,7 +48,7 @@ export async function startIngestion(em: EntityManager, deps: Pick<Deps, 'config
     });
   } catch (e) {
     // No workflow, no job: do not leave items pending forever.
-    await em.nativeDelete(ImageIngestion, { id: jobId });
+    await em.nativeDelete(ImageIngestion, { organization: orgId, id: jobId });
     throw e;
   }
   return jobId;

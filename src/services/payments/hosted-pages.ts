@@ -107,7 +107,7 @@ export async function acceptHostedCallback(deps: Deps, fields: CallbackFields): 
 
 /** The workflow has closed: a duplicate of a reconciled callback (its outcome), or one after the expiry (voided, once). */
 async function settleClosed(deps: Deps, setup: HostedPaymentSetup, callback: HostedCallback): Promise<HostedOutcome> {
-  const current = (await deps.orm.em.fork().findOne(HostedPaymentSetup, { id: setup.id })) ?? setup;
+  const current = (await deps.orm.em.fork().findOne(HostedPaymentSetup, { organization: setup.organization.id, id: setup.id })) ?? setup;
   if (current.status !== 'expired') return outcomeOf(current);
   const orgId = setup.organization.id;
   return runWorkflow<HostedOutcome>(deps.temporal, deps.config, {

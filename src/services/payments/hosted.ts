@@ -221,7 +221,7 @@ export async function reconcileHosted(
   }
   await em.nativeUpdate(
     HostedPaymentSetup,
-    { id: setup.id, status: 'pending' },
+    { organization: setup.organization.id, id: setup.id, status: 'pending' },
     {
       status: approved && !voided ? 'approved' : 'declined',
       result: voided ? 'Voided' : cb.Result || 'Declined',
@@ -234,7 +234,7 @@ export async function reconcileHosted(
       completedAt: new Date(),
     },
   );
-  const fresh = await em.fork().findOneOrFail(HostedPaymentSetup, { id: setup.id });
+  const fresh = await em.fork().findOneOrFail(HostedPaymentSetup, { organization: setup.organization.id, id: setup.id });
   return outcomeOf(fresh);
 }
 

@@ -60,7 +60,7 @@ export async function listAssociations(em: EntityManager, orgId: string, query: 
   const q = parseList(query, associationListSpec);
   const [rows, total] = await em.findAndCount(
     UserCustomer,
-    { $and: [{ organization: orgId }, q.where] },
+    { $and: [{ organization: orgId }, { customer: { organization: orgId } }, q.where] },
     { populate: ['customer'], orderBy: [q.orderBy, { id: 'asc' }], limit: q.pageSize, offset: q.offset },
   );
   return genericEnvelope(rows.map(associationView), total, q);

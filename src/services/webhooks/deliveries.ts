@@ -140,8 +140,23 @@ export async function fanOutAndListUnstarted(em: EntityManager, limit = 200): Pr
   return rows.map((r) => ({ organizationId: r.organizationId, deliveryId: r.id }));
 }
 
-export async function markStarted(em: EntityManager, deliveryIds: string[]): Promise<void> {
-  if (deliveryIds.length) await em.nativeUpdate(WebhookDelivery, { id: { $in: deliveryIds }, startedAt: null }, { startedAt: new Date() });
+/**
+ * Marks deliveries whose workflow has started, each found by its organization and id. A bare id
+ * comes only from a dispatcher step scheduled before deliveries were passed whole: it is marked by id.
+ */
+export async function markStarted(em: EntityManager, deliveries: Array<DeliveryToStart | string>): Promise<void> {
+  const byOrg = new Map<string, string[]>();
+  const bare: string[] = [];
+  for (const d of deliveries) {
+    if (typeof d === 'string') bare.push(d);
+    else byOrg.set(d.organizationId, [...(byOrg.get(d.organizationId) ?? []), d.deliveryId]);
+  }
+  const now = new Date();
+  if (byOrg.size) {
+    const $or = [...byOrg].map(([organizationId, ids]) => ({ organizationId, id: { $in: ids } }));
+    await em.nativeUpdate(WebhookDelivery, { $or, startedAt: null }, { startedAt: now });
+  }
+  if (bare.length) await em.nativeUpdate(WebhookDelivery, { id: { $in: bare }, startedAt: null }, { startedAt: now });
 }
 
 export function deliverySchedule(config: Config): number[] {
