@@ -160,6 +160,28 @@ describe('tenant keys (scale-out by organization_id)', () => {
     expect(await violations(schema)).toEqual([]);
   });
 
+  it("every tenant table keyed (organization_id, id) has an index on id for the ORM's writes by primary key, but the bulk tables", async () => {
+    // docs/scaling.md "Statements carry organization_id": MikroORM updates and deletes these rows by
+    // id alone; without an index on id, PostgreSQL 14-17 scan every tenant's rows for each.
+    const BULK = ['commission_entry', 'idempotency_record', 'import_record_error', 'order_item', 'product', 'product_price'];
+    const COMPOSITE_IN_ORM = ['approval_request', 'quote']; // their entities carry (organizationId, id)
+    const rows = await dbQuery<{ table_name: string; has_id_index: boolean }>(
+      `select t.relname as table_name,
+              exists (select 1 from pg_index x join pg_attribute a on a.attrelid = x.indrelid and a.attnum = x.indkey[0]
+                       where x.indrelid = t.oid and a.attname = 'id') as has_id_index
+         from pg_index pk join pg_class t on t.oid = pk.indrelid
+        where t.relnamespace = current_schema()::regnamespace and pk.indisprimary
+          and (select array_agg(a.attname::text order by k.i) from unnest(pk.indkey) with ordinality k(attnum, i)
+                 join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) = array['organization_id', 'id']
+        order by 1`,
+    );
+    expect(rows.length).toBeGreaterThan(30);
+    const missing = rows.filter((r) => !r.has_id_index && !BULK.includes(r.table_name) && !COMPOSITE_IN_ORM.includes(r.table_name)).map((r) => r.table_name);
+    expect(missing).toEqual([]);
+    // The bulk tables stay without: every statement on them names the organization.
+    expect(rows.filter((r) => BULK.includes(r.table_name)).map((r) => [r.table_name, r.has_id_index])).toEqual(BULK.map((t) => [t, false]));
+  });
+
   it('the five child tables carry organization_id (not null) and reach their parent by (organization_id, parent id)', async () => {
     const rows = await dbQuery<{ table_name: string; is_nullable: string }>(
       `select table_name, is_nullable from information_schema.columns

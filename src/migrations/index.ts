@@ -32,6 +32,7 @@ import { Migration20261125021700_integration_cache as M28 } from './Migration202
 import { Migration20261125030000_rate_limit_unlogged as M29 } from './Migration20261125030000_rate_limit_unlogged.js';
 import { Migration20261128013000_commission_entry_lines_json as M30 } from './Migration20261128013000_commission_entry_lines_json.js';
 import { Migration20261128080000_cart_checkout_attempts as M31 } from './Migration20261128080000_cart_checkout_attempts.js';
+import { Migration20261128110000_tenant_id_indexes as M32 } from './Migration20261128110000_tenant_id_indexes.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -66,4 +67,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125030000_rate_limit_unlogged', class: M29 },
   { name: 'Migration20261128013000_commission_entry_lines_json', class: M30 },
   { name: 'Migration20261128080000_cart_checkout_attempts', class: M31 },
+  { name: 'Migration20261128110000_tenant_id_indexes', class: M32 },
 ];
