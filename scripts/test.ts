@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { onStopSignals, startStack } from './lib/stack.js';
+import { auditStatements, describeAudit, inspectorUrls, resetStatements } from './lib/statement-audit.js';
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-test-'));
@@ -26,12 +27,19 @@ async function main(): Promise<number> {
       process.exit(130);
     });
   });
-  const stack = await startStack({ mode: 'test', dataDir, say, onStop: (s) => (stopStack = s) });
+  // pg_stat_statements records every statement of the run for the statement audit after jest.
+  const stack = await startStack({ mode: 'test', dataDir, say, onStop: (s) => (stopStack = s), statementStats: true });
+  const databases = Object.entries(stack.env).map(([name, env]) => ({ name, url: env.DATABASE_URL }));
+  for (const db of databases) await resetStatements(db.url);
+  // The tests read and alter the database as a role of their own, which the audit leaves out.
+  const inspector = await inspectorUrls(Object.fromEntries(databases.map((d) => [d.name, d.url])));
   say(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
   const stackFile = path.join(dataDir, 'stack.json');
-  writeFileSync(stackFile, JSON.stringify(stack, null, 2));
+  writeFileSync(stackFile, JSON.stringify({ ...stack, inspectorUrls: inspector }, null, 2));
   const results = path.join(dataDir, 'jest-results.json');
   let code = 1;
+  let auditFailed = 0;
+  let auditPassed = 0;
   try {
     code = await new Promise<number>((resolve) => {
       const jest = spawn(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...process.argv.slice(2)], {
@@ -41,6 +49,18 @@ async function main(): Promise<number> {
       jestChild = jest;
       jest.on('exit', (c) => resolve(c ?? 1));
     });
+    // One check more: no statement of the run reaches a tenant table without organization_id.
+    for (const db of databases) {
+      if (!inspector) {
+        console.log(`statement audit (${db.name}): skipped, the tests' own statements cannot be told apart (no role could be created)`);
+        continue;
+      }
+      const audit = await auditStatements(db.url);
+      for (const line of describeAudit(db.name, audit)) console.log(line);
+      if (audit.skipped) continue;
+      if (audit.findings.length) auditFailed++;
+      else auditPassed++;
+    }
   } finally {
     await stack.stop();
   }
@@ -48,8 +68,8 @@ async function main(): Promise<number> {
   let failed = 0;
   try {
     const r = JSON.parse(readFileSync(results, 'utf8')) as { numPassedTests: number; numFailedTests: number; numRuntimeErrorTestSuites: number };
-    passed = r.numPassedTests;
-    failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
+    passed = r.numPassedTests + auditPassed;
+    failed = r.numFailedTests + r.numRuntimeErrorTestSuites + auditFailed;
   } catch {
     failed = Math.max(failed, 1);
   }

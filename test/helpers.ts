@@ -7,9 +7,14 @@ export interface StackInfo {
   urls: Record<string, string>;
   env: Record<'production' | 'sandbox', Record<string, string>>;
   logDir: string;
+  /** Each database as the tests' own role (scripts/lib/statement-audit.ts), null when none could be created. */
+  inspectorUrls?: Record<'production' | 'sandbox', string> | null;
 }
 
 export const stack: StackInfo = JSON.parse(readFileSync(process.env.STACK_FILE ?? '', 'utf8'));
+
+/** The URL the tests read and alter a database with: their own role, so the statement audit leaves their queries out. */
+export const inspectorUrl = (env: 'production' | 'sandbox' = 'production'): string => stack.inspectorUrls?.[env] ?? stack.env[env].DATABASE_URL;
 export const API = stack.urls.api;
 export const SANDBOX_API = stack.urls.sandboxApi;
 
@@ -167,7 +172,7 @@ export function decodeToken(token: string): Record<string, any> {
 export async function dbQuery<T = Record<string, any>>(sql: string, params: unknown[] = [], env: 'production' | 'sandbox' = 'production'): Promise<T[]> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Client } = require('pg') as typeof import('pg');
-  const client = new Client({ connectionString: stack.env[env].DATABASE_URL });
+  const client = new Client({ connectionString: inspectorUrl(env) });
   await client.connect();
   try {
     return (await client.query(sql, params as never[])).rows as T[];

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, expectProblem, stack, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, expectProblem, inspectorUrl, uniq, waitForMail, type OrgFixture } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -252,7 +252,7 @@ describe('POST /api/organizations/api-access', () => {
     // row lock used to skip that row (FOR UPDATE SKIP LOCKED) and fail instead of waiting.
     const org = await createOrg();
     const { Client } = await import('pg');
-    const holder = new Client({ connectionString: stack.env.production.DATABASE_URL });
+    const holder = new Client({ connectionString: inspectorUrl() });
     await holder.connect();
     try {
       await holder.query('begin');

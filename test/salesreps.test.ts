@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, decodeToken, mailsFor, stack, uniq, waitForMail, type Mail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, inspectorUrl, mailsFor, uniq, waitForMail, type Mail, type OrgFixture } from './helpers';
 
 const LIST_KEYS = ['active', 'email', 'firstName', 'lastName', 'organizationId', 'organizationSalesRepId', 'phoneNumber', 'repNumber', 'salesRepId'].sort();
 const CREATE_KEYS = [
@@ -315,7 +315,7 @@ describe('sales reps', () => {
       const { res: createdRep } = await putRep(org);
       const id = createdRep.body.organizationSalesRepId as string;
       const { Client } = await import('pg');
-      const holder = new Client({ connectionString: stack.env.production.DATABASE_URL });
+      const holder = new Client({ connectionString: inspectorUrl() });
       await holder.connect();
       try {
         await holder.query('begin');
