@@ -283,7 +283,7 @@ export async function setProductActive(
 ): Promise<ProductView> {
   const p = await em.findOne(Product, { organization: orgId, sku }, { fields: ['id'] });
   if (!p) throw AppError.notFound('Product');
-  // Written by organization and id: the product table has no index on id alone (its rows are written in bulk).
-  await em.nativeUpdate(Product, { organization: orgId, id: p.id }, { active, updatedAt: new Date() });
+  // Written by organization and id (the product table has no index on id alone), and only when it changes.
+  await em.nativeUpdate(Product, { organization: orgId, id: p.id, active: !active }, { active, updatedAt: new Date() });
   return viewOf(em, orgId, auth, deps, { id: p.id }, true);
 }
