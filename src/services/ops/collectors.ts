@@ -1,11 +1,14 @@
 /**
  * Gauges read at scrape time (src/metrics.ts onScrape): the PostgreSQL pool of this process and,
- * on the API, commission statements by state over every organization (one grouped count).
+ * on the API, commission statements waiting for someone (Generating, Draft, Approved) by state
+ * over every organization: one grouped count served by a partial index, so a scrape costs the
+ * backlog, not every statement ever paid or rejected (docs/decisions.md).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { dbPool, onScrape, statementsByState } from '../../metrics.js';
 
-const STATES = ['Generating', 'Draft', 'Approved', 'Rejected', 'Paid'];
+const OPEN_STATES = ['Generating', 'Draft', 'Approved'];
+const OPEN_COUNTS = `select status, count(*) as n from commission_statement where status in ('Generating', 'Draft', 'Approved') group by status`;
 
 export function collectPoolMetrics(orm: MikroORM, max: number): void {
   onScrape(async () => {
@@ -19,8 +22,8 @@ export function collectPoolMetrics(orm: MikroORM, max: number): void {
 
 export function collectStatementMetrics(orm: MikroORM): void {
   onScrape(async () => {
-    const rows = await orm.em.getConnection().execute<{ status: string; n: string }[]>('select status, count(*) as n from commission_statement group by status');
-    for (const s of STATES) statementsByState.set({ state: s }, 0);
+    const rows = await orm.em.getConnection().execute<{ status: string; n: string }[]>(OPEN_COUNTS);
+    for (const s of OPEN_STATES) statementsByState.set({ state: s }, 0);
     for (const r of rows) statementsByState.set({ state: r.status }, Number(r.n));
   });
 }
