@@ -78,7 +78,7 @@ export const emails = new client.Counter({
 /** Set at scrape time from the database by the API (counts over every organization). */
 export const statementsByState = new client.Gauge({
   name: 'commission_statements',
-  help: 'Commission statements by state (Generating, Draft, Approved, Rejected, Paid), all organizations.',
+  help: 'Commission statements waiting for someone, by state (Generating, Draft, Approved), all organizations.',
   labelNames: ['state'] as const,
 });
 

@@ -63,9 +63,7 @@ export class Migration20261128110000_tenant_id_indexes extends Migration {
     this.addSql(`create index if not exists "organization_member_user_id_index" on "organization_member" ("user_id");`);
     this.addSql(`create index if not exists "organization_sales_rep_sales_rep_id_index" on "organization_sales_rep" ("sales_rep_id");`);
     // The commission_statements gauge counts the statements waiting for someone, over every organization.
-    this.addSql(
-      `create index if not exists "commission_statement_open_status_index" on "commission_statement" ("status") where status in ('Generating', 'Draft', 'Approved');`,
-    );
+    this.addSql(`create index if not exists "commission_statement_status_index" on "commission_statement" ("status");`);
     // The workflow-start outbox relay claims due rows of every organization.
     this.addSql(`create index if not exists "workflow_start_outbox_next_attempt_at_index" on "workflow_start_outbox" ("next_attempt_at");`);
   }
@@ -108,6 +106,6 @@ export class Migration20261128110000_tenant_id_indexes extends Migration {
     this.addSql(`drop index if exists "organization_member_user_id_index";`);
     this.addSql(`drop index if exists "organization_sales_rep_sales_rep_id_index";`);
     this.addSql(`drop index if exists "workflow_start_outbox_next_attempt_at_index";`);
-    this.addSql(`drop index if exists "commission_statement_open_status_index";`);
+    this.addSql(`drop index if exists "commission_statement_status_index";`);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Gauges read at scrape time (src/metrics.ts onScrape): the PostgreSQL pool of this process and,
  * on the API, commission statements waiting for someone (Generating, Draft, Approved) by state
- * over every organization: one grouped count served by a partial index, so a scrape costs the
+ * over every organization: one grouped count served by the index on status, so a scrape costs the
  * backlog, not every statement ever paid or rejected (docs/decisions.md).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
