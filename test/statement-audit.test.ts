@@ -5,8 +5,7 @@
  * so its deliberate by-id statements never reach the audit of the suite's databases.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { auditStatements } from '../scripts/lib/statement-audit';
+import { auditStatements, withClient } from '../scripts/lib/statement-audit';
 import { stack, uniq } from './helpers';
 
 const serverUrl = (db: string) => {
@@ -14,16 +13,6 @@ const serverUrl = (db: string) => {
   u.pathname = `/${db}`;
   return u.toString();
 };
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 describe('statement audit', () => {
   const db = uniq('audit_').toLowerCase();

@@ -24,6 +24,17 @@ export interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** Runs `fn` with a client connected to `url`, and closes it whatever happens. */
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
 const INDEX_SCANS = new Set(['Index Scan', 'Index Only Scan', 'Bitmap Index Scan']);
 
 /**
@@ -69,9 +80,7 @@ const NOT_AUDITED =
  * of the migrations' own table and of the audit itself are not audited.
  */
 export async function auditStatements(databaseUrl: string): Promise<AuditResult> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
+  return withClient(databaseUrl, async (client) => {
     const version = Number((await client.query<{ v: string }>(`select current_setting('server_version_num') as v`)).rows[0].v);
     if (version < 160000) return { skipped: 'EXPLAIN (GENERIC_PLAN) needs PostgreSQL 16 or later', checked: 0, findings: [], unplanned: [] };
     try {
@@ -119,9 +128,7 @@ export async function auditStatements(databaseUrl: string): Promise<AuditResult>
       if (scans.length) findings.push({ query: s.query, calls: Number(s.calls), scans });
     }
     return { skipped: null, checked: statements.length, findings, unplanned };
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** The audit as printable lines. */
@@ -147,16 +154,16 @@ export const INSPECTOR_ROLE = 'test_inspector';
 export async function inspectorUrls<K extends string>(urls: Record<K, string>): Promise<Record<K, string> | null> {
   const first = Object.values<string>(urls)[0];
   const password = randomBytes(12).toString('hex');
-  const client = new pg.Client({ connectionString: first });
-  await client.connect();
-  try {
-    const exists = (await client.query(`select 1 from pg_roles where rolname = $1`, [INSPECTOR_ROLE])).rowCount;
-    await client.query(`${exists ? 'alter' : 'create'} role ${INSPECTOR_ROLE} login superuser password '${password}'`);
-  } catch {
-    return null;
-  } finally {
-    await client.end();
-  }
+  const created = await withClient(first, async (client) => {
+    try {
+      const exists = (await client.query(`select 1 from pg_roles where rolname = $1`, [INSPECTOR_ROLE])).rowCount;
+      await client.query(`${exists ? 'alter' : 'create'} role ${INSPECTOR_ROLE} login superuser password '${password}'`);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!created) return null;
   const out = {} as Record<K, string>;
   for (const [k, v] of Object.entries<string>(urls)) {
     const u = new URL(v);
@@ -169,14 +176,12 @@ export async function inspectorUrls<K extends string>(urls: Record<K, string>): 
 
 /** Forgets the statements recorded so far for the database at `databaseUrl` (e.g. the migrations'), loading the extension when the server has it preloaded. */
 export async function resetStatements(databaseUrl: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query('create extension if not exists pg_stat_statements');
-    await client.query('select pg_stat_statements_reset(0, (select oid from pg_database where datname = current_database()), 0)');
-  } catch {
-    // Not preloaded (an external DATABASE_URL): the audit reports itself skipped.
-  } finally {
-    await client.end();
-  }
+  await withClient(databaseUrl, async (client) => {
+    try {
+      await client.query('create extension if not exists pg_stat_statements');
+      await client.query('select pg_stat_statements_reset(0, (select oid from pg_database where datname = current_database()), 0)');
+    } catch {
+      // Not preloaded (an external DATABASE_URL): the audit reports itself skipped.
+    }
+  });
 }

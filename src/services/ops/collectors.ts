@@ -8,7 +8,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { dbPool, onScrape, statementsByState } from '../../metrics.js';
 
 const OPEN_STATES = ['Generating', 'Draft', 'Approved'];
-const OPEN_COUNTS = `select status, count(*) as n from commission_statement where status in ('Generating', 'Draft', 'Approved') group by status`;
+const OPEN_COUNTS = `select status, count(*) as n from commission_statement where status in (${OPEN_STATES.map((s) => `'${s}'`).join(', ')}) group by status`;
 
 export function collectPoolMetrics(orm: MikroORM, max: number): void {
   onScrape(async () => {
