@@ -1,15 +1,31 @@
 /**
  * Finds the Temporal CLI and MinIO binaries: from TEMPORAL_CLI / MINIO_BINARY, else PATH,
  * else builds them once with `go install` at pinned versions into a cache folder outside
- * the checkout (~/.cache/b2b-commerce/bin, or B2B_CACHE_DIR), reused by later runs.
+ * the checkout (~/.cache/b2b-commerce/bin/<name>-<version>, or under B2B_CACHE_DIR), reused by
+ * later runs. The folder names the version, so changing a pin builds the new one.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+/**
+ * `version` names the build and its cache folder. The Temporal CLI is built from the wrapper module
+ * in scripts/go/temporal-cli (`buildDir`), which pins CLI v1.5.1 (server 1.29.1) with
+ * modernc.org/sqlite v1.44.3: the v1.34.1 that v1.5.1 names can answer `interrupted (9)` to every
+ * query of the dev server's in-memory database until it restarts (temporalio/temporal#9198), and
+ * CLI v1.9.1, which has the newer driver, cannot be built from the Go module proxy (its go.mod
+ * replaces an unpublished submodule). docs/decisions.md, "The Temporal CLI's SQLite driver".
+ */
 export const PINNED = {
-  temporal: { module: 'github.com/temporalio/cli/cmd/temporal', version: 'v1.5.1', env: 'TEMPORAL_CLI', bin: 'temporal' },
+  temporal: {
+    module: 'github.com/temporalio/cli/cmd/temporal',
+    version: 'v1.5.1-sqlite-v1.44.3',
+    buildDir: 'scripts/go/temporal-cli',
+    ldflags: '-X github.com/temporalio/cli/temporalcli.Version=1.5.1',
+    env: 'TEMPORAL_CLI',
+    bin: 'temporal',
+  },
   // MinIO publishes no semver tags; this pseudo-version is tag RELEASE.2025-09-07T16-13-09Z.
   minio: { module: 'github.com/minio/minio', version: 'v0.0.0-20250907161309-07c3a429bfed', env: 'MINIO_BINARY', bin: 'minio' },
 } as const;
@@ -26,19 +42,38 @@ function onPath(bin: string): string | undefined {
   }
 }
 
+/** The checkout's folder holding `relative` (npm runs scripts, and jest its tests, from the root). */
+function fromRoot(relative: string): string {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, relative))) return path.join(dir, relative);
+    if (path.dirname(dir) === dir) throw new Error(`${relative} not found above ${process.cwd()}`);
+  }
+}
+
+function versionDir(binDir: string, name: keyof typeof PINNED): string {
+  return path.join(binDir, `${name}-${PINNED[name].version}`);
+}
+
 async function goInstall(name: keyof typeof PINNED, binDir: string, say: (s: string) => void): Promise<void> {
   const p = PINNED[name];
   say(`Building ${name} ${p.version} from its Go module (first run only; about 5-10 minutes on 2 cores) into ${binDir} ...`);
   const started = Date.now();
+  const target = versionDir(binDir, name);
+  // A wrapper module builds the package with the wrapper's dependency versions; otherwise `go install module@version`.
+  const [args, cwd] =
+    'buildDir' in p
+      ? [['build', '-ldflags', p.ldflags, '-o', path.join(target, p.bin), p.module], fromRoot(p.buildDir)]
+      : [['install', `${p.module}@${p.version}`], undefined];
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('go', ['install', `${p.module}@${p.version}`], {
-      env: { ...process.env, GOBIN: binDir, GOFLAGS: '-buildvcs=false' },
+    const child = spawn('go', args, {
+      cwd,
+      env: { ...process.env, GOBIN: target, GOFLAGS: '-buildvcs=false' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install ${p.module}@${p.version} failed (exit ${code}):\n${err}`))));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go ${args.join(' ')} failed (exit ${code}):\n${err}`))));
   });
   say(`Built ${name} in ${Math.round((Date.now() - started) / 1000)} s.`);
 }
@@ -51,7 +86,7 @@ export async function ensureBinaries(say: (s: string) => void): Promise<{ tempor
   for (const name of ['temporal', 'minio'] as const) {
     const p = PINNED[name];
     const fromEnv = process.env[p.env];
-    const cached = path.join(binDir, p.bin);
+    const cached = path.join(versionDir(binDir, name), p.bin);
     const found = fromEnv || onPath(p.bin) || (existsSync(cached) ? cached : undefined);
     if (found) {
       out[name] = found;
