@@ -33,6 +33,8 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
   setHandler(cancelImportSignal, () => void (cancelled = true));
   setHandler(importProgressQuery, () => ({ stage: st.stage, nextChunk: st.next, chunkCount: st.chunkCount, paused, cancelled }));
   const perRun = input.chunksPerRun ?? 100;
+  // Every activity names the job with its organization (DESIGN "Scale-out").
+  const job = { organizationId: input.organizationId, jobId: input.jobId };
   let ranThisRun = 0;
 
   const observe = (status: string) => {
@@ -44,7 +46,7 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
   if (st.stage === 'queue') {
     for (;;) {
       if (cancelled) break;
-      const slot = await claimImportSlot(input.jobId);
+      const slot = await claimImportSlot(job);
       observe(slot.status);
       if (slot.claimed || cancelled || !['Queued', 'Paused'].includes(slot.status)) break;
       await condition(() => cancelled, '2 seconds');
@@ -53,7 +55,7 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
   }
   if (st.stage === 'prepare') {
     if (!cancelled) {
-      const prepared = await prepareImport(input.jobId);
+      const prepared = await prepareImport(job);
       st.chunkCount = prepared.chunkCount;
       st.stage = prepared.failed ? 'finish' : input.mode === 'validate' || input.onError === 'abort' ? (input.retryOnly && input.mode !== 'validate' ? 'apply' : 'check') : 'apply';
     } else st.stage = 'finish';
@@ -69,7 +71,7 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
         await continueAsNew<typeof importJob>({ ...input, state: { ...st, paused } });
         return 'continued';
       }
-      const res = await runImportChunk({ jobId: input.jobId, generation: input.generation, phase, chunkIndex: st.next, retryOnly: input.retryOnly, counts });
+      const res = await runImportChunk({ ...job, generation: input.generation, phase, chunkIndex: st.next, retryOnly: input.retryOnly, counts });
       observe(res.status);
       st.next += 1;
       ranThisRun += 1;
@@ -82,7 +84,7 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
       const r = await runPass('check');
       if (r === 'continued') return { status: 'Running' };
       if (r === 'done' && input.mode === 'apply') {
-        const failed = await resetImportProgress(input.jobId);
+        const failed = await resetImportProgress(job);
         st.stage = failed > 0 ? 'finish' : 'apply';
         st.next = 0;
       } else st.stage = 'finish';
@@ -95,10 +97,10 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
   } catch (e) {
     // A chunk that fails on every attempt ends the job Failed (chunks before it stay written).
     if (!(e instanceof ActivityFailure)) throw e;
-    await failImport(input.jobId, `Chunk ${st.next + 1} could not be processed: ${e.cause?.message ?? e.message}`);
+    await failImport(job, `Chunk ${st.next + 1} could not be processed: ${e.cause?.message ?? e.message}`);
     st.stage = 'finish';
   }
-  const done = await finishImport(input.jobId);
+  const done = await finishImport(job);
   if (done.email) {
     await startChild('sendEmail', {
       workflowId: `email-import-completed-${input.jobId}-${input.generation}`,

@@ -46,16 +46,22 @@ interface JobRow {
   total_records: number | null;
 }
 
-async function job(pool: pg.Pool, jobId: string): Promise<JobRow> {
-  const rows = (await pool.query<JobRow>('select * from import_job where id = $1', [jobId])).rows;
+/** A job named with its organization: every statement below leads with the key's first column (DESIGN "Scale-out"). */
+export interface JobRef {
+  organizationId: string;
+  jobId: string;
+}
+
+async function job(pool: pg.Pool, { organizationId, jobId }: JobRef): Promise<JobRow> {
+  const rows = (await pool.query<JobRow>('select * from import_job where organization_id = $1 and id = $2', [organizationId, jobId])).rows;
   if (!rows[0]) throw new Error(`import job ${jobId} not found`);
   return rows[0];
 }
 
 /** Takes a running slot when fewer than MAX_RUNNING_PER_ORG jobs of the organization hold one. */
-export async function claimSlot(pool: pg.Pool, jobId: string): Promise<{ claimed: boolean; status: ImportStatus }> {
+export async function claimSlot(pool: pg.Pool, { organizationId, jobId }: JobRef): Promise<{ claimed: boolean; status: ImportStatus }> {
   return inTransaction(pool, async (sql) => {
-    const [j] = await sql<JobRow>('select * from import_job where id = $1 for update', [jobId]);
+    const [j] = await sql<JobRow>('select * from import_job where organization_id = $1 and id = $2 for update', [organizationId, jobId]);
     await sql('select pg_advisory_xact_lock(hashtext($1))', [`import-slots:${j.organization_id}`]);
     if (j.status === 'Running' || (j.status === 'Paused' && j.started_at)) return { claimed: true, status: j.status };
     if (j.status !== 'Queued') return { claimed: false, status: j.status };
@@ -64,18 +70,21 @@ export async function claimSlot(pool: pg.Pool, jobId: string): Promise<{ claimed
       [j.organization_id, jobId],
     );
     if (n >= MAX_RUNNING_PER_ORG) return { claimed: false, status: j.status };
-    await sql("update import_job set status = 'Running', started_at = now() where id = $1", [jobId]);
+    await sql("update import_job set status = 'Running', started_at = now() where organization_id = $1 and id = $2", [organizationId, jobId]);
     return { claimed: true, status: 'Running' };
   });
 }
 
 /** Splits the stored input into chunk objects once; later calls answer the stored split. */
-export async function prepare(pool: pg.Pool, storage: Storage, jobId: string, heartbeat: () => void): Promise<{ chunkCount: number; failed: boolean }> {
-  const j = await job(pool, jobId);
+export async function prepare(pool: pg.Pool, storage: Storage, ref: JobRef, heartbeat: () => void): Promise<{ chunkCount: number; failed: boolean }> {
+  const j = await job(pool, ref);
+  const { organizationId, jobId } = ref;
+  const failWith = (reason: string) =>
+    pool.query('update import_job set failure_reason = $3, total_records = 0, chunk_count = 0 where organization_id = $1 and id = $2', [organizationId, jobId, reason]);
   if (j.chunk_count !== null) return { chunkCount: j.chunk_count, failed: false };
   const data = await storage.get(j.input_key);
   if (!data) {
-    await pool.query('update import_job set failure_reason = $2, total_records = 0, chunk_count = 0 where id = $1', [jobId, 'The uploaded input was not found.']);
+    await failWith('The uploaded input was not found.');
     return { chunkCount: 0, failed: true };
   }
   let columns: string[] | null = null;
@@ -90,15 +99,20 @@ export async function prepare(pool: pg.Pool, storage: Storage, jobId: string, he
     }
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    await pool.query('update import_job set failure_reason = $2, total_records = 0, chunk_count = 0 where id = $1', [jobId, e.message]);
+    await failWith(e.message);
     return { chunkCount: 0, failed: true };
   }
-  await pool.query('update import_job set total_records = $2, chunk_count = $3, columns = $4 where id = $1', [jobId, total, chunks, JSON.stringify(columns)]);
+  await pool.query('update import_job set total_records = $3, chunk_count = $4, columns = $5 where organization_id = $1 and id = $2', [
+    organizationId,
+    jobId,
+    total,
+    chunks,
+    JSON.stringify(columns),
+  ]);
   return { chunkCount: chunks, failed: false };
 }
 
-export interface ChunkTask {
-  jobId: string;
+export interface ChunkTask extends JobRef {
   generation: number;
   phase: 'check' | 'apply';
   chunkIndex: number;
@@ -114,7 +128,7 @@ export interface ChunkTask {
  * either finds the chunk done or redoes all of it.
  */
 export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask): Promise<{ status: ImportStatus }> {
-  const j = await job(pool, t.jobId);
+  const j = await job(pool, t);
   const applier = APPLIERS[j.kind];
   if (!applier) throw new Error(`no applier for ${j.kind}`);
   const raw = await storage.get(chunkKey(j.organization_id, t.jobId, t.chunkIndex));
@@ -128,7 +142,7 @@ export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask
        values (gen_random_uuid(), $1, $2, $3, $4, $5, now()) on conflict (organization_id, job_id, generation, phase, chunk_index) do nothing returning id`,
       [orgId, t.jobId, t.generation, t.phase, t.chunkIndex],
     );
-    const statusNow = async () => (await sql<{ status: ImportStatus }>('select status from import_job where id = $1', [t.jobId]))[0].status;
+    const statusNow = async () => (await sql<{ status: ImportStatus }>('select status from import_job where organization_id = $1 and id = $2', [orgId, t.jobId]))[0].status;
     if (!fresh.length) return { status: await statusNow() };
     let retried = 0;
     if (t.retryOnly) {
@@ -167,13 +181,13 @@ export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask
     const failed = out.failures.length;
     const full = t.counts === 'full';
     await sql(
-      `update import_chunk_run set created = $2, updated = $3, unchanged = $4, failed = $5 where id = $1`,
-      [fresh[0].id, out.created, out.updated, out.unchanged, failed],
+      `update import_chunk_run set created = $3, updated = $4, unchanged = $5, failed = $6 where organization_id = $1 and id = $2`,
+      [orgId, fresh[0].id, out.created, out.updated, out.unchanged, failed],
     );
     await sql(
-      `update import_job set processed = processed + $2, created = created + $3, updated = updated + $4, unchanged = unchanged + $5, failed = failed + $6
-        where id = $1`,
-      [t.jobId, t.retryOnly ? 0 : records.length, full ? out.created : 0, full ? out.updated : 0, full ? out.unchanged : 0, failed - retried],
+      `update import_job set processed = processed + $3, created = created + $4, updated = updated + $5, unchanged = unchanged + $6, failed = failed + $7
+        where organization_id = $1 and id = $2`,
+      [orgId, t.jobId, t.retryOnly ? 0 : records.length, full ? out.created : 0, full ? out.updated : 0, full ? out.unchanged : 0, failed - retried],
     );
     tally.counted = { created: out.created, updated: out.updated, unchanged: out.unchanged, failed };
     return { status: await statusNow() };
@@ -184,8 +198,8 @@ export async function processChunk(pool: pg.Pool, storage: Storage, t: ChunkTask
 }
 
 /** Before the apply pass of onError abort: the check pass found nothing, so progress restarts. */
-export async function resetProgress(pool: pg.Pool, jobId: string): Promise<void> {
-  await pool.query('update import_job set processed = 0 where id = $1', [jobId]);
+export async function resetProgress(pool: pg.Pool, { organizationId, jobId }: JobRef): Promise<void> {
+  await pool.query('update import_job set processed = 0 where organization_id = $1 and id = $2', [organizationId, jobId]);
 }
 
 export interface Finished {
@@ -206,7 +220,7 @@ export interface Finished {
  * webhook event in the same transaction; the event is keyed by job and generation, so a repeated
  * finish (a retried activity) writes it once and a retried job reports its new run.
  */
-export async function finish(pool: pg.Pool, jobId: string): Promise<Finished> {
+export async function finish(pool: pg.Pool, { organizationId, jobId }: JobRef): Promise<Finished> {
   return inTransaction(pool, async (sql) => {
     const [r] = await sql<FinishedRow>(
       `update import_job set
@@ -216,9 +230,9 @@ export async function finish(pool: pg.Pool, jobId: string): Promise<Finished> {
                         when failed > 0 then 'SucceededWithErrors'
                         else 'Succeeded' end,
           finished_at = case when status = 'Cancelled' then coalesce(finished_at, now()) else now() end
-        where id = $1
+        where organization_id = $1 and id = $2
         returning status, kind, mode, generation, total_records, processed, created, updated, unchanged, failed, submitter_email, organization_id`,
-      [jobId],
+      [organizationId, jobId],
     );
     const f: Finished = {
       status: r.status,
