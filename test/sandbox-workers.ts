@@ -57,9 +57,15 @@ export class SandboxWorkers {
   /** Starts a sandbox worker with extra environment; `ready` resolves when it logs "worker ready". */
   start(extraEnv: Record<string, string>, name: string): { child: ChildProcess; ready: Promise<void> } {
     const child = spawn(process.execPath, [workerJs()], { env: { ...process.env, ...stack.env.sandbox, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Kept beside the stack's logs (the runner names the folder when a test fails).
+    const logFile = path.join(path.dirname(st.extraPidsFile!), 'logs', `sandbox-${name.replace(/[^a-z0-9]+/gi, '-')}-${child.pid}.log`);
     let out = '';
-    child.stdout.on('data', (d) => (out += String(d)));
-    child.stderr.on('data', (d) => (out += String(d)));
+    const keep = (d: Buffer) => {
+      out += String(d);
+      appendFileSync(logFile, d);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     this.spawned.push(child);
     const ready = new Promise<void>((resolve, reject) => {
       const t = setInterval(() => {

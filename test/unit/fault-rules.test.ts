@@ -8,6 +8,12 @@ describe('FAULT_INJECTION rules (test-only worker hook)', () => {
     ]);
   });
 
+  test('when a rule names a text, then it holds only activities whose first argument contains it', () => {
+    expect(parseFaultRules('hang-after:deliverEmail:120000:dunning-')).toEqual([
+      { activityType: 'deliverEmail', hangAfterMs: 120000, argContains: 'dunning-' },
+    ]);
+  });
+
   test('when a rule is malformed, then parsing fails instead of silently injecting nothing', () => {
     expect(() => parseFaultRules('hang-after:chargeProfile')).toThrow('FAULT_INJECTION: cannot parse "hang-after:chargeProfile"');
     expect(() => parseFaultRules('crash:chargeProfile:10')).toThrow(/expected hang-after/);
