@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
-import { RequestContext, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { withRequestEntityManager } from './db.js';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -270,9 +271,8 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
   const parse = bodyParser(def, deps);
   const jsonOnly = def.bodyKind === 'json' || !def.bodyKind;
   return async (ctx) => {
-    // The request context holds the PostgreSQL EntityManager forked from deps.orm; MikroORM types it as the core one.
-    const em = RequestContext.getEntityManager() as EntityManager | undefined;
-    if (!em) throw new Error('no request context');
+    // The global EntityManager: each call resolves to the request's own fork, made on its first use (src/db.ts).
+    const em = deps.orm.em;
     // @koa/router sets ctx.params; the plain Koa.Context type does not declare it.
     const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
     const paramErrors = checkParams(params);
@@ -409,7 +409,7 @@ export function createApp(deps: Deps, routes: RouteDef[] = allRoutes): Koa {
   app.use(compression());
   app.use(errorHandler(deps));
   for (const mw of conditionalReads()) app.use(mw);
-  app.use((ctx, next) => RequestContext.create(deps.orm.em, next));
+  app.use((ctx, next) => withRequestEntityManager(deps.orm.em, next));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   app.on('error', (err) => log.error('koa error', { error: String(err) }));
