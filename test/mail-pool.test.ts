@@ -4,7 +4,7 @@
  * session each message came in on. `?pool=false` in SMTP_URL gives a connection per e-mail.
  */
 import { randomUUID } from 'node:crypto';
-import { createMailer, pooledSmtpUrl } from '../src/adapters/mail';
+import { createMailer, pooledSmtpUrl, withSmtpTimeouts } from '../src/adapters/mail';
 import type { Config } from '../src/config';
 import { FaultProxy } from './fault-proxy';
 import { stack } from './helpers';
@@ -64,6 +64,32 @@ describe('outgoing mail connections', () => {
     const got = (await (await fetch(`${stack.urls.mailbox}/messages?to=${encodeURIComponent(to)}`)).json()) as { subject: string; session: string }[];
     expect(got.map((m) => m.subject).sort()).toEqual(['after the drop', 'before the drop']);
     expect(new Set(got.map((m) => m.session)).size).toBe(2);
+  });
+
+  test("when the SMTP server accepts the connection and never answers, then the attempt fails on its greeting timeout, well inside the e-mail step's 30 s (nodemailer alone waits 30 s)", async () => {
+    const proxy = FaultProxy.forUrl(stack.urls.smtp);
+    const port = await proxy.start();
+    proxy.hang();
+    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'B2B Commerce <no-reply@commerce.local>' } as Config);
+    const mail = {
+      to: `silent-${randomUUID()}@example.com`,
+      subject: 'never sent',
+      text: 'x',
+      html: '<p>x</p>',
+      messageId: `<${randomUUID()}@commerce.local>`,
+      headers: {},
+    };
+    try {
+      await expect(mailer.send(mail, null)).rejects.toThrow(/Greeting never received/);
+    } finally {
+      mailer.close();
+      await proxy.close();
+    }
+  }, 25_000);
+
+  test('when SMTP_URL sets no timeouts, then the bounds are added; timeouts it sets are kept', () => {
+    const url = new URL(withSmtpTimeouts('smtp://127.0.0.1:2525?pool=true&socketTimeout=60000'));
+    expect(Object.fromEntries(url.searchParams)).toEqual({ pool: 'true', socketTimeout: '60000', connectionTimeout: '10000', greetingTimeout: '10000' });
   });
 
   test('when SMTP_URL carries credentials and options, then pooling is added without changing them', () => {

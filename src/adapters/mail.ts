@@ -38,14 +38,30 @@ export function pooledSmtpUrl(smtpUrl: string): string {
   return url.toString();
 }
 
+/**
+ * Bounds on one SMTP conversation, below the e-mail step's 30 s start-to-close timeout: a server that
+ * accepts the connection and then says nothing fails the attempt (which Temporal retries with
+ * backoff) instead of holding it, and its worker slot, for nodemailer's defaults of 2 minutes to
+ * connect, 30 s for the greeting and 10 minutes of socket silence. Settings already given (in
+ * SMTP_URL's query, or an integration's options) win.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
+
+/** SMTP_URL with SMTP_TIMEOUTS in its query where it sets none of its own. */
+export function withSmtpTimeouts(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  for (const [k, v] of Object.entries(SMTP_TIMEOUTS)) if (!url.searchParams.has(k)) url.searchParams.set(k, String(v));
+  return url.toString();
+}
+
 export function createMailer(config: Config): Mailer {
-  const deployment = nodemailer.createTransport(pooledSmtpUrl(config.smtpUrl));
+  const deployment = nodemailer.createTransport(withSmtpTimeouts(pooledSmtpUrl(config.smtpUrl)));
   const byOrganization = new Map<string, ReturnType<typeof nodemailer.createTransport>>();
   return {
     async send(mail, own) {
       let sender = deployment;
       if (own) {
-        sender = byOrganization.get(own.cacheKey) ?? nodemailer.createTransport(own.transport);
+        sender = byOrganization.get(own.cacheKey) ?? nodemailer.createTransport({ ...SMTP_TIMEOUTS, ...own.transport });
         byOrganization.set(own.cacheKey, sender);
       }
       await sender.sendMail({ from: own?.from ?? config.mailFrom, ...mail });
