@@ -18,13 +18,16 @@ const heartbeat = (details?: unknown) => {
  * Import job activities. Each is idempotent: a chunk is applied exactly once (its chunk-run row
  * commits with its records), the split into chunks is stored once, finishing can be repeated.
  */
+/** A job as activities receive it: histories from before organizationId was passed name the job alone. */
+type OlderJobRef = Omit<JobRef, 'organizationId'> & { organizationId?: string };
+
 export function createImportActivities(deps: { orm: MikroORM; config: Config; storage: Storage }) {
   const pool = createImportPool(deps.config.databaseUrl, Math.max(2, (deps.config.workerConcurrency.imports ?? 2) + 1));
   /**
    * Workflows name a job with its organization; one scheduled before they did (a bare job id, or a
    * chunk task without organizationId) has its organization read once, by the job's id index.
    */
-  const ref = async (job: string | JobRef | (Omit<JobRef, 'organizationId'> & { organizationId?: string })): Promise<JobRef> => {
+  const ref = async (job: string | OlderJobRef): Promise<JobRef> => {
     const jobId = typeof job === 'string' ? job : job.jobId;
     if (typeof job !== 'string' && job.organizationId) return { organizationId: job.organizationId, jobId };
     const { rows } = await pool.query<{ organization_id: string }>('select organization_id from import_job where id = $1', [jobId]);
@@ -38,7 +41,7 @@ export function createImportActivities(deps: { orm: MikroORM; config: Config; st
     async prepareImport(job: string | JobRef) {
       return prepare(pool, deps.storage, await ref(job), () => heartbeat('preparing'));
     },
-    async runImportChunk(task: Omit<ChunkTask, 'organizationId'> & { organizationId?: string }) {
+    async runImportChunk(task: Omit<ChunkTask, 'organizationId'> & OlderJobRef) {
       heartbeat({ chunk: task.chunkIndex });
       const timer = setInterval(() => heartbeat({ chunk: task.chunkIndex }), 2000);
       try {

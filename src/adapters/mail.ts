@@ -31,12 +31,15 @@ export interface Mailer {
   close(): void;
 }
 
-/** SMTP_URL with `pool=true` unless the URL sets `pool` itself (`?pool=false` turns pooling off). */
-export function pooledSmtpUrl(smtpUrl: string): string {
+/** SMTP_URL with each of `defaults` in its query where the URL does not set that option itself. */
+function withQueryDefaults(smtpUrl: string, defaults: Record<string, string | number>): string {
   const url = new URL(smtpUrl);
-  if (!url.searchParams.has('pool')) url.searchParams.set('pool', 'true');
+  for (const [k, v] of Object.entries(defaults)) if (!url.searchParams.has(k)) url.searchParams.set(k, String(v));
   return url.toString();
 }
+
+/** SMTP_URL with `pool=true` unless the URL sets `pool` itself (`?pool=false` turns pooling off). */
+export const pooledSmtpUrl = (smtpUrl: string): string => withQueryDefaults(smtpUrl, { pool: 'true' });
 
 /**
  * Bounds on one SMTP conversation, below the e-mail step's 30 s start-to-close timeout: a server that
@@ -48,11 +51,7 @@ export function pooledSmtpUrl(smtpUrl: string): string {
 export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
 
 /** SMTP_URL with SMTP_TIMEOUTS in its query where it sets none of its own. */
-export function withSmtpTimeouts(smtpUrl: string): string {
-  const url = new URL(smtpUrl);
-  for (const [k, v] of Object.entries(SMTP_TIMEOUTS)) if (!url.searchParams.has(k)) url.searchParams.set(k, String(v));
-  return url.toString();
-}
+export const withSmtpTimeouts = (smtpUrl: string): string => withQueryDefaults(smtpUrl, SMTP_TIMEOUTS);
 
 export function createMailer(config: Config): Mailer {
   const deployment = nodemailer.createTransport(withSmtpTimeouts(pooledSmtpUrl(config.smtpUrl)));
