@@ -1,28 +1,23 @@
 /**
- * Worker process: one Temporal worker per task queue (commerce, media, imports). Each registers
+ * Worker process: one Temporal worker per task queue (commerce, media, imports, mail). Each registers
  * only its own queue's workflows (the pre-built bundle of src/workflows/<queue>.ts) and
  * activities (createQueueActivities). A queue with neither, or with concurrency 0, gets no worker.
  */
 import './src/compat/node20.js';
 import { makeWorkflowExporter, type OpenTelemetrySinks, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type InjectedSinks } from '@temporalio/worker';
-import { createQueueActivities, TASK_QUEUES, type TaskQueueName } from './src/activities/index.js';
+import { createQueueActivities, TASK_QUEUES } from './src/activities/index.js';
 import { businessMetrics, faultInjection, parseFaultRules, retryVisibility, traceLogAttributes } from './src/activities/interceptors.js';
 import { dataConverterFor } from './src/adapters/payload-codec.js';
 import { createInfrastructure } from './src/composition.js';
 import { taskQueue } from './src/config.js';
 import { log } from './src/logger.js';
-import { loadBundle } from './src/worker/bundles.js';
+import { loadBundle, queueHasWorkflows } from './src/worker/bundles.js';
 import { ensureJanitorSchedule } from './src/services/payments/reconciliation.js';
 import { installWorkerRuntime, sdkMetricsText } from './src/worker/runtime.js';
 import { startOpsServer } from './src/ops-server.js';
 import { checkReadiness } from './src/services/ops/readiness.js';
 import { currentTracing, shutdownTracing } from './src/tracing.js';
-
-async function queueHasWorkflows(queue: TaskQueueName): Promise<boolean> {
-  const mod = (await import(`./src/workflows/${queue}.js`)) as Record<string, unknown>;
-  return Object.values(mod).some((v) => typeof v === 'function');
-}
 
 async function main(): Promise<void> {
   const services = await createInfrastructure('worker');

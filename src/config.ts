@@ -244,6 +244,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       commerce: int('WORKER_CONCURRENCY_COMMERCE', 20),
       media: int('WORKER_CONCURRENCY_MEDIA', 4),
       imports: int('WORKER_CONCURRENCY_IMPORTS', 2),
+      mail: int('WORKER_CONCURRENCY_MAIL', 20),
     },
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
@@ -319,6 +320,6 @@ export function parseDuration(raw: string, unit: 'hours' | 'days' = 'hours'): nu
 }
 
 /** Task queue names by kind of work; a prefix lets the sandbox share a Temporal cluster. */
-export function taskQueue(config: Config, kind: 'commerce' | 'media' | 'imports'): string {
+export function taskQueue(config: Config, kind: 'commerce' | 'media' | 'imports' | 'mail'): string {
   return `${config.temporal.taskQueuePrefix}${kind}`;
 }

@@ -27,7 +27,7 @@ export interface ActivityDeps {
   mailer: Mailer;
 }
 
-export const TASK_QUEUES = ['commerce', 'media', 'imports'] as const;
+export const TASK_QUEUES = ['commerce', 'media', 'imports', 'mail'] as const;
 export type TaskQueueName = (typeof TASK_QUEUES)[number];
 
 /**
@@ -36,6 +36,7 @@ export type TaskQueueName = (typeof TASK_QUEUES)[number];
  */
 export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName, Record<string, unknown>> {
   return {
+    // deliverEmail stays here too: histories from before patch `email-mail-queue` deliver on this queue or as local activities.
     commerce: {
       ...createEmailActivities(deps),
       ...createCheckoutActivities(deps),
@@ -51,5 +52,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
     },
     media: { ...createImageActivities(deps) },
     imports: { ...createImportActivities(deps) },
+    // E-mail delivery (src/workflows/mail-delivery.ts): a silent SMTP server holds only these slots.
+    mail: { ...createEmailActivities(deps) },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { log } from '../logger.js';
 
@@ -25,6 +25,12 @@ const quiet = {
   warn: (m: string) => log.warn(m),
   error: (m: string) => log.error(m),
 };
+
+/** Whether a queue's src/workflows/<queue>.ts exports any workflow (the mail queue's exports none: it has activities only). */
+export async function queueHasWorkflows(queue: string): Promise<boolean> {
+  const mod = (await import(pathToFileURL(workflowsPath(queue)).href)) as Record<string, unknown>;
+  return Object.values(mod).some((v) => typeof v === 'function');
+}
 
 export async function buildBundle(queue: string): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath: workflowsPath(queue), workflowInterceptorModules: [workflowInterceptorsPath], logger: quiet });

@@ -21,6 +21,7 @@ import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
 import { dunningWorkflowId } from './collect-invoice-defs.js';
 import { invoiceClosedSignal, type IssueInvoiceInput, type IssueInvoiceResult } from './issue-invoice-defs.js';
+import { deliverOnMailQueue, MAIL_QUEUE_PATCH } from './mail-delivery.js';
 import { asLocal, emailDelivery, localEmailDelivery, mustSucceed } from './retry-policies.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
@@ -50,7 +51,9 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
     pdfUrl: facts.pdfUrl,
   };
   if (facts.to) {
-    await (lean ? localEmail.deliverEmail : deliverEmail)({
+    // Since patch `email-mail-queue` on the mail queue (mail-delivery.ts); before it a local activity, or older still an activity of this queue.
+    const deliver = patched(MAIL_QUEUE_PATCH) ? deliverOnMailQueue : lean ? localEmail.deliverEmail : deliverEmail;
+    await deliver({
       emailId: `invoice-issued-${input.invoiceId}`,
       organizationId: input.organizationId,
       template: 'invoice-issued',

@@ -1,5 +1,6 @@
 import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createEmailActivities } from '../activities/email.js';
+import { deliverOnMailQueue, MAIL_QUEUE_PATCH } from './mail-delivery.js';
 import { emailDelivery, localEmailDelivery } from './retry-policies.js';
 import type { SendEmailInput, SendEmailResult } from './send-email-defs.js';
 
@@ -8,6 +9,8 @@ const local = proxyLocalActivities<ReturnType<typeof createEmailActivities>>(loc
 
 /** Delivers one e-mail with retries; the activity is idempotent per emailId. */
 export async function sendEmail(input: SendEmailInput): Promise<SendEmailResult> {
-  // Since patch `email-local-delivery` a local activity (a history marker, no task round trip through the server).
+  // Since patch `email-mail-queue` an activity of the mail queue (mail-delivery.ts); histories from
+  // before it deliver as a local activity (patch `email-local-delivery`) or, older still, on this queue.
+  if (patched(MAIL_QUEUE_PATCH)) return deliverOnMailQueue(input);
   return patched('email-local-delivery') ? local.deliverEmail(input) : deliverEmail(input);
 }
