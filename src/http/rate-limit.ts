@@ -52,14 +52,20 @@ export function rateLimitExceeded(exceeded: RateLimitState, all: readonly RateLi
   );
 }
 
+/**
+ * The fixed-window upsert's conflict clause (bucket alias `b`): the inserted count is added to the
+ * bucket's, or starts it afresh at now() when its window of `windowParam` seconds has ended.
+ */
+const countInWindow = (windowParam: string) => `on conflict (key) do update set
+       count = case when b.window_start <= now() - make_interval(secs => ${windowParam}) then excluded.count else b.count + excluded.count end,
+       window_start = case when b.window_start <= now() - make_interval(secs => ${windowParam}) then now() else b.window_start end`;
+
 /** Counts one request against `key` and reports the caller's standing; never throws for an exceeded limit. */
 export async function countRequest(em: EntityManager, key: string, limit: number, policy: string): Promise<RateLimitState> {
   const rows = await rowsOf<{ count: number; retry_after: number }>(
     em,
     `insert into rate_limit_bucket as b (key, window_start, count) values ($1, now(), 1)
-     on conflict (key) do update set
-       count = case when b.window_start <= now() - make_interval(secs => $2) then 1 else b.count + 1 end,
-       window_start = case when b.window_start <= now() - make_interval(secs => $2) then now() else b.window_start end
+     ${countInWindow('$2')}
      returning count, ceil(extract(epoch from (window_start + make_interval(secs => $2) - now())))::int as retry_after`,
     [key, WINDOW_SECONDS],
   );
@@ -119,9 +125,7 @@ export async function enforceTenantLimits(
     em,
     `with lim as (select coalesce((select rate_limit_per_minute from organization where id = $1), $2)::int as org_limit)
      insert into rate_limit_bucket as b (key, window_start, count) values ($3, now(), $6), ($4, now(), $7)
-     on conflict (key) do update set
-       count = case when b.window_start <= now() - make_interval(secs => $5) then excluded.count else b.count + excluded.count end,
-       window_start = case when b.window_start <= now() - make_interval(secs => $5) then now() else b.window_start end
+     ${countInWindow('$5')}
      returning b.key, b.count, extract(epoch from b.window_start)::float8 * 1000 as window_ms,
                greatest(0, ceil(extract(epoch from (b.window_start + make_interval(secs => $5) - now())) * 1000))::int as reset_ms,
                (select org_limit from lim) as org_limit`,

@@ -236,8 +236,7 @@ export async function createCart(em: EntityManager, orgId: string, auth: Princip
   assertBodyCustomer(body.customerNumber, customerNumber);
   if (body.organizationId && body.organizationId.toLowerCase() !== orgId.toLowerCase() && !auth.isSuper)
     throw AppError.forbidden('organizationId must be the organization of the token.');
-  const existing = await em.count(Cart, { organization: orgId, customerId: customer.id, status: 'PENDING' });
-  if (existing) throw AppError.badRequest('The customer already has an active cart.');
+  // A second PENDING cart of the customer is refused by the unique index cart_one_pending_per_customer (flushCart: 400).
   const tier = await findPriceTier(em, orgId, customer.pricing);
   const cart = em.create(Cart, {
     organization: orgId,
