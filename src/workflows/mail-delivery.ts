@@ -14,8 +14,7 @@ export const MAIL_QUEUE_PATCH = 'email-mail-queue';
 
 /**
  * The mail queue beside this workflow's own: `<prefix>commerce` -> `<prefix>mail` (config.ts
- * taskQueue). A workflow on any other queue delivers on its own queue, whose worker registers
- * deliverEmail too.
+ * taskQueue). The workflows that deliver (sendEmail, issueInvoice, collectInvoice) run on commerce.
  */
 export function mailQueue(): string {
   return workflowInfo().taskQueue.replace(/commerce$/, 'mail');
