@@ -11,7 +11,7 @@ import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from '../scripts/lib/procs';
 import { call, createOrg, mailsFor, stack, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { customerWithProduct, smtpIntegration } from './matrix-fixtures';
 
 jest.setTimeout(90_000);
 const st = stack as typeof stack & { distDir?: string };
@@ -73,15 +73,7 @@ test('when an organization has Payment and Smtp integrations, then its checkout 
     },
   });
   expect(pay.status).toBe(201);
-  const mail = await call('POST', `/api/organizations/${org.organizationId}/integrations`, {
-    ...A,
-    body: {
-      integrationType: 4,
-      provider: 'Smtp',
-      displayName: 'Own mail',
-      configuration: { Host: '127.0.0.1', Port: smtpPort, From: 'Own Shop <shop@own.example>' },
-    },
-  });
+  const mail = await smtpIntegration(org, smtpPort, 'Own Shop <shop@own.example>');
   expect(mail.status).toBe(201);
 
   const { customerNumber, sku } = await customerWithProduct(org, { price: 12.5 });

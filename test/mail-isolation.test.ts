@@ -14,7 +14,7 @@
  */
 import net from 'node:net';
 import { call, createOrg, mailsFor, SANDBOX_API, waitForMail, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { customerWithProduct, smtpIntegration } from './matrix-fixtures';
 import { SandboxWorkers } from './sandbox-workers';
 
 jest.setTimeout(240_000);
@@ -63,17 +63,7 @@ async function checkoutOnAccount(org: OrgFixture) {
 }
 
 test("when one organization's SMTP server accepts connections and never answers, then another organization's checkout completes and its confirmation is delivered meanwhile", async () => {
-  const integration = await call('POST', `/api/organizations/${a.organizationId}/integrations`, {
-    base: a.base,
-    token: a.adminToken,
-    body: {
-      integrationType: 4,
-      provider: 'Smtp',
-      displayName: 'Silent mail',
-      configuration: { Host: '127.0.0.1', Port: silentPort, From: 'A <shop@a.example>' },
-    },
-  });
-  expect(integration.status).toBe(201);
+  expect((await smtpIntegration(a, silentPort, 'A <shop@a.example>', 'Silent mail')).status).toBe(201);
 
   // Only this file's worker serves the sandbox from here: two commerce slots (workflow tasks and activities alike).
   workers.killOthers();

@@ -118,6 +118,15 @@ export async function customerWithProduct(org: OrgFixture, opts: { price?: numbe
   return { customerNumber, sku };
 }
 
+/** Routes the organization's e-mail through its own SMTP server at 127.0.0.1:`port` (an Smtp integration, enabled; no login). The create answer. */
+export function smtpIntegration(org: OrgFixture, port: number, from: string, displayName = 'Own mail') {
+  return call('POST', `/api/organizations/${org.organizationId}/integrations`, {
+    base: org.base,
+    token: org.adminToken,
+    body: { integrationType: 4, provider: 'Smtp', displayName, configuration: { Host: '127.0.0.1', Port: port, From: from } },
+  });
+}
+
 /** `/api/carts/:cartId` and `/api/carts/{customerNumber}/{shoppingCartId}`: a cart with one item for a new customer. */
 pathParamFixtures.cartId = async (org) => {
   const { customerNumber, sku } = await customerWithProduct(org);
