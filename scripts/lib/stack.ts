@@ -272,6 +272,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // Temporal dev server with both namespaces and the search attributes operators filter on.
     const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port.temporal), '--namespace', 'default', '--namespace', 'sandbox', '--log-level', 'error'];
     for (const sa of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${sa}=Keyword`);
+    // The dev server re-reads search-attribute definitions on every use by default; a production server caches them
+    // (ours are all created above, before it serves). docs/decisions.md, "The local Temporal server caches search-attribute definitions".
+    temporalArgs.push('--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false');
     if (mode === 'dev') temporalArgs.push('--ui-port', String(port.temporalUi), '--db-filename', path.join(dataDir, 'temporal.db'));
     else temporalArgs.push('--headless');
     say(`Temporal: starting dev server on 127.0.0.1:${port.temporal}`);
