@@ -14,6 +14,8 @@
  * (the workflow and the child workflows it starts have finished), less the webhook poller's statements
  * (told apart by text), so the count covers the API request and every worker step. In the test stack
  * an invoice's reminder comes 5 s after issue; the count settles before it (production: the due date).
+ * CPU: each process kind's CPU time over the timed windows, per iteration and per empty workflow
+ * (scripts/lib/process-cpu.ts), printed and in the row's notes.
  * Writes bench/results/checkout.json (scripts/lib/bench-results.ts).
  */
 import '../src/compat/node20.js';
@@ -21,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { rateRatio, round, statementCounter, writeResults, type StatementCounter } from './lib/bench-results.js';
 import { benchTarget } from './lib/bench-target.js';
+import { addCpu, cpuPerOp, readCpu } from './lib/process-cpu.js';
 import { startBenchWorker } from './lib/bench-worker.js';
 
 const N = Number(process.env.BENCH_CHECKOUTS ?? 200);
@@ -128,12 +131,21 @@ async function main(): Promise<void> {
     await pool(C, C, noopOne);
     const checkoutRounds: Round[] = [];
     const noopRounds: Round[] = [];
+    // CPU of each process kind over the timed windows (scripts/lib/process-cpu.ts): which process spends a checkout's CPU.
+    const checkoutCpu = new Map<string, number>();
+    const noopCpu = new Map<string, number>();
+    const timed = async (cpu: Map<string, number>, run: () => Promise<Round>): Promise<Round> => {
+      const before = readCpu();
+      const round = await run();
+      addCpu(cpu, before, readCpu());
+      return round;
+    };
     for (let r = 0; r < ROUNDS; r++) {
       const n = Math.ceil(N / ROUNDS);
       // A pause after each round: a checkout's children (issuance, e-mail) finish after its call returns, and must not fall on the next round.
-      checkoutRounds.push(await pool(n, C, (w) => runOne(w)));
+      checkoutRounds.push(await timed(checkoutCpu, () => pool(n, C, (w) => runOne(w))));
       await sleep(3000);
-      noopRounds.push(await pool(n, C, noopOne));
+      noopRounds.push(await timed(noopCpu, () => pool(n, C, noopOne)));
       await sleep(3000);
     }
     await bench.stop();
@@ -143,6 +155,8 @@ async function main(): Promise<void> {
     // The windows' wall-clock bounds, to match them with process CPU samples taken beside the run.
     console.log(`[bench] complete-checkout: ${checkout.rate.toFixed(2)} checkouts/s, p50 ${checkout.p50.toFixed(1)} ms, p99 ${checkout.p99.toFixed(1)} ms (windows ${checkout.windows} ms since the epoch)`);
     console.log(`[bench] empty workflow: ${noop.rate.toFixed(2)} workflows/s (windows ${noop.windows} ms since the epoch)`);
+    const cpuCheckout = cpuPerOp(checkoutCpu, checkoutRounds.reduce((t, r) => t + r.latencies.length, 0));
+    const cpuNoop = cpuPerOp(noopCpu, noopRounds.reduce((t, r) => t + r.latencies.length, 0));
 
     // Statements per checkout, one at a time (see the header).
     const counter = await statementCounter(target.databaseUrl);
@@ -186,6 +200,8 @@ async function main(): Promise<void> {
     console.log(`\ncheckouts: ${N} with ${C} concurrent clients in ${ROUNDS} rounds alternating with the empty workflow (2-core machine, whole stack local)`);
     console.log(`  complete-checkout   ${f(checkout.rate)} checkouts/s   p50 ${f(checkout.p50)} ms   p99 ${f(checkout.p99)} ms`);
     console.log(`  empty workflow + 1 no-op activity   ${f(noop.rate)} workflows/s   p50 ${f(noop.p50)} ms   p99 ${f(noop.p99)} ms`);
+    console.log(`  CPU ms per checkout iteration: ${cpuCheckout}`);
+    console.log(`  CPU ms per empty workflow: ${cpuNoop}`);
     writeResults('checkout', [
       {
         name: `complete-checkout, ${C} clients (cart + shipping + checkout per iteration)`,
@@ -197,7 +213,8 @@ async function main(): Promise<void> {
         notes:
           `p50 ${f(checkout.p50)} ms, p99 ${f(checkout.p99)} ms (complete-checkout call); floor: empty workflow + 1 no-op activity on the same Temporal server, p50 ${f(noop.p50)} ms, in ${ROUNDS} rounds alternating with the checkouts; ` +
           `statements: the checkout call and every workflow it starts (charge, order, invoice, e-mail), API and workers, counted alone ${COUNTED}x` +
-          (perCartAndShipping === null ? '' : `; creating the cart and setting shipping adds ${perCartAndShipping.toFixed(1)}`),
+          (perCartAndShipping === null ? '' : `; creating the cart and setting shipping adds ${perCartAndShipping.toFixed(1)}`) +
+          `; CPU ms per iteration (cart, shipping, checkout and its workflows) by process: ${cpuCheckout}; per empty workflow: ${cpuNoop}`,
       },
     ]);
   } finally {
