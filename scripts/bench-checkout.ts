@@ -14,8 +14,9 @@
  * (the workflow and the child workflows it starts have finished), less the webhook poller's statements
  * (told apart by text), so the count covers the API request and every worker step. In the test stack
  * an invoice's reminder comes 5 s after issue; the count settles before it (production: the due date).
- * CPU: each process kind's CPU time over the timed windows, per iteration and per empty workflow
- * (scripts/lib/process-cpu.ts), printed and in the row's notes.
+ * CPU: each process kind's CPU time per iteration (the checkout rounds and the pause after each, in
+ * which the workflows of a round's last checkouts finish) and per empty workflow (its rounds),
+ * read from /proc (scripts/lib/process-cpu.ts); printed and in the row's notes.
  * Writes bench/results/checkout.json (scripts/lib/bench-results.ts).
  */
 import '../src/compat/node20.js';
@@ -131,21 +132,27 @@ async function main(): Promise<void> {
     await pool(C, C, noopOne);
     const checkoutRounds: Round[] = [];
     const noopRounds: Round[] = [];
-    // CPU of each process kind over the timed windows (scripts/lib/process-cpu.ts): which process spends a checkout's CPU.
+    // CPU of each process kind (scripts/lib/process-cpu.ts): which process spends a checkout's CPU.
     const checkoutCpu = new Map<string, number>();
     const noopCpu = new Map<string, number>();
-    const timed = async (cpu: Map<string, number>, run: () => Promise<Round>): Promise<Round> => {
+    const withCpu = async <T>(cpu: Map<string, number>, run: () => Promise<T>): Promise<T> => {
       const before = readCpu();
-      const round = await run();
+      const result = await run();
       addCpu(cpu, before, readCpu());
-      return round;
+      return result;
     };
     for (let r = 0; r < ROUNDS; r++) {
       const n = Math.ceil(N / ROUNDS);
-      // A pause after each round: a checkout's children (issuance, e-mail) finish after its call returns, and must not fall on the next round.
-      checkoutRounds.push(await timed(checkoutCpu, () => pool(n, C, (w) => runOne(w))));
-      await sleep(3000);
-      noopRounds.push(await timed(noopCpu, () => pool(n, C, noopOne)));
+      // A pause after each round: a checkout's children (issuance, e-mail) finish after its call returns, and must not fall on
+      // the next round. The checkouts' CPU includes the pause, so the workflows the round's last checkouts started are counted.
+      checkoutRounds.push(
+        await withCpu(checkoutCpu, async () => {
+          const round = await pool(n, C, (w) => runOne(w));
+          await sleep(3000);
+          return round;
+        }),
+      );
+      noopRounds.push(await withCpu(noopCpu, () => pool(n, C, noopOne)));
       await sleep(3000);
     }
     await bench.stop();
