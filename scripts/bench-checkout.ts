@@ -12,11 +12,12 @@
  * Statements: BENCH_COUNTED more checkouts run one at a time; for each, pg_stat_statements is
  * reset before the complete-checkout call and read once the database has been quiet for a while
  * (the workflow and the child workflows it starts have finished), less the webhook poller's statements
- * (told apart by text), so the count covers the API request and every worker step. In the test stack
- * an invoice's reminder comes 5 s after issue; the count settles before it (production: the due date).
+ * (told apart by text), so the count covers the API request and every worker step. The stack runs
+ * with the deployment's timings (productionTimings: the outbox polled once a second, reminders at the due date).
  * CPU: each process kind's CPU time per iteration (the checkout rounds and the pause after each, in
- * which the workflows of a round's last checkouts finish) and per empty workflow (its rounds),
- * read from /proc (scripts/lib/process-cpu.ts); printed and in the row's notes.
+ * which the workflows of a round's last checkouts finish, less the idle stack's CPU over a pause of
+ * the same length read before the first round) and per empty workflow (its rounds), read from /proc
+ * (scripts/lib/process-cpu.ts); printed and in the row's notes.
  * Writes bench/results/checkout.json (scripts/lib/bench-results.ts).
  */
 import '../src/compat/node20.js';
@@ -33,6 +34,8 @@ const COUNTED = Number(process.env.BENCH_COUNTED ?? 10);
 // Checkout and the empty workflow alternate in this many rounds of N / ROUNDS each, so a slow spell of a shared machine falls on both.
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 4));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The pause after each round (and the idle stack's CPU is read over one of the same length). */
+const PAUSE_MS = 3000;
 
 /**
  * Statements since the last reset once the database has run nothing beyond the idle stack's own
@@ -141,19 +144,25 @@ async function main(): Promise<void> {
       addCpu(cpu, before, readCpu());
       return result;
     };
+    // The idle stack's own CPU (pollers, timers) over a pause, once the warm-up's workflows have finished.
+    await sleep(PAUSE_MS);
+    const idleCpu = new Map<string, number>();
+    await withCpu(idleCpu, () => sleep(PAUSE_MS));
     for (let r = 0; r < ROUNDS; r++) {
       const n = Math.ceil(N / ROUNDS);
       // A pause after each round: a checkout's children (issuance, e-mail) finish after its call returns, and must not fall on
-      // the next round. The checkouts' CPU includes the pause, so the workflows the round's last checkouts started are counted.
+      // the next round. The checkouts' CPU includes the pause, so the workflows the round's last checkouts started are
+      // counted, less the idle stack's CPU over it.
       checkoutRounds.push(
         await withCpu(checkoutCpu, async () => {
           const round = await pool(n, C, (w) => runOne(w));
-          await sleep(3000);
+          await sleep(PAUSE_MS);
           return round;
         }),
       );
+      for (const [kind, ms] of idleCpu) checkoutCpu.set(kind, (checkoutCpu.get(kind) ?? 0) - ms);
       noopRounds.push(await withCpu(noopCpu, () => pool(n, C, noopOne)));
-      await sleep(3000);
+      await sleep(PAUSE_MS);
     }
     await bench.stop();
     await connection.close();
@@ -209,6 +218,7 @@ async function main(): Promise<void> {
     console.log(`  empty workflow + 1 no-op activity   ${f(noop.rate)} workflows/s   p50 ${f(noop.p50)} ms   p99 ${f(noop.p99)} ms`);
     console.log(`  CPU ms per checkout iteration: ${cpuCheckout}`);
     console.log(`  CPU ms per empty workflow: ${cpuNoop}`);
+    console.log(`  CPU ms of the idle stack over a ${PAUSE_MS} ms pause (taken off each checkout round's): ${cpuPerOp(idleCpu, 1)}`);
     writeResults('checkout', [
       {
         name: `complete-checkout, ${C} clients (cart + shipping + checkout per iteration)`,

@@ -2,7 +2,7 @@ import '../src/compat/node20.js';
 /**
  * `npm run bench`: every benchmark, one table (issue 18 item 1).
  *
- * Starts one stack (mode 'test', free ports, pg_stat_statements loaded), runs each
+ * Starts one stack (mode 'test' with production timings, free ports, pg_stat_statements loaded), runs each
  * dist/scripts/bench-*.js in turn against it (API_URL, DATABASE_URL, TEMPORAL_ADDRESS), each
  * writing bench/results/<name>.json (rows: scripts/lib/bench-results.ts), then merges the rows
  * into bench/results/latest.json and bench/results/latest.md with the machine it ran on, and puts
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   // The test stack continues import workflows as new every 4 chunks (to exercise it); benchmarks use a production-like 100.
   process.env.IMPORT_CHUNKS_PER_RUN ??= '100';
   say(`benchmarks: ${names.join(', ') || 'none (merging earlier results)'}`);
-  const stack = names.length ? await startStack({ mode: 'test', dataDir, say, statementStats: true }) : null;
+  const stack = names.length ? await startStack({ mode: 'test', dataDir, say, statementStats: true, productionTimings: true }) : null;
   const exits: Record<string, number> = {};
   if (stack) try {
     for (const name of names) {

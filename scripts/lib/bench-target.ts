@@ -21,8 +21,8 @@ export async function benchTarget(say: (s: string) => void): Promise<BenchTarget
   const databaseUrl = process.env.DATABASE_URL;
   if (api && databaseUrl) return { api, databaseUrl, temporal: process.env.TEMPORAL_ADDRESS ?? '', stop: async () => undefined };
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-bench-'));
-  say('starting the stack (mode test)...');
-  const stack = await startStack({ mode: 'test', dataDir, say, statementStats: true });
+  say('starting the stack (mode test, production timings)...');
+  const stack = await startStack({ mode: 'test', dataDir, say, statementStats: true, productionTimings: true });
   return {
     api: stack.urls.api,
     databaseUrl: stack.env.production.DATABASE_URL,
