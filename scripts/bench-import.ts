@@ -22,8 +22,6 @@ import { rateRatio, round, statementCounter, writeResults } from './lib/bench-re
 import { benchTarget } from './lib/bench-target.js';
 
 const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
-// The test stack makes import workflows continue as new every 4 chunks (to exercise it); a production-like 100 here.
-process.env.IMPORT_CHUNKS_PER_RUN ??= '100';
 const TIERS = ['Tier1', 'Tier2', 'Tier3'];
 const say = (s: string) => console.log(`[bench] ${s}`);
 

@@ -93,8 +93,6 @@ async function main(): Promise<void> {
   const started = new Date();
   const loadBefore = os.loadavg();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'b2b-bench-'));
-  // The test stack continues import workflows as new every 4 chunks (to exercise it); benchmarks use a production-like 100.
-  process.env.IMPORT_CHUNKS_PER_RUN ??= '100';
   say(`benchmarks: ${names.join(', ') || 'none (merging earlier results)'}`);
   const stack = names.length ? await startStack({ mode: 'test', dataDir, say, statementStats: true, productionTimings: true }) : null;
   const exits: Record<string, number> = {};

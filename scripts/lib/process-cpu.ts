@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** Kinds in the order they are printed; the first pattern a command line matches names its kind. */
+/** Process kinds: the first pattern a command line matches names its kind (processes matching none are not read). */
 const KINDS: [string, RegExp][] = [
   ['temporal', /\btemporal\S* server start-dev\b/],
   ['worker', /\bworker\.js\b/],

@@ -28,7 +28,7 @@ export interface StackOptions {
   statementStats?: boolean;
   /**
    * Mode 'test' with the deployment's own timings and limits (webhook outbox polling, dunning days,
-   * reminders, retry schedules, document quota) instead of the test suite's compressed ones: the
+   * reminders, retry schedules, document quota, import chunks per workflow run) instead of the test suite's compressed ones: the
    * benchmarks measure the service as deployed, not the background load of a 300 ms outbox poll.
    * Test access stays (trusted proxy, high rate limits, test hooks).
    */
@@ -347,10 +347,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
         // Webhook receivers and integration endpoints of dev and tests live on this machine.
         OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-        ...(mode === 'test' ? { ENABLE_TEST_HOOKS: 'true', IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000' } : {}),
-        // The test suite's compressed clocks and small limits (not for benchmarks: productionTimings).
+        ...(mode === 'test' ? { ENABLE_TEST_HOOKS: 'true', RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000' } : {}),
+        // The test suite's compressed clocks and small limits, and imports continued as new every 4 chunks to exercise it
+        // (not for benchmarks: productionTimings, where imports take the deployment's 100).
         ...(mode === 'test' && !opts.productionTimings
-          ? { HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: '30 seconds', JANITOR_MIN_AGE_SECONDS: '3' }
+          ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS: '5', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: '30 seconds', JANITOR_MIN_AGE_SECONDS: '3' }
           : {}),
       };
       notStopped();
