@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   const { config } = services;
   installWorkerRuntime(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const activitiesByQueue = createQueueActivities(services);
+  // Aborted on SIGTERM/SIGINT: an activity waiting for work (the webhook claim) answers at once
+  // instead of holding the shutdown for its whole wait.
+  const stopping = new AbortController();
+  const activitiesByQueue = createQueueActivities({ ...services, stopping: stopping.signal });
   const testHooks = process.env.ENABLE_TEST_HOOKS === 'true';
   const faults = testHooks && process.env.FAULT_INJECTION ? parseFaultRules(process.env.FAULT_INJECTION) : [];
   if (faults.length) log.warn('fault injection enabled (test hook)', { rules: faults });
@@ -69,6 +72,7 @@ async function main(): Promise<void> {
   const ops = startOpsServer({ config, readiness: () => checkReadiness(services), extraMetrics: () => sdkMetricsText(config) });
   const stop = (signal: string) => {
     log.info('worker stopping', { signal, graceMs: config.shutdownGraceMs });
+    stopping.abort();
     ops?.close();
     for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
     void shutdownTracing();

@@ -82,8 +82,10 @@ export interface Config {
   webhooks: {
     /** Multiplies the retry schedule (1 in production; tests shrink it). */
     retryScale: number;
-    /** How long the dispatcher sleeps when the outbox is empty. */
+    /** How often the dispatcher's claim looks at the outbox while it is empty. */
     dispatchIntervalMs: number;
+    /** How long one claim waits for work inside its activity before it answers none (at most 20 s: the claim's attempt timeout is 30 s). */
+    claimWaitMs: number;
   };
   /** Company-document storage quota per organization, bytes (default 5 GiB). */
   documentQuotaBytes: number;
@@ -179,6 +181,13 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     }
     return list;
   };
+  /** A whole number of at most `max` (a bound another setting depends on, e.g. an activity's attempt timeout). */
+  const intAtMost = (name: string, dflt: number, max: number): number => {
+    const n = int(name, dflt);
+    if (n <= max) return n;
+    missing.push(`${name} (at most ${max}: ${n})`);
+    return dflt;
+  };
   const positiveNumber = (name: string, dflt: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return dflt;
@@ -259,7 +268,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     commissionApprovalReminderSeconds: env.COMMISSION_APPROVAL_REMINDER_SECONDS ? int('COMMISSION_APPROVAL_REMINDER_SECONDS', 0) : null,
     commissionGenerationPauseMs: int('COMMISSION_GENERATION_PAUSE_MS', 0),
     outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true',
-    webhooks: { retryScale: positiveNumber('WEBHOOK_RETRY_SCALE', 1), dispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 1000) },
+    webhooks: { retryScale: positiveNumber('WEBHOOK_RETRY_SCALE', 1), dispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 1000), claimWaitMs: intAtMost('WEBHOOK_CLAIM_WAIT_MS', 20_000, 20_000) },
     documentQuotaBytes: int('DOCUMENT_QUOTA_BYTES', 5 * 1024 * 1024 * 1024),
     quotes: { defaultValidityMs: duration('QUOTE_VALIDITY', '30 days'), reminderBeforeMs: duration('QUOTE_REMINDER_BEFORE', '2 days') },
     approvals: { escalationMs: duration('APPROVAL_ESCALATION_HOURS', '48', 'hours'), expiryMs: duration('APPROVAL_EXPIRY_DAYS', '14', 'days') },

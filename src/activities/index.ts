@@ -25,6 +25,8 @@ export interface ActivityDeps {
   readCache?: ReadCache;
   /** Outgoing mail: the process's one pooled mailer, closed with its infrastructure at shutdown. */
   mailer: Mailer;
+  /** Aborted when the worker begins to stop: activities that wait for work (the webhook claim) answer at once. */
+  stopping?: AbortSignal;
 }
 
 export const TASK_QUEUES = ['commerce', 'media', 'imports', 'mail'] as const;

@@ -7,19 +7,22 @@ import { childTags } from './tags-defs.js';
 
 const ITERATIONS_PER_RUN = 300;
 
+// The claim waits for work up to WEBHOOK_CLAIM_WAIT_MS (at most 20 s) and heartbeats meanwhile.
 const { claimWebhookDeliveries, markWebhookDeliveriesStarted } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: unbounded(30_000),
 });
 
 /**
  * Long-running outbox dispatcher: fans committed events out to deliveries and starts one
  * `deliverWebhook` child per delivery (abandoned, so it outlives this run), then marks them
- * started; sleeps when idle and continues as new to keep its history short.
+ * started, and continues as new to keep its history short. The claim waits for work inside its
+ * activity (`waited`); results recorded before it did (none) are followed by a sleep, as then.
  */
 export async function dispatchWebhookEvents(): Promise<void> {
   for (let i = 0; i < ITERATIONS_PER_RUN; i++) {
-    const { deliveries, delaysMs, pollMs } = await claimWebhookDeliveries();
+    const { deliveries, delaysMs, pollMs, waited } = await claimWebhookDeliveries();
     if (deliveries.length) {
       await Promise.all(
         deliveries.map(async (d) => {
@@ -38,7 +41,7 @@ export async function dispatchWebhookEvents(): Promise<void> {
         }),
       );
       await markWebhookDeliveriesStarted(deliveries);
-    } else {
+    } else if (!waited) {
       await sleep(pollMs);
     }
   }

@@ -119,6 +119,18 @@ export interface DeliveryToStart {
 }
 
 /**
+ * Whether the dispatcher has anything to do: an undispatched outbox event or a delivery whose
+ * workflow has not been started (one statement on the two partial indexes; the long poll's check).
+ */
+export async function hasDispatchWork(em: EntityManager): Promise<boolean> {
+  const [row] = await em.getConnection().execute<{ work: boolean }[]>(
+    `select exists (select 1 from webhook_event where dispatched_at is null)
+         or exists (select 1 from webhook_delivery where started_at is null) as work`,
+  );
+  return row?.work === true;
+}
+
+/**
  * Dispatcher step: fans undispatched outbox events out to the enabled subscriptions that
  * select them (one transaction, rows locked with SKIP LOCKED), then lists deliveries whose
  * workflow has not been started yet.
