@@ -3,8 +3,9 @@
  * dispatcher waits for work inside its activity"): an idle deployment no longer runs a timer, an
  * activity task and two workflow tasks every poll interval. In the sandbox environment with a
  * worker this file starts (test/sandbox-workers.ts), so the claim is known to run on it: a delivery
- * made while a claim waits arrives without the claim waiting out its window; an idle dispatcher
- * makes no workflow task for seconds; a worker told to stop while its claim waits exits at once.
+ * made while a claim waits is answered by that claim; an idle dispatcher makes no workflow task
+ * a poll interval and starts no timer; a worker told to stop while its claim waits completes the
+ * claim (with nothing) instead of holding it until the shutdown grace time cancels it.
  */
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -25,7 +26,8 @@ let rx: Receiver;
 beforeAll(async () => {
   await workers.acquire();
   workers.killOthers();
-  const own = workers.start({ WEBHOOK_CLAIM_WAIT_MS: String(CLAIM_WAIT_MS) }, 'dispatcher');
+  // A grace time shorter than the claim's wait: a claim that ignored the stop would be cancelled by it.
+  const own = workers.start({ WEBHOOK_CLAIM_WAIT_MS: String(CLAIM_WAIT_MS), SHUTDOWN_GRACE_MS: '3000' }, 'dispatcher');
   worker = own.child;
   await own.ready;
   connection = await Connection.connect({ address: stack.urls.temporal });
@@ -43,7 +45,7 @@ afterAll(async () => {
 const dispatcher = () => client.workflow.getHandle('webhook-dispatcher');
 
 /** The dispatcher's claim that is running on this file's worker, once one started within `freshMs` (else waits for the next). */
-async function freshClaimOnOurWorker(freshMs: number): Promise<{ startedAt: number }> {
+async function freshClaimOnOurWorker(freshMs: number): Promise<{ activityId: string }> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     const d = await dispatcher().describe();
@@ -51,24 +53,39 @@ async function freshClaimOnOurWorker(freshMs: number): Promise<{ startedAt: numb
     const startedAt = claim?.lastStartedTime?.seconds ? Number(claim.lastStartedTime.seconds) * 1000 + Math.floor((claim.lastStartedTime.nanos ?? 0) / 1e6) : 0;
     const running = claim?.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
     const ours = running && claim?.lastWorkerIdentity?.startsWith(`${worker.pid}@`);
-    if (ours && Date.now() - startedAt < freshMs) return { startedAt };
+    if (ours && Date.now() - startedAt < freshMs) return { activityId: claim!.activityId! };
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('no claim of the dispatcher ran on this file\'s worker within 90 s');
 }
 
-/** Workflow tasks the dispatcher's current run has completed so far. */
-async function workflowTasks(): Promise<{ runId: string; count: number }> {
-  const h = dispatcher();
-  const { runId } = await h.describe();
-  const history = await client.workflow.getHandle('webhook-dispatcher', runId).fetchHistory();
-  return { runId, count: (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).length };
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The dispatcher's current run and its history so far. */
+async function history(): Promise<{ runId: string; events: HistoryEvent[] }> {
+  const { runId } = await dispatcher().describe();
+  const h = await client.workflow.getHandle('webhook-dispatcher', runId).fetchHistory();
+  return { runId, events: h.events ?? [] };
 }
 
-test('when an order is created while the claim waits, then order.created arrives without the claim waiting out its window', async () => {
+const ms = (e: HistoryEvent | undefined) => Number(e?.eventTime?.seconds ?? 0) * 1000 + Math.floor((e?.eventTime?.nanos ?? 0) / 1e6);
+const byId = (events: HistoryEvent[], id: unknown) => events.find((e) => String(e.eventId) === String(id));
+/** How a claim attempt ended: the event that closed the activity scheduled as `scheduledId`, if any yet. */
+function claimOutcome(events: HistoryEvent[], scheduledId: unknown): 'completed' | 'failed' | 'timed out' | 'cancelled' | null {
+  for (const e of events) {
+    if (String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduledId)) return 'completed';
+    if (String(e.activityTaskFailedEventAttributes?.scheduledEventId ?? '') === String(scheduledId)) return 'failed';
+    if (String(e.activityTaskTimedOutEventAttributes?.scheduledEventId ?? '') === String(scheduledId)) return 'timed out';
+    if (String(e.activityTaskCanceledEventAttributes?.scheduledEventId ?? '') === String(scheduledId)) return 'cancelled';
+  }
+  return null;
+}
+
+test('when an order is created while the claim waits, then that waiting claim answers its delivery', async () => {
   const sub = await call('POST', '/api/webhooks', { base: org.base, token: org.adminToken, body: { url: rx.url('/dispatch'), events: ['order.created'] } });
   expect(sub.status).toBe(201);
-  const { startedAt } = await freshClaimOnOurWorker(2000);
+  // A claim with at least 5 s of its wait left, so it is still waiting when the order commits.
+  await freshClaimOnOurWorker(CLAIM_WAIT_MS - 5000);
   const orderedAt = Date.now();
   const created = await call('POST', '/api/orders', {
     base: org.base,
@@ -86,32 +103,53 @@ test('when an order is created while the claim waits, then order.created arrives
   });
   expect([created.status, created.text]).toEqual([201, expect.any(String)]);
   const got = await rx.waitFor('/dispatch', (l) => l.some((r) => r.json?.type === 'order.created'), 60_000);
-  const arrivedAt = got.find((r) => r.json?.type === 'order.created')!.at;
-  // The claim waiting at the order's commit would have answered at startedAt + CLAIM_WAIT_MS
-  // had it not looked at the outbox meanwhile; it answered well before that.
-  expect(startedAt + CLAIM_WAIT_MS - orderedAt).toBeGreaterThan(15_000);
-  expect(arrivedAt).toBeLessThan(startedAt + CLAIM_WAIT_MS - 5_000);
   expect((got.find((r) => r.json?.type === 'order.created')!.json.data as { orderId: string }).orderId).toBe(created.body.data.id);
+  const log = await call('GET', `/api/webhooks/${sub.body.webhookId}/deliveries`, { base: org.base, token: org.adminToken });
+  const deliveryId = log.body.Data[0].deliveryId as string;
+  // The claim whose answer started this delivery's workflow had started before the order existed:
+  // it was waiting, looked at the outbox, and answered (a claim that only looked once would have
+  // answered nothing long before, and a later claim would have found the delivery).
+  const { events } = await history();
+  const startedChild = events.findIndex((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `webhook-delivery-${deliveryId}`);
+  expect(startedChild).toBeGreaterThan(0);
+  const answered = events.slice(0, startedChild).reverse().find((e) => e.activityTaskCompletedEventAttributes);
+  const scheduled = byId(events, answered?.activityTaskCompletedEventAttributes?.scheduledEventId);
+  expect(scheduled?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('claimWebhookDeliveries');
+  const started = byId(events, answered?.activityTaskCompletedEventAttributes?.startedEventId);
+  expect(ms(started)).toBeLessThan(orderedAt);
 });
 
-test('when nothing is to be delivered, then the dispatcher makes no workflow task a poll interval (the claim waits in its activity)', async () => {
+test('when nothing is to be delivered, then the dispatcher makes no workflow task a poll interval and starts no timer (the claim waits in its activity)', async () => {
   // The test stack polls the outbox every 300 ms: a dispatcher that slept between empty claims
-  // completed two workflow tasks a poll, about 20 in these 3 seconds.
+  // completed two workflow tasks and started a timer a poll, about 20 and 10 over these 3 seconds.
   await freshClaimOnOurWorker(CLAIM_WAIT_MS);
-  const before = await workflowTasks();
+  const before = await history();
   await new Promise((r) => setTimeout(r, 3000));
-  const after = await workflowTasks();
+  const after = await history();
   expect(after.runId).toBe(before.runId);
-  expect(after.count - before.count).toBeLessThanOrEqual(2);
+  const tasks = (h: { events: HistoryEvent[] }) => h.events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+  expect(tasks(after) - tasks(before)).toBeLessThanOrEqual(2);
+  expect(after.events.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
 });
 
-test('when the worker is told to stop while its claim waits, then it exits at once, not after the claim\'s wait or the shutdown grace time', async () => {
-  await freshClaimOnOurWorker(3000);
+test('when the worker is told to stop while its claim waits, then the claim completes with nothing at once and the worker exits 0', async () => {
+  // At least 5 s of the claim's wait left: more than the worker's 3-second grace time.
+  const { activityId } = await freshClaimOnOurWorker(CLAIM_WAIT_MS - 5000);
+  // A running activity's started event is written when it ends: find the claim by its scheduled event.
+  const { events } = await history();
+  const scheduledId = events.find((e) => e.activityTaskScheduledEventAttributes?.activityId === activityId)?.eventId;
+  expect(scheduledId).toBeTruthy();
+  expect(claimOutcome(events, scheduledId)).toBeNull();
   const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
-  const t0 = Date.now();
   worker.kill('SIGTERM');
-  const code = await exited;
-  expect(code).toBe(0);
-  // The claim had at least 17 s left and the grace time is 25 s: either would show here.
-  expect(Date.now() - t0).toBeLessThan(10_000);
+  expect(await exited).toBe(0);
+  // Ignoring the stop, the claim would still be waiting when the 3-second grace time cancelled it
+  // (a failed attempt, retried on another worker).
+  let outcome: ReturnType<typeof claimOutcome> = null;
+  for (let i = 0; i < 50 && !outcome; i++) {
+    outcome = claimOutcome((await history()).events, scheduledId);
+    if (!outcome) await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(outcome).toBe('completed');
 });
+
