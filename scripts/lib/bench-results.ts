@@ -79,8 +79,9 @@ export async function statementCounter(databaseUrl: string): Promise<StatementCo
     available = false;
   }
   const mine = `query not like '%pg_stat_statements%'`;
-  // The webhook outbox poller runs whether or not anybody calls the service: each round is
-  // BEGIN, the webhook_event claim, COMMIT, then the webhook_delivery read (src/services/webhooks/deliveries.ts).
+  // The webhook outbox poller runs whether or not anybody calls the service: its claim looks for work
+  // with one `select exists` a poll interval while it waits, and each fan-out round is BEGIN, the
+  // webhook_event claim, COMMIT, then the webhook_delivery read (src/services/webhooks/deliveries.ts).
   // The API's workflow-start outbox relay (src/services/workflow-outbox.ts) claims due rows every 2 s: one
   // statement when nothing is kept. Their statements are told apart by text and left out of every count.
   const count = async (): Promise<number> => {
@@ -89,12 +90,13 @@ export async function statementCounter(databaseUrl: string): Promise<StatementCo
       `select coalesce(sum(calls), 0)::bigint as n,
               coalesce(sum(calls) filter (where query like '%from "webhook_event"%"dispatched_at" is null%'), 0)::bigint as event_polls,
               coalesce(sum(calls) filter (where query like '%from "webhook_delivery"%"started_at" is null%'), 0)::bigint as delivery_polls,
-              coalesce(sum(calls) filter (where query like 'update workflow_start_outbox o set attempts%'), 0)::bigint as outbox_polls
+              coalesce(sum(calls) filter (where query like 'update workflow_start_outbox o set attempts%'), 0)::bigint as outbox_polls,
+              coalesce(sum(calls) filter (where query like 'select exists (select % from webhook_event where dispatched_at is null)%'), 0)::bigint as work_polls
          from pg_stat_statements s join pg_database d on d.oid = s.dbid
         where d.datname = current_database() and ${mine}`,
     );
-    const row = r.rows[0] as { n: string; event_polls: string; delivery_polls: string; outbox_polls: string };
-    return Number(row.n) - 3 * Number(row.event_polls) - Number(row.delivery_polls) - Number(row.outbox_polls);
+    const row = r.rows[0] as { n: string; event_polls: string; delivery_polls: string; outbox_polls: string; work_polls: string };
+    return Number(row.n) - 3 * Number(row.event_polls) - Number(row.delivery_polls) - Number(row.outbox_polls) - Number(row.work_polls);
   };
   return {
     available,
