@@ -23,7 +23,9 @@ export function createWebhookActivities(deps: { orm: MikroORM; config: Config; s
      * schedule. While there are none it waits here (src/services/webhooks/long-poll.ts): it looks
      * at the outbox every `dispatchIntervalMs` (one statement), fans out what arrives (events no
      * subscription selects end there) and answers as soon as a delivery is to start, or with none
-     * after `claimWaitMs` or when the worker stops; `waited` tells the workflow not to sleep.
+     * after `claimWaitMs` or when the worker stops; `waited` tells the workflow not to sleep
+     * (`pollMs` stays for workflow code from before `waited`, which a worker of an older release
+     * may still run during a rolling deploy, and sleeps it after an empty answer).
      * Heartbeats while it waits, so a lost worker is noticed within the heartbeat timeout.
      */
     async claimWebhookDeliveries(): Promise<{ deliveries: DeliveryToStart[]; delaysMs: number[]; pollMs: number; waited: boolean }> {
