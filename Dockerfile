@@ -3,7 +3,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-RUN npm run build && npm prune --omit=dev
+# dist/test holds the test stack's worker hooks (test/support/fault-injection.ts): not shipped.
+RUN npm run build && npm prune --omit=dev && rm -rf dist/test
 
 FROM node:20-bookworm-slim
 WORKDIR /app

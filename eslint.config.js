@@ -20,6 +20,23 @@ const ADAPTERS_DOWN = {
 };
 
 /**
+ * Production code (src, server.ts, worker.ts) never imports scripts/ or test/ (issue 39 item 4):
+ * bench workflows and activities live in scripts/bench/, the test stack's fault injection in
+ * test/support/ (worker.ts loads it by path only with ENABLE_TEST_HOOKS=true).
+ */
+const PRODUCTION_CODE = {
+  regex: '^(\\.\\./)+(scripts|test)(/|$)|^\\./(scripts|test)(/|$)',
+  message: 'src, server.ts and worker.ts never import scripts/ or test/: bench code belongs in scripts/bench, test-only code in test/support.',
+};
+/** Files whose name says bench or test-only code may not live in src (issue 39 item 4). */
+const NOT_IN_SRC = ['src/**/bench*.ts', 'src/**/*-bench.ts', 'src/**/*.test.ts', 'src/**/fault-injection*.ts', 'src/**/*-fixtures.ts'];
+/** Test hooks that only test code may read (the worker loads them through TEST_ACTIVITY_INTERCEPTORS). */
+const NO_TEST_ENV = {
+  selector: "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env'][property.name='FAULT_INJECTION']",
+  message: 'FAULT_INJECTION is read by test/support/fault-injection.ts only: no fault injection in production code.',
+};
+
+/**
  * Outside src/workflows, code sees a workflow only through its contract: the side-effect-free
  * src/workflows/*-defs.ts files (inputs, results, signals, queries, updates). Workflow modules
  * themselves (activity proxies, deterministic code) are loaded by the worker's bundle only.
@@ -98,37 +115,60 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/**', 'src/api/**', 'src/app.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
   },
   {
     files: ['src/api/**/*.ts'],
     ignores: ['src/api/index.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, ...API_LAYER] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...API_LAYER] }] },
   },
   {
     files: ['src/api/index.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
+  },
+  {
+    files: ['src/app.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PRODUCTION_CODE] }] },
+  },
+  {
+    files: ['server.ts', 'worker.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PRODUCTION_CODE] }] },
   },
   {
     files: ['src/domain/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
   },
   {
     files: ['src/adapters/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
   },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/retry-policies.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV] },
   },
   {
     files: ['src/api/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV] },
   },
   {
     files: ['src/workflows/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE] }] },
+  },
+  // The bench workflows (scripts/bench/workflows, bundled by scripts/lib/bench-worker.ts) are workflow code too.
+  {
+    files: ['scripts/bench/workflows/**/*.ts'],
+    ignores: ['scripts/bench/workflows/activities.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: WORKFLOW_PATTERNS }] },
+  },
+  {
+    files: ['worker.ts', 'server.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV] },
+  },
+  // Bench and test-only code does not come back into src (issue 39 item 4): such a file fails lint by its name.
+  {
+    files: NOT_IN_SRC,
+    rules: { 'no-restricted-syntax': ['error', { selector: 'Program', message: 'Bench code belongs in scripts/bench/, test-only code in test/support/: not in src.' }] },
   },
   // A contract file defines and declares only: no activity proxies, timers or other workflow calls.
   {
@@ -137,7 +177,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: WORKFLOW_PATTERNS,
+          patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE],
           paths: [{ name: '@temporalio/workflow', allowImportNames: ['defineSignal', 'defineQuery', 'defineUpdate'], message: 'A *-defs.ts file holds contracts only (defineSignal, defineQuery, defineUpdate and types).' }],
         },
       ],

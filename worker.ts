@@ -4,10 +4,12 @@
  * activities (createQueueActivities). A queue with neither, or with concurrency 0, gets no worker.
  */
 import './src/compat/node20.js';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { makeWorkflowExporter, type OpenTelemetrySinks, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type InjectedSinks } from '@temporalio/worker';
 import { createQueueActivities, TASK_QUEUES } from './src/activities/index.js';
-import { businessMetrics, faultInjection, parseFaultRules, retryVisibility, traceLogAttributes } from './src/activities/interceptors.js';
+import { businessMetrics, retryVisibility, traceLogAttributes } from './src/activities/interceptors.js';
 import { dataConverterFor } from './src/adapters/payload-codec.js';
 import { createInfrastructure } from './src/composition.js';
 import { taskQueue } from './src/config.js';
@@ -19,6 +21,18 @@ import { startOpsServer } from './src/ops-server.js';
 import { checkReadiness } from './src/services/ops/readiness.js';
 import { currentTracing, shutdownTracing } from './src/tracing.js';
 
+/**
+ * Test hooks: with ENABLE_TEST_HOOKS=true (only the test stack sets it) the activity interceptors of
+ * the module TEST_ACTIVITY_INTERCEPTORS names (the test stack's fault injection,
+ * test/support/fault-injection.ts). Production code holds no test-only interceptor.
+ */
+async function testActivityInterceptors(): Promise<ActivityInterceptorsFactory[]> {
+  const file = process.env.ENABLE_TEST_HOOKS === 'true' ? process.env.TEST_ACTIVITY_INTERCEPTORS : undefined;
+  if (!file) return [];
+  const mod = (await import(pathToFileURL(path.resolve(file)).href)) as { activityInterceptors: () => ActivityInterceptorsFactory[] };
+  return mod.activityInterceptors();
+}
+
 async function main(): Promise<void> {
   const services = await createInfrastructure('worker');
   const { config } = services;
@@ -28,9 +42,7 @@ async function main(): Promise<void> {
   // instead of holding the shutdown for its whole wait.
   const stopping = new AbortController();
   const activitiesByQueue = createQueueActivities({ ...services, stopping: stopping.signal });
-  const testHooks = process.env.ENABLE_TEST_HOOKS === 'true';
-  const faults = testHooks && process.env.FAULT_INJECTION ? parseFaultRules(process.env.FAULT_INJECTION) : [];
-  if (faults.length) log.warn('fault injection enabled (test hook)', { rules: faults });
+  const testInterceptors = await testActivityInterceptors();
   const production = process.env.NODE_ENV === 'production';
   // Traces (src/tracing.ts): a RunActivity span per activity (outermost, so every interceptor's and
   // the activity's log lines carry its trace id) and the workflows' spans through the `exporter`
@@ -40,7 +52,7 @@ async function main(): Promise<void> {
   const sinks: InjectedSinks<OpenTelemetrySinks> = {
     exporter: tracing ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource) : { export: { fn: () => undefined } },
   };
-  const activityInterceptors = [...(tracing ? [otelActivity, traceLogAttributes] : []), retryVisibility, businessMetrics, ...(faults.length ? [faultInjection(faults)] : [])];
+  const activityInterceptors = [...(tracing ? [otelActivity, traceLogAttributes] : []), retryVisibility, businessMetrics, ...testInterceptors];
   const workers: Worker[] = [];
   for (const q of TASK_QUEUES) {
     if (config.workerConcurrency[q] <= 0) continue;

@@ -2,7 +2,8 @@
  * npm run histories:record: records fresh workflow histories for the replay test.
  * Starts the test stack, runs the workflow test files (RECORD_FILES, space-separated, to choose
  * others), starts one benchNoop (on the bench queue, served by a worker in this script), then writes up to two closed executions of every workflow type
- * (different close statuses first) from both namespaces to test/histories/<type>-<n>.json, as JSON
+ * (different close statuses first) from both namespaces to test/histories/<type>-<n>.json (the
+ * bench workflows' to scripts/bench/histories/, replayed by test/bench-replay.test.ts), as JSON
  * (protobufjs' object form of the History). Every exported workflow must end up with
  * a history; the script fails otherwise. Check the files in with the workflow change.
  */
@@ -17,11 +18,15 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import * as workflows from '../src/workflows/index.js';
+import * as benchWorkflows from './bench/workflows/index.js';
 import { startBenchWorker } from './lib/bench-worker.js';
 import { startStack } from './lib/stack.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test', 'histories');
+/** The bench workflows (scripts/bench/workflows) are no production workflows: their histories stay beside them. */
+const BENCH_OUT = path.join(ROOT, 'scripts', 'bench', 'histories');
+const outFor = (type: string) => (type in benchWorkflows ? BENCH_OUT : OUT);
 const FILES = (
   process.env.RECORD_FILES ??
   'test/checkout.test.ts test/invoice-card-payments.test.ts test/hosted-late-approval.test.ts test/invoice-issuance.test.ts test/images.test.ts test/email-workflow.test.ts test/commissions.test.ts test/imports.test.ts test/webhooks.test.ts'
@@ -53,15 +58,15 @@ async function main(): Promise<number> {
     });
     if (code !== 0) say('some tests failed; recording what ran anyway');
     const connection = await Connection.connect({ address: stack.urls.temporal });
-    const wanted = new Set(Object.keys(workflows));
+    const wanted = new Set([...Object.keys(workflows), ...Object.keys(benchWorkflows)]);
     const written: Record<string, number> = {};
-    mkdirSync(OUT, { recursive: true });
+    for (const dir of [OUT, BENCH_OUT]) mkdirSync(dir, { recursive: true });
     // Only the types recorded in this run are replaced, so a run over some test files keeps the other types' histories.
     const cleared = new Set<string>();
     const clear = (type: string) => {
       if (cleared.has(type)) return;
       cleared.add(type);
-      for (const f of readdirSync(OUT)) if (f.startsWith(`${type}-`) && f.endsWith('.json')) rmSync(path.join(OUT, f));
+      for (const f of readdirSync(outFor(type))) if (f.startsWith(`${type}-`) && f.endsWith('.json')) rmSync(path.join(outFor(type), f));
     };
     for (const namespace of ['default', 'sandbox']) {
       const client = new Client({ connection, namespace });
@@ -91,14 +96,13 @@ async function main(): Promise<number> {
         const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
         written[wf.type] = n + 1;
         clear(wf.type);
-        const file = path.join(OUT, `${wf.type}-${n + 1}.json`);
+        const file = path.join(outFor(wf.type), `${wf.type}-${n + 1}.json`);
         writeFileSync(file, JSON.stringify(toJson(history), null, 1) + '\n');
         say(`${path.relative(ROOT, file)}: ${wf.workflowId} (${namespace}, ${wf.status.name})`);
       }
     }
     await connection.close();
-    const files = readdirSync(OUT);
-    const missing = [...wanted].filter((t) => !files.some((f) => f.startsWith(`${t}-`)));
+    const missing = [...wanted].filter((t) => !readdirSync(outFor(t)).some((f) => f.startsWith(`${t}-`)));
     if (missing.length) {
       say(`no history recorded for: ${missing.join(', ')} (add a test file that runs it to RECORD_FILES)`);
       return 1;

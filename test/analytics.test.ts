@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, dbQuery, expectProblem, uniq, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, dbQuery, expectProblem, uniq, type OrgFixture } from './support/helpers';
 
 /** One order line: [sku, quantity, price, productName?]. */
 type Line = [string, number, number, string?];

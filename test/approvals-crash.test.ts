@@ -2,11 +2,11 @@
  * A worker killed while an approval waits: the sandbox worker is SIGKILLed while approvePurchase
  * waits for an answer; with no worker the request stays Pending and nothing is charged; a new worker
  * resumes the workflow from its history, the approval continues the held checkout, charged once.
- * Runs in the sandbox environment (see test/sandbox-workers.ts).
+ * Runs in the sandbox environment (see test/support/sandbox-workers.ts).
  */
-import { call, createOrg, SANDBOX_API, stack, type OrgFixture } from './helpers';
-import { buyerCart, buyerWorld, checkout } from './approval-fixtures';
-import { SandboxWorkers } from './sandbox-workers';
+import { call, createOrg, SANDBOX_API, stack, type OrgFixture } from './support/helpers';
+import { buyerCart, buyerWorld, checkout } from './support/approval-fixtures';
+import { SandboxWorkers } from './support/sandbox-workers';
 
 jest.setTimeout(150_000);
 const workers = new SandboxWorkers();

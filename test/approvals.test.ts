@@ -5,8 +5,8 @@
  * timers (APPROVAL_ESCALATION_HOURS=6s, APPROVAL_EXPIRY_DAYS=30s); monthly limits; visibility.
  * The worker-crash case is test/approvals-crash.test.ts.
  */
-import { call, createOrg, dbQuery, stack, waitForMail, type OrgFixture } from './helpers';
-import { buyerCart, buyerWorld, checkout, setRole, type BuyerWorld } from './approval-fixtures';
+import { call, createOrg, dbQuery, stack, waitForMail, type OrgFixture } from './support/helpers';
+import { buyerCart, buyerWorld, checkout, setRole, type BuyerWorld } from './support/approval-fixtures';
 
 jest.setTimeout(150_000);
 let org: OrgFixture;

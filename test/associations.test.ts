@@ -1,5 +1,5 @@
-import { call, createMemberUser, createOrg, decodeToken, uniq, waitForMail, type OrgFixture } from './helpers';
-import { ensurePriceTier } from './matrix-fixtures';
+import { call, createMemberUser, createOrg, decodeToken, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { ensurePriceTier } from './support/matrix-fixtures';
 
 let org: OrgFixture;
 let other: OrgFixture;

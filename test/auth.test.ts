@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, decodeToken, expectProblem, issueApiAccess, setPasswordToken, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, expectProblem, issueApiAccess, setPasswordToken, uniq, waitForMail, type OrgFixture } from './support/helpers';
 
 const login = (org: OrgFixture, creds: { ClientId: string; ClientSecret: string }, orgCode = org.code) =>
   call('POST', '/api/auth/login', { body: { OrgCode: orgCode, ClientId: creds.ClientId, ClientSecret: creds.ClientSecret } });

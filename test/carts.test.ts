@@ -1,5 +1,5 @@
-import { call, createOrg, uniq, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { call, createOrg, uniq, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
 
 let org: OrgFixture;
 let other: OrgFixture;

@@ -1,5 +1,5 @@
-import { call, createOrg, uniq, type OrgFixture } from './helpers';
-import { makeImage, postMultipart, uploadImage } from './image-helpers';
+import { call, createOrg, uniq, type OrgFixture } from './support/helpers';
+import { makeImage, postMultipart, uploadImage } from './support/image-helpers';
 
 describe('catalog links between products, categories and images', () => {
   let org: OrgFixture;

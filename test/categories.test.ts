@@ -1,4 +1,4 @@
-import { call, createOrg, customerToken, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, type OrgFixture } from './support/helpers';
 
 const putCat = (org: OrgFixture, body: unknown, token = org.adminToken) => call('PUT', '/api/categories', { token, body });
 const CATEGORY_FIELDS = ['active', 'breadcrumb', 'id', 'imageUrl', 'name', 'organizationId', 'parentId', 'subCategories'];

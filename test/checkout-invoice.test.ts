@@ -1,5 +1,5 @@
-import { call, createOrg, stack, uniq, waitForMail, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { call, createOrg, stack, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
 
 /** SPEC/issue: orders placed through checkout get their invoice, issued and paid by the checkout's payment, carrying the poNumber. */
 jest.setTimeout(90_000);

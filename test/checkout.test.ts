@@ -2,8 +2,8 @@
  * Checkout over HTTP against the real stack: workflow checkout-<cartId>, provider sandbox
  * ledger, SMTP catcher. The worker-crash tests are in test/crash.test.ts.
  */
-import { call, createOrg, saveCard, stack, waitForMail, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { call, createOrg, saveCard, stack, waitForMail, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
 
 jest.setTimeout(120_000);
 let org: OrgFixture;

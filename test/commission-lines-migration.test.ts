@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { dbQuery, stack } from './helpers';
+import { dbQuery, stack } from './support/helpers';
 
 const BEFORE = 'Migration20261125030000_rate_limit_unlogged';
 const MIGRATION = 'Migration20261128013000_commission_entry_lines_json';

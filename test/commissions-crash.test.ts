@@ -5,9 +5,9 @@
  * statement on workers it spawns and, in afterAll, leaves one normal sandbox worker running (its pid
  * in stack.extraPidsFile so the stack stops it).
  */
-import { call, createOrg, dbQuery, SANDBOX_API, type OrgFixture } from './helpers';
-import { createSalesRep, invoiceBody } from './matrix-fixtures';
-import { kill, SandboxWorkers } from './sandbox-workers';
+import { call, createOrg, dbQuery, SANDBOX_API, type OrgFixture } from './support/helpers';
+import { createSalesRep, invoiceBody } from './support/matrix-fixtures';
+import { kill, SandboxWorkers } from './support/sandbox-workers';
 
 jest.setTimeout(180_000);
 let sb: OrgFixture;

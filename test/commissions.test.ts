@@ -3,8 +3,8 @@
  * cents, the statement workflow (Draft -> Approved -> Paid, Draft -> Rejected, 409s), clawbacks on
  * the next statement, reminders, tenancy and roles.
  */
-import { call, createOrg, customerToken, signTestToken, waitForMail, type OrgFixture } from './helpers';
-import { createSalesRep, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, customerToken, signTestToken, waitForMail, type OrgFixture } from './support/helpers';
+import { createSalesRep, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(120_000);
 

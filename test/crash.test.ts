@@ -12,9 +12,9 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { call, createOrg, ensureCustomer, saveCard, SANDBOX_API, stack, uniq, type OrgFixture } from './helpers';
-import { customerWithProduct, invoiceBody } from './matrix-fixtures';
-import { SandboxWorkers } from './sandbox-workers';
+import { call, createOrg, ensureCustomer, saveCard, SANDBOX_API, stack, uniq, type OrgFixture } from './support/helpers';
+import { customerWithProduct, invoiceBody } from './support/matrix-fixtures';
+import { SandboxWorkers } from './support/sandbox-workers';
 
 jest.setTimeout(150_000);
 const PROVIDER = stack.urls.provider;

@@ -5,8 +5,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { call, createOrg, expectProblem, repToken, customerToken, stack, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { call, createOrg, expectProblem, repToken, customerToken, stack, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
 
 jest.setTimeout(180_000);
 let org: OrgFixture;

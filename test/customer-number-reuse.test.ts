@@ -4,8 +4,8 @@
  * customer deactivates its cards and closes its open carts, and a customer re-created with the
  * same number (by a sales rep or an admin) starts empty: nothing listed, nothing chargeable.
  */
-import { call, customerToken, dbQuery, repToken, saveCard, stack, uniq, type OrgFixture, createOrg } from './helpers';
-import { customerWithProduct, invoiceBody } from './matrix-fixtures';
+import { call, customerToken, dbQuery, repToken, saveCard, stack, uniq, type OrgFixture, createOrg } from './support/helpers';
+import { customerWithProduct, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(120_000);
 

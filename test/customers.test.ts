@@ -1,5 +1,5 @@
-import { call, createMemberUser, createOrg, repToken, uniq, type OrgFixture } from './helpers';
-import { ensurePriceTier, matrixFixtures } from './matrix-fixtures';
+import { call, createMemberUser, createOrg, repToken, uniq, type OrgFixture } from './support/helpers';
+import { ensurePriceTier, matrixFixtures } from './support/matrix-fixtures';
 
 const CUSTOMER_KEYS = [
   'active',

@@ -2,11 +2,11 @@
  * A PostgreSQL restart must not end the API (found by `npm run chaos`, issue 21): every connection
  * of every pool drops, and a pool whose idle client errors with nobody listening throws the error
  * out of the process. The database is "restarted" for an API process this file starts, through a
- * TCP proxy (test/fault-proxy.ts) that closes every connection, so the shared stack is untouched.
+ * TCP proxy (test/support/fault-proxy.ts) that closes every connection, so the shared stack is untouched.
  */
-import { call, createOrg, stack, uniq, type OrgFixture } from './helpers';
-import { FaultProxy } from './fault-proxy';
-import { startOwnApi, type OwnApi } from './own-api';
+import { call, createOrg, stack, uniq, type OrgFixture } from './support/helpers';
+import { FaultProxy } from './support/fault-proxy';
+import { startOwnApi, type OwnApi } from './support/own-api';
 
 jest.setTimeout(120_000);
 

@@ -4,14 +4,14 @@
  * problem+json with Retry-After within the configured bounds, never 500 and never a hang; a
  * request that would start a workflow either fails whole (checkout: no charge, no order) or keeps
  * the start and makes it once Temporal is back (invoice issuance). Each dependency is cut for an
- * API process this file starts, through a TCP proxy (test/fault-proxy.ts), so the shared stack and
+ * API process this file starts, through a TCP proxy (test/support/fault-proxy.ts), so the shared stack and
  * other files are untouched.
  */
-import { call, createOrg, dbQuery, expectProblem, stack, uniq, type OrgFixture, type Res } from './helpers';
-import { postMultipart } from './image-helpers';
-import { customerWithProduct, invoiceBody } from './matrix-fixtures';
-import { FaultProxy } from './fault-proxy';
-import { startOwnApi, type OwnApi } from './own-api';
+import { call, createOrg, dbQuery, expectProblem, stack, uniq, type OrgFixture, type Res } from './support/helpers';
+import { postMultipart } from './support/image-helpers';
+import { customerWithProduct, invoiceBody } from './support/matrix-fixtures';
+import { FaultProxy } from './support/fault-proxy';
+import { startOwnApi, type OwnApi } from './support/own-api';
 
 jest.setTimeout(120_000);
 

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePorts } from '../scripts/lib/procs';
-import { stack } from './helpers';
+import { stack } from './support/helpers';
 
 const st = stack as typeof stack & { distDir?: string };
 const devJs = () => path.join(st.distDir!, 'scripts/dev.js');

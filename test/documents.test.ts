@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'minio';
-import { call, createOrg, customerToken, expectProblem, repToken, stack, type OrgFixture } from './helpers';
-import { postMultipart } from './image-helpers';
+import { call, createOrg, customerToken, expectProblem, repToken, stack, type OrgFixture } from './support/helpers';
+import { postMultipart } from './support/image-helpers';
 
 jest.setTimeout(90_000);
 const QUOTA = 1024 * 1024;

@@ -1,14 +1,14 @@
 /**
  * A worker killed during dunning loses no reminder and sends none twice (issue 23). Runs in the
- * sandbox environment with workers this file spawns (test/sandbox-workers.ts, as test/crash.test.ts):
+ * sandbox environment with workers this file spawns (test/support/sandbox-workers.ts, as test/crash.test.ts):
  * a worker holds the first reminder's e-mail activity open after the e-mail went out
  * (FAULT_INJECTION=hang-after:deliverEmail) and is SIGKILLed there; a replacement worker retries that
  * activity (the e-mail id was sent: nothing goes out again) and carries the schedule on, whose timers
  * kept running in Temporal while no worker was up.
  */
-import { call, createOrg, dbQuery, mailsFor, SANDBOX_API, waitForMail, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
-import { SandboxWorkers } from './sandbox-workers';
+import { call, createOrg, dbQuery, mailsFor, SANDBOX_API, waitForMail, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
+import { SandboxWorkers } from './support/sandbox-workers';
 
 jest.setTimeout(240_000);
 const workers = new SandboxWorkers();

@@ -4,8 +4,8 @@
  * (DUNNING_DAY_SECONDS, DUNNING_DUE_AFTER_SECONDS in scripts/lib/stack.ts): reminders at 5, 12, 19
  * and 26 s, the credit hold at 42 s. The worker-crash test is test/dunning-crash.test.ts.
  */
-import { call, createOrg, dbQuery, expectProblem, mailsFor, waitForMail, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { call, createOrg, dbQuery, expectProblem, mailsFor, waitForMail, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
 
 jest.setTimeout(240_000);
 let org: OrgFixture;

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { createOrg, stack } from './helpers';
+import { createOrg, stack } from './support/helpers';
 
 describe('e-mail workflow', () => {
   let connection: Connection;

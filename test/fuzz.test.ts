@@ -7,7 +7,7 @@
  * A new endpoint is covered by being registered.
  */
 import { execFileSync } from 'node:child_process';
-import { API, createMemberUser, createOrg, randomIp, type OrgFixture } from './helpers';
+import { API, createMemberUser, createOrg, randomIp, type OrgFixture } from './support/helpers';
 
 type Json = Record<string, any>;
 

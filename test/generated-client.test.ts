@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API, createOrg, randomIp } from './helpers';
+import { API, createOrg, randomIp } from './support/helpers';
 
 jest.setTimeout(180_000);
 

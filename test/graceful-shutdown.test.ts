@@ -2,11 +2,11 @@
  * Graceful shutdown (issue 21): SIGTERM to an API process during a burst of writes and checkouts.
  * The API stops accepting connections, finishes every request in flight, then exits 0: no request
  * it accepted fails, every acknowledged write is stored, and the checkouts in flight complete with
- * their one charge and order. Runs against an API process this file starts (test/own-api.ts).
+ * their one charge and order. Runs against an API process this file starts (test/support/own-api.ts).
  */
-import { call, createOrg, dbQuery, uniq, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
-import { startOwnApi } from './own-api';
+import { call, createOrg, dbQuery, uniq, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
+import { startOwnApi } from './support/own-api';
 
 jest.setTimeout(180_000);
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { withSignature } from '../src/domain/payments/callback-signature';
-import { call, createOrg, ensureCustomer, stack, uniq } from './helpers';
+import { call, createOrg, ensureCustomer, stack, uniq } from './support/helpers';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
-import { call, createOrg, dbQuery, stack, uniq, type OrgFixture } from './helpers';
-import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, stack, uniq, type OrgFixture } from './support/helpers';
+import { ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 /** A hosted payment set up for an invoice: the provider's callback records one payment and moves the invoice. */
 const PROVIDER = stack.urls.provider;

@@ -9,8 +9,8 @@
  * last second and called back late would send it.
  */
 import { withSignature } from '../src/domain/payments/callback-signature.js';
-import { call, createOrg, dbQuery, stack, uniq, type OrgFixture } from './helpers';
-import { pathParamFixtures } from './matrix-fixtures';
+import { call, createOrg, dbQuery, stack, uniq, type OrgFixture } from './support/helpers';
+import { pathParamFixtures } from './support/matrix-fixtures';
 
 jest.setTimeout(90_000);
 const PROVIDER = stack.urls.provider;

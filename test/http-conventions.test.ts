@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { API, call, createOrg, ensureCustomer, expectProblem, randomIp, uniq, type OrgFixture } from './helpers';
+import { API, call, createOrg, ensureCustomer, expectProblem, randomIp, uniq, type OrgFixture } from './support/helpers';
 
 const A = (o: OrgFixture) => ({ base: o.base, token: o.adminToken });
 

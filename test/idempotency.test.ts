@@ -1,5 +1,5 @@
-import { call, createOrg, dbQuery, uniq, type OrgFixture } from './helpers';
-import { invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, uniq, type OrgFixture } from './support/helpers';
+import { invoiceBody } from './support/matrix-fixtures';
 
 describe('Idempotency-Key on routes that create', () => {
   let org: OrgFixture;

@@ -3,7 +3,7 @@
  * HTTP against the real stack: account pre-registration, profile leaks through pending
  * memberships, and a sales rep reading the commerce context of another rep's customer's users.
  */
-import { call, createMemberUser, createOrg, decodeToken, expectProblem, mailsFor, randomIp, repToken, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, expectProblem, mailsFor, randomIp, repToken, uniq, waitForMail, type OrgFixture } from './support/helpers';
 
 const linkToken = (text: string, path: string) => {
   const m = new RegExp(`${path}\\?token=([A-Za-z0-9_-]+)`).exec(text);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, createOrg, uniq, type OrgFixture } from './helpers';
-import { makeImage, postMultipart, startIngestion, uploadImage, waitForIngestion, widthOf } from './image-helpers';
+import { call, createOrg, uniq, type OrgFixture } from './support/helpers';
+import { makeImage, postMultipart, startIngestion, uploadImage, waitForIngestion, widthOf } from './support/image-helpers';
 
 async function fetchNoAuth(url: string): Promise<{ status: number; type: string | null; data: Buffer }> {
   const res = await fetch(url);

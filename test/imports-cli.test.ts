@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { API, createOrg, issueApiAccess, stack } from './helpers';
-import { ensurePriceTier } from './matrix-fixtures';
+import { API, createOrg, issueApiAccess, stack } from './support/helpers';
+import { ensurePriceTier } from './support/matrix-fixtures';
 
 const st = stack as typeof stack & { distDir?: string };
 

@@ -4,10 +4,10 @@
  * database and Temporal namespace), like the checkout crash test, so killing that worker cannot
  * delay workflows other test files wait for; afterAll leaves one normal sandbox worker running.
  */
-import { createOrg, dbQuery, SANDBOX_API, type OrgFixture } from './helpers';
-import { counts, productCount, submitFile, waitJob } from './import-helpers';
-import { ensurePriceTier } from './matrix-fixtures';
-import { SandboxWorkers } from './sandbox-workers';
+import { createOrg, dbQuery, SANDBOX_API, type OrgFixture } from './support/helpers';
+import { counts, productCount, submitFile, waitJob } from './support/import-helpers';
+import { ensurePriceTier } from './support/matrix-fixtures';
+import { SandboxWorkers } from './support/sandbox-workers';
 
 describe('worker crash during an import job', () => {
   const workers = new SandboxWorkers();

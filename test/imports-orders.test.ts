@@ -1,7 +1,7 @@
 /** Import jobs of kinds `orders` and `invoices` over HTTP against the real stack. */
-import { call, createOrg, dbQuery, uniq, type OrgFixture } from './helpers';
-import { counts, errorsOf, runFile, runJson } from './import-helpers';
-import { invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, uniq, type OrgFixture } from './support/helpers';
+import { counts, errorsOf, runFile, runJson } from './support/import-helpers';
+import { invoiceBody } from './support/matrix-fixtures';
 
 let org: OrgFixture;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /** Bulk import jobs over HTTP against the real stack (API, imports worker, PostgreSQL, MinIO, Temporal, SMTP). */
-import { call, createMemberUser, createOrg, dbQuery, expectProblem, mailsFor, uniq, waitForMail, type OrgFixture } from './helpers';
-import { counts, errorsOf, getJob, productCount, runFile, runJson, submitFile, submitJson, waitJob } from './import-helpers';
-import { ensurePriceTier, pathParamFixtures } from './matrix-fixtures';
+import { call, createMemberUser, createOrg, dbQuery, expectProblem, mailsFor, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { counts, errorsOf, getJob, productCount, runFile, runJson, submitFile, submitJson, waitJob } from './support/import-helpers';
+import { ensurePriceTier, pathParamFixtures } from './support/matrix-fixtures';
 
 let org: OrgFixture;
 beforeAll(async () => {

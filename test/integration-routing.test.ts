@@ -10,8 +10,8 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from '../scripts/lib/procs';
-import { call, createOrg, mailsFor, stack, type OrgFixture } from './helpers';
-import { customerWithProduct, smtpIntegration } from './matrix-fixtures';
+import { call, createOrg, mailsFor, stack, type OrgFixture } from './support/helpers';
+import { customerWithProduct, smtpIntegration } from './support/matrix-fixtures';
 
 jest.setTimeout(90_000);
 const st = stack as typeof stack & { distDir?: string };

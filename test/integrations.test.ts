@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SMTPServer } from 'smtp-server';
-import { call, createOrg, dbQuery, expectProblem, stack, type OrgFixture, type Res } from './helpers';
+import { call, createOrg, dbQuery, expectProblem, stack, type OrgFixture, type Res } from './support/helpers';
 
 jest.setTimeout(60_000);
 const st = stack as typeof stack & { distDir?: string };

@@ -1,5 +1,5 @@
-import { call, createOrg, dbQuery, ensureCustomer, expectProblem, saveCard, stack, uniq, type OrgFixture } from './helpers';
-import { invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, ensureCustomer, expectProblem, saveCard, stack, uniq, type OrgFixture } from './support/helpers';
+import { invoiceBody } from './support/matrix-fixtures';
 
 /** Invoice payments by card on file: charged and refunded through the provider sandbox, proven by its ledger. */
 const PROVIDER = stack.urls.provider;

@@ -1,5 +1,5 @@
-import { call, createOrg, customerToken, mailsFor, repToken, uniq, waitForMail, type OrgFixture } from './helpers';
-import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, customerToken, mailsFor, repToken, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 let org: OrgFixture;
 beforeAll(async () => {

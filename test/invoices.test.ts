@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { call, createOrg, customerToken, uniq, type OrgFixture } from './helpers';
-import { invoiceBody } from './matrix-fixtures';
+import { call, createOrg, customerToken, uniq, type OrgFixture } from './support/helpers';
+import { invoiceBody } from './support/matrix-fixtures';
 
 let org: OrgFixture;
 let other: OrgFixture;

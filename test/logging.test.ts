@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { call, createOrg, issueApiAccess, setPasswordToken, stack, uniq, waitForMail } from './helpers';
+import { call, createOrg, issueApiAccess, setPasswordToken, stack, uniq, waitForMail } from './support/helpers';
 
 describe('API logs', () => {
   test('when logins, api-access and a set-password flow ran, then the API log holds none of their secrets and every line is JSON', async () => {

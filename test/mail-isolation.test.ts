@@ -6,16 +6,16 @@
  * Organization B, meanwhile, checks out and gets its order in the answer, and its confirmation
  * reaches the deployment's mail catcher.
  *
- * Runs in the sandbox environment with a worker this file starts (test/sandbox-workers.ts) with
+ * Runs in the sandbox environment with a worker this file starts (test/support/sandbox-workers.ts) with
  * two commerce slots, so the hung deliveries would take them all if they held any: e-mail
  * delivery runs as an ordinary activity on the `mail` task queue (src/workflows/mail-delivery.ts).
  * Before that, deliveries were local activities holding a workflow-task slot each, and B's
  * checkout waited behind A's mail until its answer said the work was still in progress.
  */
 import net from 'node:net';
-import { call, createOrg, mailsFor, SANDBOX_API, waitForMail, type OrgFixture } from './helpers';
-import { customerWithProduct, smtpIntegration } from './matrix-fixtures';
-import { SandboxWorkers } from './sandbox-workers';
+import { call, createOrg, mailsFor, SANDBOX_API, waitForMail, type OrgFixture } from './support/helpers';
+import { customerWithProduct, smtpIntegration } from './support/matrix-fixtures';
+import { SandboxWorkers } from './support/sandbox-workers';
 
 jest.setTimeout(240_000);
 const workers = new SandboxWorkers();

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createMailer, pooledSmtpUrl, withSmtpTimeouts } from '../src/adapters/mail';
 import type { Config } from '../src/config';
-import { FaultProxy } from './fault-proxy';
-import { stack } from './helpers';
+import { FaultProxy } from './support/fault-proxy';
+import { stack } from './support/helpers';
 
 async function sendThree(smtpUrl: string): Promise<string[]> {
   const to = `pool-${randomUUID()}@example.com`;

@@ -5,9 +5,9 @@
  * numbers. (Before, the order counter handed out SO-000001 again and every POST /api/orders
  * answered 409 until it walked past the imported numbers.)
  */
-import { call, createOrg, dbQuery, saveCard, type OrgFixture } from './helpers';
-import { runJson } from './import-helpers';
-import { customerWithProduct, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, saveCard, type OrgFixture } from './support/helpers';
+import { runJson } from './support/import-helpers';
+import { customerWithProduct, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(180_000);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API, call, expectProblem, responseValidator } from './helpers';
+import { API, call, expectProblem, responseValidator } from './support/helpers';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 

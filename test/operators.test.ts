@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { call, createOrg, customerToken, repToken, stack, uniq, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
-import { runJson } from './import-helpers';
+import { call, createOrg, customerToken, repToken, stack, uniq, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
+import { runJson } from './support/import-helpers';
 
 jest.setTimeout(120_000);
 

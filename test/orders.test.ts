@@ -1,4 +1,4 @@
-import { call, createOrg, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, uniq, type OrgFixture } from './support/helpers';
 
 let org: OrgFixture;
 let other: OrgFixture;

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, expectProblem, inspectorUrl, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, expectProblem, inspectorUrl, uniq, waitForMail, type OrgFixture } from './support/helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -9,7 +9,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { freePort } from '../scripts/lib/procs';
-import { call, createOrg, ensureCustomer, expectProblem, stack, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, ensureCustomer, expectProblem, stack, uniq, type OrgFixture } from './support/helpers';
 
 jest.setTimeout(90_000);
 const st = stack as typeof stack & { distDir?: string };

@@ -4,8 +4,8 @@
  * recorded on its invoice when the invoice still owes it, and voided otherwise; each action is in
  * the finance report and a `payment.reconciled` webhook event; a second pass changes nothing.
  */
-import { call, createOrg, dbQuery, ensureCustomer, saveCard, stack, uniq, type OrgFixture } from './helpers';
-import { invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, ensureCustomer, saveCard, stack, uniq, type OrgFixture } from './support/helpers';
+import { invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(120_000);
 const PROVIDER = stack.urls.provider;

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { withSignature } from '../src/domain/payments/callback-signature.js';
-import { call, createMemberUser, createOrg, dbQuery, expectProblem, stack, uniq, type OrgFixture } from './helpers';
-import { ensurePriceTier } from './matrix-fixtures';
+import { call, createMemberUser, createOrg, dbQuery, expectProblem, stack, uniq, type OrgFixture } from './support/helpers';
+import { ensurePriceTier } from './support/matrix-fixtures';
 
 const PROVIDER = stack.urls.provider;
 const SECRET = stack.env.production.PROVIDER_CALLBACK_SECRET;

@@ -1,4 +1,4 @@
-import { call, createOrg, customerToken, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, uniq, type OrgFixture } from './support/helpers';
 
 const PRODUCT_FIELDS = [
   'productId', 'organizationId', 'sku', 'name', 'description', 'category', 'price', 'priceFormatted', 'currencyCode', 'prices',

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyCallbackSignature } from '../src/domain/payments/callback-signature.js';
-import { call, stack, uniq } from './helpers';
+import { call, stack, uniq } from './support/helpers';
 
 const PROVIDER = stack.urls.provider;
 const SECRET = stack.env.production.PROVIDER_CALLBACK_SECRET;

@@ -4,7 +4,7 @@
  * the test stack; an offer's expiresAt is set a few seconds ahead), visibility, the accept race.
  */
 import { Client, Connection } from '@temporalio/client';
-import { call, createOrg, customerToken, dbQuery, repToken, stack, uniq, waitForMail, type OrgFixture } from './helpers';
+import { call, createOrg, customerToken, dbQuery, repToken, stack, uniq, waitForMail, type OrgFixture } from './support/helpers';
 
 jest.setTimeout(120_000);
 

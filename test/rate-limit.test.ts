@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { call, createOrg, dbQuery, expectProblem, issueApiAccess, randomIp, uniq, type Res } from './helpers';
+import { call, createOrg, dbQuery, expectProblem, issueApiAccess, randomIp, uniq, type Res } from './support/helpers';
 
 function expectRateLimited(res: Res): void {
   expectProblem(res, 429);

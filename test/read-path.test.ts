@@ -5,7 +5,7 @@
  * change reaches this API process through its NOTIFY; `settled()` (any write request through the
  * API) waits for notifications committed before it, so the next request must see the change.
  */
-import { call, createMemberUser, createOrg, customerToken, dbQuery, repToken, uniq, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, customerToken, dbQuery, repToken, uniq, type OrgFixture } from './support/helpers';
 
 const put = (org: OrgFixture, body: unknown) => call('PUT', '/api/products', { token: org.adminToken, body });
 

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, repToken, uniq, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, repToken, uniq, type OrgFixture } from './support/helpers';
 
 describe('user tokens lose access as soon as the role behind them does', () => {
   let org: OrgFixture;

@@ -1,4 +1,4 @@
-import { call, createMemberUser, createOrg, decodeToken, inspectorUrl, mailsFor, uniq, waitForMail, type Mail, type OrgFixture } from './helpers';
+import { call, createMemberUser, createOrg, decodeToken, inspectorUrl, mailsFor, uniq, waitForMail, type Mail, type OrgFixture } from './support/helpers';
 
 const LIST_KEYS = ['active', 'email', 'firstName', 'lastName', 'organizationId', 'organizationSalesRepId', 'phoneNumber', 'repNumber', 'salesRepId'].sort();
 const CREATE_KEYS = [

@@ -1,4 +1,4 @@
-import { API, SANDBOX_API, call, createOrg, expectProblem } from './helpers';
+import { API, SANDBOX_API, call, createOrg, expectProblem } from './support/helpers';
 
 describe('sandbox isolation', () => {
   test('when an organization is created in the sandbox, then its token and its admin login fail on production', async () => {

@@ -2,8 +2,8 @@
  * Attacks on orders, payments and invoices (issue 9 items 2-5), each reproduced over HTTP
  * against the real stack and named after the attack. Each test creates its own records.
  */
-import { associateCustomer, call, createMemberUser, createOrg, customerToken, dbQuery, ensureCustomer, repToken, saveCard, stack, uniq, type OrgFixture } from './helpers';
-import { customerWithProduct, ensurePriceTier, invoiceBody } from './matrix-fixtures';
+import { associateCustomer, call, createMemberUser, createOrg, customerToken, dbQuery, ensureCustomer, repToken, saveCard, stack, uniq, type OrgFixture } from './support/helpers';
+import { customerWithProduct, ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(60_000);
 

@@ -6,8 +6,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
-import { API, call, createMemberUser, createOrg, dbQuery, decodeToken, expectProblem, randomIp, uniq, waitForMail, type OrgFixture } from './helpers';
-import { pathParamFixtures } from './matrix-fixtures';
+import { API, call, createMemberUser, createOrg, dbQuery, decodeToken, expectProblem, randomIp, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { pathParamFixtures } from './support/matrix-fixtures';
 
 const acceptToken = (text: string) => {
   const m = /accept-membership\?token=([A-Za-z0-9_-]+)/.exec(text);

@@ -3,11 +3,11 @@
  * role is checked for 401 (no, malformed, expired, rotated-away token), 403 (wrong role, another
  * organization's id in the path) and 404 (another organization's resource in the path).
  * A route joins the matrix by being registered; path parameters need a fixture in
- * test/matrix-fixtures.ts.
+ * test/support/matrix-fixtures.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { API, call, createMemberUser, createOrg, dbQuery, issueApiAccess, signTestToken, type OrgFixture } from './helpers';
-import { matrixBodies, pathParamFixtures, synthesizeBody } from './matrix-fixtures';
+import { API, call, createMemberUser, createOrg, dbQuery, issueApiAccess, signTestToken, type OrgFixture } from './support/helpers';
+import { matrixBodies, pathParamFixtures, synthesizeBody } from './support/matrix-fixtures';
 
 interface MatrixOp {
   key: string;
@@ -98,7 +98,7 @@ describe('security matrix', () => {
       for (const p of resourceParams) {
         const fixture = pathParamFixtures[p];
         if (!fixture) {
-          failures.push(`no fixture registered for path parameter {${p}} in test/matrix-fixtures.ts`);
+          failures.push(`no fixture registered for path parameter {${p}} in test/support/matrix-fixtures.ts`);
           continue;
         }
         values[p] = await fixture(orgB);

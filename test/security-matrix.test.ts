@@ -11,16 +11,16 @@
  * target (re-read by its owner after every write attempt) must be unchanged.
  *
  * Operations and slots come from the running API, so a new route joins by registration; a slot
- * without a rule in test/matrix-ids.ts fails the coverage test. The world is built in
- * test/matrix-world.ts; the 401/403 role matrix is test/security-matrix-auth.test.ts.
+ * without a rule in test/support/matrix-ids.ts fails the coverage test. The world is built in
+ * test/support/matrix-world.ts; the 401/403 role matrix is test/security-matrix-auth.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { API, call, dbQuery, type Res } from './helpers';
-import { makeImage } from './image-helpers';
-import { matrixBodies, synthesizeBody } from './matrix-fixtures';
-import { EXEMPT_FIELDS, FIELD_KIND, ID_LIKE, KIND_SCOPE, SLOT_KIND, expectation, type Actor, type Expectation } from './matrix-ids';
-import { buildWorld, type Party, type World } from './matrix-world';
+import { API, call, dbQuery, type Res } from './support/helpers';
+import { makeImage } from './support/image-helpers';
+import { matrixBodies, synthesizeBody } from './support/matrix-fixtures';
+import { EXEMPT_FIELDS, FIELD_KIND, ID_LIKE, KIND_SCOPE, SLOT_KIND, expectation, type Actor, type Expectation } from './support/matrix-ids';
+import { buildWorld, type Party, type World } from './support/matrix-world';
 
 type Json = Record<string, any>;
 
@@ -541,7 +541,7 @@ async function runCase(c: Case, failures: string[], skipKinds = new Set<string>(
   const label = `${c.actor} with ${who} ${c.slot.kind} in ${c.slot.name}`;
   const foreignValue = world[c.target].ids[c.slot.kind!];
   if (foreignValue === undefined) {
-    failures.push(`${label}: the world has no ${c.slot.kind} for ${c.target}; create one in test/matrix-world.ts`);
+    failures.push(`${label}: the world has no ${c.slot.kind} for ${c.target}; create one in test/support/matrix-world.ts`);
     return;
   }
   tally.cases++;

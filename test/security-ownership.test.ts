@@ -4,8 +4,8 @@
  * see it, and a rep cannot write its own commission (catalog prices, no imported totals or
  * balances, no cheaper tier or longer terms for its customer). Each test creates its own records.
  */
-import { call, createOrg, dbQuery, repToken, uniq, type OrgFixture } from './helpers';
-import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, repToken, uniq, type OrgFixture } from './support/helpers';
+import { ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(60_000);
 

@@ -1,4 +1,4 @@
-import { API, call, createOrg } from './helpers';
+import { API, call, createOrg } from './support/helpers';
 
 describe('stack smoke', () => {
   test('when the API is up, then /health answers ok', async () => {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { call, createOrg, stack, waitForMail } from './helpers';
+import { call, createOrg, stack, waitForMail } from './support/helpers';
 
 describe('SMTP catcher (test infrastructure)', () => {
   test('when an SMTP client resets its connection mid-conversation, then the catcher keeps running and still receives mail', async () => {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { auditStatements, withClient } from '../scripts/lib/statement-audit';
-import { stack, uniq } from './helpers';
+import { stack, uniq } from './support/helpers';
 
 const serverUrl = (db: string) => {
   const u = new URL(stack.env.production.DATABASE_URL);

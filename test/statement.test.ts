@@ -5,8 +5,8 @@
  * dunning workflow places and a payment releases it, and who may read it.
  */
 import { Client } from 'minio';
-import { call, createOrg, customerToken, dbQuery, expectProblem, repToken, stack, uniq, type OrgFixture } from './helpers';
-import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, customerToken, dbQuery, expectProblem, repToken, stack, uniq, type OrgFixture } from './support/helpers';
+import { ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(240_000);
 let org: OrgFixture;

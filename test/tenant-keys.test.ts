@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { dbQuery } from './helpers';
+import { dbQuery } from './support/helpers';
 
 /**
  * Reference tables: small, not per tenant, replicated to every node (docs/scaling.md "Reference

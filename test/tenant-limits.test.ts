@@ -4,9 +4,9 @@
  * PostgreSQL so every API instance shares the count. Past a limit: 429 problem+json with
  * Retry-After and RateLimit headers, while another tenant is served.
  */
-import { call, createOrg, dbQuery, expectProblem, issueApiAccess, uniq, type Res } from './helpers';
+import { call, createOrg, dbQuery, expectProblem, issueApiAccess, uniq, type Res } from './support/helpers';
 import { freePort } from '../scripts/lib/procs';
-import { startOwnApi, type OwnApi } from './own-api';
+import { startOwnApi, type OwnApi } from './support/own-api';
 
 jest.setTimeout(120_000);
 

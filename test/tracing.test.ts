@@ -10,10 +10,10 @@ import { appendFileSync, createWriteStream, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { call, createOrg, stack, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
+import { call, createOrg, stack, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
 import { freePorts } from '../scripts/lib/procs';
-import { startOwnApi, type OwnApi } from './own-api';
+import { startOwnApi, type OwnApi } from './support/own-api';
 
 jest.setTimeout(180_000);
 const st = stack as typeof stack & { distDir?: string; extraPidsFile?: string };

@@ -2,7 +2,7 @@
  * The webhook dispatcher waits for work inside its claim activity (docs/decisions.md, "The webhook
  * dispatcher waits for work inside its activity"): an idle deployment no longer runs a timer, an
  * activity task and two workflow tasks every poll interval. In the sandbox environment with a
- * worker this file starts (test/sandbox-workers.ts), so the claim is known to run on it: a delivery
+ * worker this file starts (test/support/sandbox-workers.ts), so the claim is known to run on it: a delivery
  * made while a claim waits is answered by that claim; an idle dispatcher makes no workflow task
  * a poll interval and starts no timer; a worker told to stop while its claim waits completes the
  * claim (with nothing) instead of holding it until the shutdown grace time cancels it.
@@ -10,10 +10,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { ChildProcess } from 'node:child_process';
-import { SANDBOX_API, call, createOrg, stack, type OrgFixture } from './helpers';
-import { pathParamFixtures } from './matrix-fixtures';
-import { SandboxWorkers } from './sandbox-workers';
-import { startReceiver, type Receiver } from './webhook-receiver';
+import { SANDBOX_API, call, createOrg, stack, type OrgFixture } from './support/helpers';
+import { pathParamFixtures } from './support/matrix-fixtures';
+import { SandboxWorkers } from './support/sandbox-workers';
+import { startReceiver, type Receiver } from './support/webhook-receiver';
 
 jest.setTimeout(180_000);
 const workers = new SandboxWorkers();

@@ -3,10 +3,10 @@
  * commission_statement.approved and payment.failed, each arriving once at a subscribed receiver
  * with the data of the change it reports.
  */
-import { call, createOrg, dbQuery, ensureCustomer, saveCard, uniq, type OrgFixture } from './helpers';
-import { runJson } from './import-helpers';
-import { createSalesRep, customerWithProduct, invoiceBody } from './matrix-fixtures';
-import { startReceiver, type Receiver, type Received } from './webhook-receiver';
+import { call, createOrg, dbQuery, ensureCustomer, saveCard, uniq, type OrgFixture } from './support/helpers';
+import { runJson } from './support/import-helpers';
+import { createSalesRep, customerWithProduct, invoiceBody } from './support/matrix-fixtures';
+import { startReceiver, type Receiver, type Received } from './support/webhook-receiver';
 
 jest.setTimeout(120_000);
 let rx: Receiver;

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { verifySignature } from '../src/domain/webhooks/signature';
-import { call, createOrg, expectProblem, stack, uniq, type OrgFixture } from './helpers';
-import { invoiceBody } from './matrix-fixtures';
-import { startReceiver, type Receiver, type Received } from './webhook-receiver';
+import { call, createOrg, expectProblem, stack, uniq, type OrgFixture } from './support/helpers';
+import { invoiceBody } from './support/matrix-fixtures';
+import { startReceiver, type Receiver, type Received } from './support/webhook-receiver';
 
 jest.setTimeout(90_000);
 const st = stack as typeof stack & { distDir?: string };

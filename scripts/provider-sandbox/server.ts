@@ -2,13 +2,14 @@
  * The payment provider sandbox: ProviderDirect (card-on-file JSON API) and ProviderHosted
  * (transaction setup, hosted HTML page, signed form-encoded callback), plus a ledger that
  * tests read to prove each charge happened exactly once. State lives in memory (a sandbox);
- * every piece of it is readable over HTTP. Card rules are in src/domain/payments/cards.ts.
+ * every piece of it is readable over HTTP. Card rules are in src/domain/payments/cards.ts and ./cards.ts (test cards).
  * Raw card numbers and CVVs are never stored, returned or logged.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { URL } from 'node:url';
-import { checkCard, directErrorCode, expirationMMYY, formatCents, hostedResult, parseAmountCents, type CardType } from '../../src/domain/payments/cards.js';
+import type { CardType } from '../../src/domain/payments/cards.js';
+import { checkTestCard, directErrorCode, expirationMMYY, formatCents, hostedResult, parseAmountCents } from './cards.js';
 import { withSignature, type CallbackFields } from '../../src/domain/payments/callback-signature.js';
 import { esc, messagePage, page, payFormPage } from './html.js';
 
@@ -205,7 +206,7 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
       if (card.cvv === undefined || card.cvv === null || card.cvv === '') fields['card.cvv'] = 'required';
     }
     if (Object.keys(fields).length) throw new HttpError(400, 'invalid_request', 'Some fields are missing or invalid.', fields);
-    const check = checkCard({ number: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv });
+    const check = checkTestCard({ number: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv });
     log('direct customer profile', { outcome: check.outcome, cardType: check.cardType ?? null, lastFour: check.lastFour ?? null });
     if (check.outcome !== 'approved') {
       return { status: 402, body: { error: { code: directErrorCode(check.outcome), message: check.reason ?? messageFor(check.outcome) } } };
@@ -415,7 +416,7 @@ export function createSandboxServer(opts: SandboxOptions): http.Server {
     if (s.state === 'completed') return sendHtml(res, 409, messagePage('Payment already processed', 'This payment has already been processed.'));
     if (s.expiresAt.getTime() <= Date.now())
       return sendHtml(res, 410, messagePage('Payment page expired', 'This payment page has expired. Please start the payment again.'));
-    const check = checkCard({
+    const check = checkTestCard({
       number: form.get('cardNumber') ?? '',
       expMonth: form.get('expMonth') ?? '',
       expYear: form.get('expYear') ?? '',

@@ -3,11 +3,10 @@
  *
  * - retryVisibility (always on): a step that keeps failing is logged as an error from its fifth
  *   attempt on, so a "must eventually succeed" step that retries without limit never does so silently.
- * - faultInjection (tests only): `FAULT_INJECTION=hang-after:<activityType>:<ms>[:<text>][,...]` makes the
- *   first attempt of that activity (only where its first argument, as JSON, contains <text>, when given)
- *   wait <ms> after its body succeeded and before it completes, so a test can kill the worker inside
- *   the activity (e.g. after the provider accepted a charge). The
- *   worker honours it only when ENABLE_TEST_HOOKS=true, which only the test stack sets.
+ * - businessMetrics (always on) and traceLogAttributes (with tracing on): below.
+ *
+ * Fault injection is test-only and lives outside src (test/support/fault-injection.ts): worker.ts
+ * loads it only when ENABLE_TEST_HOOKS=true, which only the test stack sets.
  */
 import { trace } from '@opentelemetry/api';
 import type { Context } from '@temporalio/activity';
@@ -90,40 +89,3 @@ export const retryVisibility: ActivityInterceptorsFactory = (ctx: Context) => ({
     },
   },
 });
-
-export interface FaultRule {
-  activityType: string;
-  hangAfterMs: number;
-  /** Only activities whose first argument, as JSON, contains this (e.g. an e-mail id prefix); every one when absent. */
-  argContains?: string;
-}
-
-/** Parses `hang-after:<activityType>:<ms>[:<text>]` rules; anything else is an error (a typo must not pass silently). */
-export function parseFaultRules(spec: string): FaultRule[] {
-  return spec
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((rule) => {
-      const m = /^hang-after:([A-Za-z0-9_]+):(\d+)(?::([A-Za-z0-9_.-]+))?$/.exec(rule);
-      if (!m) throw new Error(`FAULT_INJECTION: cannot parse "${rule}" (expected hang-after:<activityType>:<ms>[:<text>])`);
-      return { activityType: m[1], hangAfterMs: Number(m[2]), ...(m[3] ? { argContains: m[3] } : {}) };
-    });
-}
-
-export function faultInjection(rules: FaultRule[]): ActivityInterceptorsFactory {
-  return (ctx: Context) => ({
-    inbound: {
-      async execute(input, next) {
-        const result = await next(input);
-        const arg = () => JSON.stringify(input.args[0] ?? null);
-        const rule = rules.find((r) => r.activityType === ctx.info.activityType && (!r.argContains || arg().includes(r.argContains)));
-        if (rule && ctx.info.attempt === 1) {
-          log.warn('fault injection: holding a finished activity open', { activityType: rule.activityType, ms: rule.hangAfterMs });
-          await new Promise((r) => setTimeout(r, rule.hangAfterMs));
-        }
-        return result;
-      },
-    },
-  });
-}

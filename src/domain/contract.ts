@@ -2,7 +2,7 @@
  * Building blocks of response schemas (yup, like the request schemas). Every field is
  * required unless wrapped in `opt()`, and objects admit no undocumented property unless built
  * with `open()`, so /openapi.json states exactly what the serialisers write and the
- * response-validation test (test/helpers.ts) catches any drift. `component('Product', schema)`
+ * response-validation test (test/support/helpers.ts) catches any drift. `component('Product', schema)`
  * makes a schema a shared components/schemas entry referenced with $ref.
  *
  * Views type their result with `Out<typeof schema>` where practical, so the compiler also

@@ -2,4 +2,3 @@
 export * from './commerce.js';
 export * from './media.js';
 export * from './imports.js';
-export * from './bench.js';

@@ -1,4 +1,4 @@
-import { parseFaultRules } from '../../src/activities/interceptors';
+import { parseFaultRules } from '../support/fault-injection';
 
 describe('FAULT_INJECTION rules (test-only worker hook)', () => {
   test('when rules are listed, then each names an activity type and a hold time', () => {

@@ -1,14 +1,5 @@
-import {
-  checkCard,
-  detectCardType,
-  expirationMMYY,
-  formatCents,
-  isExpired,
-  luhnValid,
-  maskCardNumber,
-  parseAmountCents,
-  TEST_CARDS,
-} from '../../src/domain/payments/cards.js';
+import { detectCardType, isExpired, luhnValid, maskCardNumber } from '../../src/domain/payments/cards.js';
+import { checkTestCard as checkCard, expirationMMYY, formatCents, parseAmountCents, TEST_CARDS } from '../../scripts/provider-sandbox/cards.js';
 import { canonicalCallbackString, signCallback, verifyCallbackSignature, withSignature } from '../../src/domain/payments/callback-signature.js';
 
 const NOW = new Date('2026-06-15T12:00:00Z');

@@ -1,28 +1,13 @@
 /**
- * Card rules of the payment provider sandbox (pure, no I/O): Luhn check, card type by prefix,
- * masking, expiry, and the outcome of the sandbox's test cards. The sandbox is a stand-in for
- * ProviderDirect and ProviderHosted (DESIGN "Payments"); the service never sees raw card numbers
- * beyond passing them to a provider once.
+ * Card rules (pure, no I/O): Luhn check, card type by prefix, masking, expiry, and whether a card
+ * is valid (checkCard). The service checks a card with them before passing it to a provider once
+ * (it never keeps raw card numbers); the payment provider sandbox (scripts/provider-sandbox/cards.ts,
+ * a stand-in for ProviderDirect and ProviderHosted, DESIGN "Payments") builds its test cards and
+ * answers on them.
  */
 export type CardType = 'Visa' | 'Mastercard' | 'AmericanExpress' | 'Discover';
-export type CardOutcome = 'approved' | 'declined' | 'insufficient_funds' | 'expired' | 'invalid';
-
-/** Test cards with a fixed non-approving outcome; every other valid card is approved. */
-export const TEST_CARDS = {
-  approveVisa: '4111111111111111',
-  approveMastercard: '5555555555554444',
-  approveAmex: '378282246310005',
-  approveDiscover: '6011111111111117',
-  decline: '4000000000000002',
-  insufficientFunds: '4000000000009995',
-  expired: '4000000000000069',
-} as const;
-
-const FIXED_OUTCOMES: Record<string, CardOutcome> = {
-  [TEST_CARDS.decline]: 'declined',
-  [TEST_CARDS.insufficientFunds]: 'insufficient_funds',
-  [TEST_CARDS.expired]: 'expired',
-};
+/** What the card itself says: valid and not expired (approved), expired, or invalid; a provider may still decline it. */
+export type CardOutcome = 'approved' | 'expired' | 'invalid';
 
 /** Digits only: spaces and dashes are allowed as separators, anything else makes it invalid. */
 export function normalizeCardNumber(input: string): string | null {
@@ -71,9 +56,6 @@ export function isExpired(expMonth: number, expYear: number, now: Date): boolean
   return now.getTime() >= firstDayAfter;
 }
 
-/** "MMYY" as ProviderDirect returns it. */
-export const expirationMMYY = (expMonth: number, expYear: number): string => `${String(expMonth).padStart(2, '0')}${String(expYear % 100).padStart(2, '0')}`;
-
 export interface CardCheck {
   outcome: CardOutcome;
   /** Why an invalid card is invalid (safe to show; never contains the number). */
@@ -85,7 +67,7 @@ export interface CardCheck {
   expYear?: number;
 }
 
-/** Decides what the sandbox provider answers for a card. */
+/** Whether a card is valid and not expired (the provider sandbox adds its test cards' outcomes). */
 export function checkCard(input: { number: unknown; expMonth: unknown; expYear: unknown; cvv?: unknown }, now: Date = new Date()): CardCheck {
   const digits = typeof input.number === 'string' ? normalizeCardNumber(input.number) : null;
   if (!digits || !luhnValid(digits)) return { outcome: 'invalid', reason: 'The card number is not valid.' };
@@ -100,35 +82,6 @@ export function checkCard(input: { number: unknown; expMonth: unknown; expYear: 
     if (typeof cvv !== 'string' || !new RegExp(`^\\d{${len}}$`).test(cvv))
       return { outcome: 'invalid', reason: 'The security code is not valid.', ...base, ...exp };
   }
-  const fixed = FIXED_OUTCOMES[digits];
-  if (fixed) return { outcome: fixed, ...base, ...exp };
   if (isExpired(exp.expMonth, exp.expYear, now)) return { outcome: 'expired', ...base, ...exp };
   return { outcome: 'approved', ...base, ...exp };
 }
-
-/** ProviderHosted's callback `Result` values. */
-export type HostedResult = 'Approved' | 'Declined' | 'InsufficientFunds' | 'Expired';
-export function hostedResult(outcome: Exclude<CardOutcome, 'invalid'>): HostedResult {
-  return ({ approved: 'Approved', declined: 'Declined', insufficient_funds: 'InsufficientFunds', expired: 'Expired' } as const)[outcome];
-}
-
-/** ProviderDirect's 402 error codes. */
-export function directErrorCode(outcome: Exclude<CardOutcome, 'approved'>): 'card_declined' | 'insufficient_funds' | 'expired_card' | 'invalid_card' {
-  return ({ declined: 'card_declined', insufficient_funds: 'insufficient_funds', expired: 'expired_card', invalid: 'invalid_card' } as const)[outcome];
-}
-
-/** Money as integer cents; accepts "12", "12.5", "12.50" (and finite numbers with up to 2 decimals). */
-export function parseAmountCents(value: unknown): bigint | null {
-  let s: string;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0) return null;
-    s = value.toFixed(2);
-    if (Math.abs(Number(s) - value) > 1e-9) return null;
-  } else if (typeof value === 'string') s = value.trim();
-  else return null;
-  const m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(s);
-  if (!m) return null;
-  return BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
-}
-
-export const formatCents = (cents: bigint): string => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;

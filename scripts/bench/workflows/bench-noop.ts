@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createBenchActivities } from '../activities/bench.js';
+import type { createBenchActivities } from './activities.js';
 
 const { noop } = proxyActivities<ReturnType<typeof createBenchActivities>>({ startToCloseTimeout: '10 seconds' });
 

@@ -1,7 +1,7 @@
 /**
  * Response validation against /openapi.json (issue 19 "the document is the contract").
  *
- * test/helpers.ts `call()` hands every answer of the API (production or sandbox) here: the
+ * test/support/helpers.ts `call()` hands every answer of the API (production or sandbox) here: the
  * operation is found by method and path template, the status must be documented (an error
  * status may fall to `default`, which is problem+json), the media type must be the documented
  * one, and a JSON body must validate (ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses) against the

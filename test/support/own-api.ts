@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, createWriteStream } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../scripts/lib/procs';
+import { freePort } from '../../scripts/lib/procs';
 import { stack } from './helpers';
 
 const st = stack as typeof stack & { distDir?: string; extraPidsFile?: string };

@@ -5,7 +5,7 @@
  * A slot is a path parameter, a declared query parameter, a list filter field (discovered by
  * asking the list for an unknown field), or a body field (walked through the OpenAPI schema).
  * Every path parameter and every id-like query, filter or body field must have a rule here:
- * a kind (whose values the world in test/matrix-world.ts provides per party) or an exemption
+ * a kind (whose values the world in test/support/matrix-world.ts provides per party) or an exemption
  * with its reason. A new route whose id slot has no rule fails the matrix's coverage test.
  */
 
