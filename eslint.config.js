@@ -73,7 +73,7 @@ const NO_EM_CALLS = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/*.mjs', 'test/generated-client/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/**/*.mjs', 'test/generated-client/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

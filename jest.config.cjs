@@ -1,4 +1,4 @@
-/** Jest runs the HTTP-level integration tests (against the stack scripts/test.ts starts) and unit tests of pure rules. */
+/** Jest runs the HTTP-level integration tests (against the stack scripts/dev/test.ts starts) and unit tests of pure rules. */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],

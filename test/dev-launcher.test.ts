@@ -13,7 +13,7 @@ import { freePorts } from '../scripts/lib/procs';
 import { stack } from './support/helpers';
 
 const st = stack as typeof stack & { distDir?: string };
-const devJs = () => path.join(st.distDir!, 'scripts/dev.js');
+const devJs = () => path.join(st.distDir!, 'scripts/dev/dev.js');
 const PORT_NAMES = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole', 'smtp', 'smtpHttp', 'provider', 'api', 'sandboxApi', 'apiOps', 'workerOps', 'workerSdkMetrics', 'sandboxApiOps', 'sandboxWorkerOps', 'sandboxWorkerSdkMetrics'];
 
 jest.setTimeout(420_000);

@@ -1,4 +1,4 @@
-/** The batch importer CLI (dist/scripts/import.js) against the running stack: presigned upload, progress, counts, error CSV, exit code. */
+/** The batch importer CLI (dist/scripts/ops/import.js) against the running stack: presigned upload, progress, counts, error CSV, exit code. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ const st = stack as typeof stack & { distDir?: string };
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(st.distDir!, 'scripts', 'import.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(st.distDir!, 'scripts', 'ops', 'import.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.stderr.on('data', (d) => (out += String(d)));

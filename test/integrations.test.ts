@@ -272,7 +272,7 @@ describe('integrations', () => {
     const oldKeys = stack.env.production.ENCRYPTION_KEYS;
     const newKey = `k9:${randomBytes(32).toString('base64')}`;
     const run = (keys: string) =>
-      promisify(execFile)(process.execPath, [path.join(st.distDir!, 'scripts/secrets-reencrypt.js'), '--organization', o.organizationId], {
+      promisify(execFile)(process.execPath, [path.join(st.distDir!, 'scripts/ops/secrets-reencrypt.js'), '--organization', o.organizationId], {
         env: { ...process.env, DATABASE_URL: stack.env.production.DATABASE_URL, ENCRYPTION_KEYS: keys },
       });
     const out = await run(`${newKey},${oldKeys}`);

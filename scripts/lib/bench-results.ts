@@ -1,6 +1,6 @@
 /**
  * Benchmark results (issue 18 item 1; row shape agreed in docs/benchmarks.md): each bench-*.ts
- * writes bench/results/<benchmark>.json with rows of BenchRow; `npm run bench` (scripts/bench.ts)
+ * writes bench/results/<benchmark>.json with rows of BenchRow; `npm run bench` (scripts/bench/all.ts)
  * merges them into one table. SQL statements are counted at the database with pg_stat_statements
  * (the bench stack loads it: startStack({ statementStats: true })).
  */

@@ -1,5 +1,5 @@
 /**
- * The catalog benchmark's floor (scripts/bench-catalog.ts): a bare node:http + pg server answering
+ * The catalog benchmark's floor (scripts/bench/catalog.ts): a bare node:http + pg server answering
  * the same JSON as the API's product reads with the best SQL and nothing else (no auth, no
  * framework, no validation): one statement for a product with its prices and images aggregated,
  * a count plus one page statement for a list; a customer, order, invoice or cart with its children

@@ -2,7 +2,7 @@
  * Starts every real component the service needs as local processes: PostgreSQL (embedded
  * unless DATABASE_URL), the Temporal dev server (with its Web UI in dev), MinIO, the SMTP
  * catcher, the payment provider sandbox, and for each environment (production, sandbox)
- * migrations, a worker and the API. Used by scripts/dev.ts and scripts/test.ts.
+ * migrations, a worker and the API. Used by scripts/dev/dev.ts and scripts/dev/test.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
@@ -63,7 +63,7 @@ export interface Stack extends StackInfo {
    * Starts a killed component again with the same command, ports, data folder and environment, and
    * resolves once it is ready (the same check as the first start). State survives only where the
    * component keeps it on disk: PostgreSQL's data folder, MinIO's folder, and Temporal's sqlite file in
-   * mode 'dev' (mode 'test' runs Temporal in memory). Used by scripts/chaos.ts.
+   * mode 'dev' (mode 'test' runs Temporal in memory). Used by scripts/chaos/main.ts.
    */
   revive(name: string): Promise<void>;
   /** Whether the component's process is running (false once it exited, killed or on its own). */
@@ -300,7 +300,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       60_000,
     );
 
-    const smtp = launch('smtp-catcher', node, [path.join(DIST, 'scripts/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, () => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`), 30_000);
+    const smtp = launch('smtp-catcher', node, [path.join(DIST, 'scripts/dev/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, () => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`), 30_000);
     const provider = launch(
       'provider-sandbox',
       node,

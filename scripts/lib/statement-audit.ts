@@ -6,7 +6,7 @@
  * organization_id without a condition on organization_id (PostgreSQL 18 answers it with a skip
  * scan, one descent per tenant; 14 to 17 read the whole table), or when no index serves it at all.
  *
- * The test command runs it over the whole suite's statements after jest (scripts/test.ts). Only
+ * The test command runs it over the whole suite's statements after jest (scripts/dev/test.ts). Only
  * the statements of the role the audit connects as (the service's) are audited: the tests inspect
  * the database as a role of their own (`inspectorUrls`), and their ad-hoc queries are not the
  * service's.

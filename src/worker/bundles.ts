@@ -1,5 +1,5 @@
 /**
- * Workflow bundles, one per task queue. `npm run build` writes them (scripts/build-workflows.ts)
+ * Workflow bundles, one per task queue. `npm run build` writes them (scripts/dev/build-workflows.ts)
  * to dist/workflow-bundles/<queue>.js; production workers load that file and never run webpack.
  * Only outside production, a missing bundle is built when the worker starts.
  */

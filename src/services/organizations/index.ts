@@ -212,7 +212,7 @@ export async function rateLimits(em: EntityManager, config: Config, orgId: strin
   };
 }
 
-/** Sets (or with null removes) an organization's own limit; the platform operator's (scripts/rate-limit.ts), never the tenant's. */
+/** Sets (or with null removes) an organization's own limit; the platform operator's (scripts/ops/rate-limit.ts), never the tenant's. */
 export async function setOrganizationRateLimit(em: EntityManager, orgId: string, perMinute: number | null): Promise<void> {
   const org = await orgOf(em, orgId);
   org.rateLimitPerMinute = perMinute;

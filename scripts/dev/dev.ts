@@ -4,10 +4,10 @@
  * this process alone, or the death of its parent (npm, a supervisor, an IDE), stop everything it
  * started, newest first, and wait for it; a port already taken stops the start with a message.
  */
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { onStopSignals, startStack } from './lib/stack.js';
+import { onStopSignals, startStack } from '../lib/stack.js';
 
 const labels: Record<string, string> = {
   api: 'API (production)',

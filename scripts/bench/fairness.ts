@@ -12,45 +12,27 @@
  * and the noisy tenant's 200 / 429 counts. The noisy clients run in a child process, so the quiet
  * client's latencies are the server's, not this process's event loop busy with the noisy answers.
  */
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { benchTarget } from './lib/bench-target.js';
-import { round, timeRatio, writeResults } from './lib/bench-results.js';
+import { benchTarget } from '../lib/bench-target.js';
+import { round, timeRatio, writeResults } from '../lib/bench-results.js';
+import { clientIp, request, setupOrganization, type ApiResponse } from '../lib/api-client.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const NOISY = Number(process.env.BENCH_NOISY_CONCURRENCY ?? 8);
 const NOISY_LIMIT = Number(process.env.BENCH_NOISY_LIMIT ?? 600);
 const say = (s: string) => console.log(`[bench] ${s}`);
 
-async function api(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api = (base: string, method: string, p: string, body?: unknown, token?: string): Promise<ApiResponse> => request(base, method, p, body, { token, forwardedFor: clientIp('10.8') });
 
 async function tenant(base: string, name: string): Promise<{ id: string; token: string }> {
-  const email = `bench-${randomUUID()}@example.com`;
-  const org = await api(base, 'POST', '/api/organizations', {
-    Organization: { Name: `${name} ${randomUUID()}` },
-    User: { FirstName: 'B', LastName: 'Ench', Email: email, Password: 'bench password 1' },
-  });
-  const { body } = await api(base, 'POST', '/api/auth/token', { Email: email, Password: 'bench password 1' });
-  const token = body.AccessToken as string;
-  await api(base, 'POST', '/api/organizations/price-tiers', { Name: 'Retail', CurrencyCode: 'USD' }, token);
+  const { orgId, token } = await setupOrganization(base, { name: `${name} ${randomUUID()}`, tag: randomUUID(), billingCountry: null, user: { FirstName: 'B', LastName: 'Ench' } });
   for (let i = 0; i < 50; i++)
     await api(base, 'PUT', '/api/products', { sku: `B-${i}`, name: `Bench ${i}`, prices: [{ tier: 'Retail', price: 10 + i, atQuantity: 1 }] }, token);
-  return { id: org.body.OrganizationId as string, token };
+  return { id: orgId, token };
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

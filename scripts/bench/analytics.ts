@@ -1,4 +1,4 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * Analytics benchmark (not a test). Seeds ORDERS orders x 3 lines over 24 months (2024-01 ..
  * 2025-12) in one organization, plus OTHER_ORDERS in each of two other organizations, with
@@ -13,7 +13,7 @@ import '../src/compat/node20.js';
  * ranges, timed directly on the database; statements per request counted with pg_stat_statements.
  * Writes bench/results/analytics.json.
  *
- * Run: npm run bench:analytics   (= npm run build && node dist/scripts/bench-analytics.js)
+ * Run: npm run bench:analytics   (= npm run build && node dist/scripts/bench/analytics.js)
  * It starts the stack (scripts/lib/stack.ts, mode 'test') unless API_URL and DATABASE_URL are set.
  * Knobs (env): ORDERS (1000000), OTHER_ORDERS (24000, through the triggers), CUSTOMERS (5000), SKUS (2200; 2000 have
  * a product), REPS (50), REQUESTS per endpoint (200), CONCURRENCY (1).
@@ -22,9 +22,10 @@ import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ANALYTICS_BACKFILL_SQL } from '../src/migrations/Migration20261123130822_analytics.js';
-import { round, statementCounter, timeRatio, writeResults, type BenchRow } from './lib/bench-results.js';
-import { benchTarget } from './lib/bench-target.js';
+import { ANALYTICS_BACKFILL_SQL } from '../../src/migrations/Migration20261123130822_analytics.js';
+import { round, statementCounter, timeRatio, writeResults, type BenchRow } from '../lib/bench-results.js';
+import { benchTarget } from '../lib/bench-target.js';
+import { request, clientIp, setupOrganization, type ApiResponse } from '../lib/api-client.js';
 
 const ORDERS = Number(process.env.ORDERS ?? 1_000_000);
 const OTHER_ORDERS = Number(process.env.OTHER_ORDERS ?? 24_000);
@@ -43,36 +44,12 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-interface Json {
-  status: number;
-  body: unknown;
-}
+type Json = ApiResponse;
+const json = (base: string, method: string, p: string, body?: unknown, token?: string): Promise<Json> => request(base, method, p, body, { token, forwardedFor: clientIp('10.8') });
 
-async function json(base: string, method: string, p: string, body?: unknown, token?: string): Promise<Json> {
-  const headers: Record<string, string> = { 'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
-async function setupOrg(api: string, label: string): Promise<{ orgId: string; token: string }> {
+async function setupOrg(base: string, label: string): Promise<{ orgId: string; token: string }> {
   const tag = `${label}-${Date.now().toString(36)}`;
-  const email = `bench-${tag}@example.com`;
-  const password = 'bench password 1';
-  const org = await json(api, 'POST', '/api/organizations', {
-    Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' },
-    User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password },
-  });
-  if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
-  const login = await json(api, 'POST', '/api/auth/token', { Email: email, Password: password });
-  if (login.status !== 200) throw new Error(`login: ${login.status}`);
-  const orgId = (org.body as { OrganizationId: string }).OrganizationId;
-  const token = (login.body as { AccessToken: string }).AccessToken;
-  const tier = await json(api, 'POST', '/api/organizations/price-tiers', { Name: 'Retail', CurrencyCode: 'USD' }, token);
-  if (tier.status !== 200) throw new Error(`tier: ${tier.status}`);
-  return { orgId, token };
+  return setupOrganization(base, { name: `Bench ${tag}`, tag });
 }
 
 /** Orders numbered [from, to] of an organization, spread over the 24 months; 3 lines each. */

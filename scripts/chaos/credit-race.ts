@@ -5,12 +5,12 @@
  * allows one active cart per customer, so HTTP checkouts of one customer cannot overlap; this
  * drives the same code path with overlapping transactions.) Prints `{ placed, refused }` as JSON.
  *
- *   DATABASE_URL=… node dist/scripts/credit-race.js <organizationId> <customerNumber> <n> <price>
+ *   DATABASE_URL=… node dist/scripts/chaos/credit-race.js <organizationId> <customerNumber> <n> <price>
  */
-import { openOrm } from '../src/db.js';
-import { Customer } from '../src/entities/index.js';
-import { reserveCredit } from '../src/services/credit/accounts.js';
-import { createOrder, customerSnapshot } from '../src/services/orders/orders.js';
+import { openOrm } from '../../src/db.js';
+import { Customer } from '../../src/entities/index.js';
+import { reserveCredit } from '../../src/services/credit/accounts.js';
+import { createOrder, customerSnapshot } from '../../src/services/orders/orders.js';
 
 const [orgId, customerNumber, n, price] = process.argv.slice(2);
 const orm = await openOrm(process.env.DATABASE_URL ?? '', Number(n) + 2);

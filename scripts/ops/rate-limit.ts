@@ -3,9 +3,9 @@
  * `default` returns it to the deployment default: `npm run rate-limit -- <organizationId> <perMinute|default>`.
  * The platform operator's tool (DATABASE_URL): a tenant cannot raise its own limit.
  */
-import '../src/compat/node20.js';
-import { openOrm } from '../src/db.js';
-import { setOrganizationRateLimit } from '../src/services/organizations/index.js';
+import '../../src/compat/node20.js';
+import { openOrm } from '../../src/db.js';
+import { setOrganizationRateLimit } from '../../src/services/organizations/index.js';
 
 async function main(): Promise<void> {
   const [orgId, value] = process.argv.slice(2);

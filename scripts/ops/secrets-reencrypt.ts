@@ -1,12 +1,12 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * `npm run secrets:reencrypt`: re-encrypts every stored secret with the first key of
  * ENCRYPTION_KEYS (DATABASE_URL and ENCRYPTION_KEYS from the environment). Optional
  * `--organization <id>` limits it to one organization. Prints counts, never secrets.
  */
-import { parseEncryptionKeys } from '../src/domain/secrets/crypto.js';
-import { openOrm } from '../src/db.js';
-import { reencryptSecrets } from '../src/services/secrets-reencrypt.js';
+import { parseEncryptionKeys } from '../../src/domain/secrets/crypto.js';
+import { openOrm } from '../../src/db.js';
+import { reencryptSecrets } from '../../src/services/secrets-reencrypt.js';
 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;

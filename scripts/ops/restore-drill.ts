@@ -21,15 +21,16 @@
  * KEEP_DRILL=1 keeps the temporary folders (printed) for inspection; DRILL_OMIT=minio (a backup part:
  * postgres, minio, secrets.json, temporal.db) restores without it, to see the drill fail.
  */
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { onStopSignals, startStack, type Stack } from './lib/stack.js';
-import { freePorts } from './lib/procs.js';
+import { onStopSignals, startStack, type Stack } from '../lib/stack.js';
+import { freePorts } from '../lib/procs.js';
+import { expectStatus, request, setupOrganization, type ApiResponse } from '../lib/api-client.js';
 
 const say = (s: string) => console.log(`[drill] ${s}`);
 let reported = false;
@@ -37,32 +38,10 @@ const PORT_KEYS = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole'
 /** What the backup holds, relative to the data folder (temporal.db* also takes a -wal/-shm file if present). */
 const BACKUP_PARTS = ['postgres', 'minio', 'secrets.json'];
 
-interface Res {
-  status: number;
-  body: any;
-  bytes: Buffer;
-}
-
-async function call(base: string, method: string, p: string, opts: { token?: string; body?: unknown; form?: FormData } = {}): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${p}`, { method, headers, body: opts.form ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  let body: any = undefined;
-  try {
-    body = bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
-  } catch {
-    body = bytes.toString('utf8').slice(0, 200);
-  }
-  return { status: res.status, body, bytes };
-}
-
-async function expectStatus(what: string, r: Promise<Res>, ...ok: number[]): Promise<Res> {
-  const res = await r;
-  if (!ok.includes(res.status)) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res;
-}
+type Res = ApiResponse;
+/** The drill's calls go from this machine straight to the dev stack (no client address). */
+const call = (base: string, method: string, p: string, opts: { token?: string; body?: unknown; form?: FormData } = {}): Promise<Res> =>
+  request(base, method, p, opts.body, { token: opts.token, form: opts.form, forwardedFor: null });
 
 /** Free ports for every PORT_* the dev stack reads, so mode 'dev' runs beside `npm run dev`. */
 async function choosePorts(): Promise<void> {
@@ -115,15 +94,15 @@ interface Seed {
 
 async function seed(base: string, temporal: Client): Promise<{ seed: Seed; token: string }> {
   const tag = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const email = `drill-${tag}@example.com`;
-  const password = 'drill password 1';
-  const org = await expectStatus(
-    'create organization',
-    call(base, 'POST', '/api/organizations', { body: { Organization: { Name: `Drill ${tag}`, BillingCountry: 'US' }, User: { FirstName: 'Dora', LastName: 'Drill', Email: email, Password: password } } }),
-    201,
-  );
-  const token = (await expectStatus('login', call(base, 'POST', '/api/auth/token', { body: { Email: email, Password: password } }), 200)).body.AccessToken as string;
-  await expectStatus('price tier', call(base, 'POST', '/api/organizations/price-tiers', { token, body: { Name: 'Retail', CurrencyCode: 'USD' } }), 200, 409);
+  const { token, email, password, orgId } = await setupOrganization(base, {
+    name: `Drill ${tag}`,
+    tag,
+    emailPrefix: 'drill',
+    password: 'drill password 1',
+    user: { FirstName: 'Dora', LastName: 'Drill' },
+    tierConflictOk: true,
+    call: { forwardedFor: null },
+  });
   const customerNumber = `C-${tag}`.toUpperCase();
   await expectStatus('customer', call(base, 'PUT', '/api/customers', { token, body: { customerNumber, companyName: `Drill Buyer ${tag}`, companyEmail: `buyer-${tag}@example.com`, pricing: 'Retail' } }), 200, 201);
   const sku = `DRILL-${tag}`.toUpperCase();
@@ -150,7 +129,7 @@ async function seed(base: string, temporal: Client): Promise<{ seed: Seed; token
   const orders = await expectStatus('order list', call(base, 'GET', `/api/orders?filters=${encodeURIComponent(JSON.stringify([{ field: 'orderNumber', operator: 'equals', value: orderNumber }]))}`, { token }), 200);
   const orderId = orders.body.data?.[0]?.orderId ?? orders.body.data?.[0]?.id;
   if (!orderId) throw new Error(`order ${orderNumber} not listed: ${JSON.stringify(orders.body).slice(0, 300)}`);
-  return { seed: { email, password, organizationId: org.body.OrganizationId, sku, customerNumber, documentId: doc.body.document.documentId, cartId, orderId, orderNumber }, token };
+  return { seed: { email, password, organizationId: orgId, sku, customerNumber, documentId: doc.body.document.documentId, cartId, orderId, orderNumber }, token };
 }
 
 /** Each fact is gathered on its own: a failed read becomes "ERROR: …" in that fact (and differs from the original's), the others are still compared. */

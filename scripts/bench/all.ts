@@ -1,9 +1,9 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * `npm run bench`: every benchmark, one table (issue 18 item 1).
  *
  * Starts one stack (mode 'test' with production timings, free ports, pg_stat_statements loaded), runs each
- * dist/scripts/bench-*.js in turn against it (API_URL, DATABASE_URL, TEMPORAL_ADDRESS), each
+ * dist/scripts/bench/<name>.js in turn against it (API_URL, DATABASE_URL, TEMPORAL_ADDRESS), each
  * writing bench/results/<name>.json (rows: scripts/lib/bench-results.ts), then merges the rows
  * into bench/results/latest.json and bench/results/latest.md with the machine it ran on, and puts
  * the markdown table into README.md between the `bench:start` / `bench:end` markers.
@@ -18,8 +18,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RESULTS_DIR, type BenchFile, type BenchRow } from './lib/bench-results.js';
-import { startStack } from './lib/stack.js';
+import { RESULTS_DIR, type BenchFile, type BenchRow } from '../lib/bench-results.js';
+import { startStack } from '../lib/stack.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const say = (s: string) => console.log(`[bench] ${s}`);
@@ -28,8 +28,8 @@ const ORDER = ['commissions', 'checkout', 'analytics', 'import', 'catalog'];
 
 function benchmarks(): string[] {
   const found = readdirSync(HERE)
-    .map((f) => /^bench-([a-z0-9-]+)\.js$/.exec(f)?.[1])
-    .filter((x): x is string => !!x);
+    .map((f) => /^([a-z0-9-]+)\.js$/.exec(f)?.[1])
+    .filter((x): x is string => !!x && x !== 'all');
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   const rank = (n: string) => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
   return found.filter((n) => !only || only.includes(n)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
@@ -37,7 +37,7 @@ function benchmarks(): string[] {
 
 function run(name: string, env: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', path.join(HERE, `bench-${name}.js`)], { stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--enable-source-maps', path.join(HERE, `${name}.js`)], { stdio: 'inherit', env: { ...process.env, ...env } });
     child.on('exit', (code) => resolve(code ?? 1));
   });
 }

@@ -20,13 +20,14 @@
  * (scripts/lib/process-cpu.ts); printed and in the row's notes.
  * Writes bench/results/checkout.json (scripts/lib/bench-results.ts).
  */
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { rateRatio, round, statementCounter, writeResults, type StatementCounter } from './lib/bench-results.js';
-import { benchTarget } from './lib/bench-target.js';
-import { addCpu, cpuPerOp, readCpu } from './lib/process-cpu.js';
-import { startBenchWorker } from './lib/bench-worker.js';
+import { rateRatio, round, statementCounter, writeResults, type StatementCounter } from '../lib/bench-results.js';
+import { benchTarget } from '../lib/bench-target.js';
+import { addCpu, cpuPerOp, readCpu } from '../lib/process-cpu.js';
+import { startBenchWorker } from '../lib/bench-worker.js';
+import { requestOk, setupOrganization } from '../lib/api-client.js';
 
 const N = Number(process.env.BENCH_CHECKOUTS ?? 200);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -56,16 +57,7 @@ async function settled(counter: StatementCounter, t0: number, idlePerMs: number,
   }
 }
 
-async function api(base: string, method: string, p: string, body?: unknown, token?: string) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = (base: string, method: string, p: string, body?: unknown, token?: string) => requestOk(base, method, p, body, { token });
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -102,10 +94,7 @@ async function main(): Promise<void> {
   if (!target.temporal) throw new Error('TEMPORAL_ADDRESS is required with API_URL');
   try {
     const base = target.api;
-    const email = `bench-${randomUUID()}@example.com`;
-    await api(base, 'POST', '/api/organizations', { Organization: { Name: `Bench ${randomUUID()}` }, User: { FirstName: 'B', LastName: 'Ench', Email: email, Password: 'bench password 1' } });
-    const { AccessToken: token } = await api(base, 'POST', '/api/auth/token', { Email: email, Password: 'bench password 1' });
-    await api(base, 'POST', '/api/organizations/price-tiers', { Name: 'Retail', CurrencyCode: 'USD' }, token);
+    const { token } = await setupOrganization(base, { name: `Bench ${randomUUID()}`, tag: randomUUID(), billingCountry: null, user: { FirstName: 'B', LastName: 'Ench' } });
     await api(base, 'PUT', '/api/products', { sku: 'BENCH-1', name: 'Bench widget', prices: [{ tier: 'Retail', price: 12.5, atQuantity: 1 }] }, token);
     const customers: string[] = [];
     for (let w = 0; w < C; w++) {

@@ -1,4 +1,4 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * Catalog benchmark (not a test; issue 18). Seeds tenant A with direct SQL batch inserts and
  * measures, against a bare node:http + pg floor (scripts/lib/catalog-floor.ts, its own process,
@@ -11,7 +11,7 @@ import '../src/compat/node20.js';
  * The machine is shared (2 cores, several processes): figures are noisy, compare within one run.
  *
  * Run:
- *   npm run bench:catalog                      (= npm run build && node dist/scripts/bench-catalog.js)
+ *   npm run bench:catalog                      (= npm run build && node dist/scripts/bench/catalog.js)
  * It starts the whole stack (scripts/lib/stack.ts, mode 'test', free ports) unless both
  * API_URL and DATABASE_URL are set, in which case it uses that API and its database.
  * Knobs (env): PRODUCTS of tenant A (10000), BIG_FACTOR (10), TIERS (3), REQUESTS per round (400),
@@ -27,8 +27,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { rateRatio, round, statementCounter, writeResults, type BenchRow, type StatementCounter } from './lib/bench-results.js';
-import { benchTarget } from './lib/bench-target.js';
+import { rateRatio, round, statementCounter, writeResults, type BenchRow, type StatementCounter } from '../lib/bench-results.js';
+import { benchTarget } from '../lib/bench-target.js';
+import { request, setupOrganization, type ApiResponse } from '../lib/api-client.js';
 
 const PRODUCTS = Number(process.env.PRODUCTS ?? 10_000);
 const BIG_FACTOR = Number(process.env.BIG_FACTOR ?? 10);
@@ -44,30 +45,11 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const say = (s: string) => console.log(`[bench] ${s}`);
 
-async function json(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'x-forwarded-for': `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const json = (base: string, method: string, p: string, body?: unknown, token?: string): Promise<ApiResponse> => request(base, method, p, body, { token });
 
-async function setupOrg(api: string): Promise<{ orgId: string; token: string; tiers: string[] }> {
+async function setupOrg(base: string): Promise<{ orgId: string; token: string; tiers: string[] }> {
   const tag = Date.now().toString(36);
-  const email = `bench-${tag}@example.com`;
-  const password = 'bench password 1';
-  const org = await json(api, 'POST', '/api/organizations', { Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' }, User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password } });
-  if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
-  const login = await json(api, 'POST', '/api/auth/token', { Email: email, Password: password });
-  if (login.status !== 200) throw new Error(`login: ${login.status}`);
-  const token = login.body.AccessToken as string;
-  const tiers = Array.from({ length: TIERS }, (_, i) => `Tier${i + 1}`);
-  for (const t of tiers) {
-    const r = await json(api, 'POST', '/api/organizations/price-tiers', { Name: t, CurrencyCode: 'USD' }, token);
-    if (r.status !== 200) throw new Error(`tier: ${r.status}`);
-  }
-  return { orgId: org.body.OrganizationId, token, tiers };
+  return setupOrganization(base, { name: `Bench ${tag}`, tag, tiers: Array.from({ length: TIERS }, (_, i) => `Tier${i + 1}`) });
 }
 
 async function seed(databaseUrl: string, orgId: string, tiers: string[], PRODUCTS: number): Promise<void> {
@@ -181,7 +163,7 @@ async function compare(name: string, api: string, floor: string, token: string, 
 
 /** The floor server in its own process (scripts/lib/catalog-floor.ts). */
 async function startFloor(databaseUrl: string, orgId: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(HERE, 'lib', 'catalog-floor.js'), databaseUrl, orgId, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(HERE, '..', 'lib', 'catalog-floor.js'), databaseUrl, orgId, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       const m = /listening (\d+)/.exec(d.toString());

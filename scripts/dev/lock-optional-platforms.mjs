@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const file = new URL('../package-lock.json', import.meta.url);
+const file = new URL('../../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const pkgs = lock.packages;
 

@@ -7,7 +7,7 @@
  * (protobufjs' object form of the History). Every exported workflow must end up with
  * a history; the script fails otherwise. Check the files in with the workflow change.
  */
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +17,12 @@ import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
 const { temporal } = proto;
-import * as workflows from '../src/workflows/index.js';
-import * as benchWorkflows from './bench/workflows/index.js';
-import { startBenchWorker } from './lib/bench-worker.js';
-import { startStack } from './lib/stack.js';
+import * as workflows from '../../src/workflows/index.js';
+import * as benchWorkflows from '../bench/workflows/index.js';
+import { startBenchWorker } from '../lib/bench-worker.js';
+import { startStack } from '../lib/stack.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OUT = path.join(ROOT, 'test', 'histories');
 /** The bench workflows (scripts/bench/workflows) are no production workflows: their histories stay beside them. */
 const BENCH_OUT = path.join(ROOT, 'scripts', 'bench', 'histories');

