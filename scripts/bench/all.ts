@@ -6,7 +6,7 @@ import '../../src/compat/node20.js';
  * dist/scripts/bench/<name>.js in turn against it (API_URL, DATABASE_URL, TEMPORAL_ADDRESS), each
  * writing bench/results/<name>.json (rows: scripts/lib/bench-results.ts), then merges the rows
  * into bench/results/latest.json and bench/results/latest.md with the machine it ran on, and puts
- * the markdown table into README.md between the `bench:start` / `bench:end` markers.
+ * the markdown table into docs/benchmarks.md between the `bench:start` / `bench:end` markers.
  *
  * Knobs (env): BENCH_ONLY=checkout,commissions (a subset), plus each benchmark's own knobs.
  * A benchmark that fails gets a row saying so; the others still run. Benchmarks not run this time
@@ -70,7 +70,7 @@ function machineLine(loadBefore: number[], loadAfter: number[]): string {
 }
 
 function updateReadme(table: string): void {
-  const file = path.resolve('README.md');
+  const file = path.resolve('docs/benchmarks.md');
   if (!existsSync(file)) return;
   const text = readFileSync(file, 'utf8');
   const start = '<!-- bench:start -->';
@@ -78,11 +78,11 @@ function updateReadme(table: string): void {
   const i = text.indexOf(start);
   const j = text.indexOf(end);
   if (i < 0 || j < i) {
-    say('README.md has no bench:start/bench:end markers: table not copied');
+    say('docs/benchmarks.md has no bench:start/bench:end markers: table not copied');
     return;
   }
   writeFileSync(file, `${text.slice(0, i + start.length)}\n${table}\n${text.slice(j)}`);
-  say('README.md table updated');
+  say('docs/benchmarks.md table updated');
 }
 
 async function main(): Promise<void> {
