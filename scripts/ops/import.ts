@@ -10,6 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
+import { requestOk } from '../lib/api-client.js';
 
 const FINISHED = ['Succeeded', 'SucceededWithErrors', 'Failed', 'Cancelled'];
 
@@ -37,13 +38,7 @@ async function main(): Promise<number> {
   const key = process.env.COMMERCE_API_KEY ?? '';
   if (!values.kind || !values.file) usage('--kind and --file are required.');
   if (!base || !key) usage('Set COMMERCE_URL and COMMERCE_API_KEY.');
-  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-  const api = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = async <T>(method: string, p: string, body?: unknown): Promise<T> => (await requestOk(base, method, p, body, { headers: { 'x-api-key': key }, forwardedFor: null })) as T;
 
   const file = path.resolve(values.file);
   const data = await readFile(file);
