@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { approvalLevels, approvalRefusal, checkSpending } from '../../domain/approvals/rules.js';
+import { approvalLevels, approvalRefusal, checkSpending, sameCartLines } from '../../domain/approvals/rules.js';
 import { formatMoney, minorUnitDigits } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { ApprovalRequest, Cart, CustomerBuyer, OrganizationMember, User } from '../../entities/index.js';
@@ -138,7 +138,8 @@ export async function decide(
     const at = new Date(input.at);
     if (input.action === 'approve') {
       const { cart, total } = await repriceCart(tx, input.organizationId, a.cartId);
-      if (!total.eq(a.total)) return supersede(tx, a, cart, total, { ...input, newApprovalId: input.newApprovalId ?? randomUUID() });
+      // An approval is for exact lines and prices: a total or any line that differs at current prices supersedes it.
+      if (!total.eq(a.total) || !sameCartLines(cart.items.getItems(), a.lines)) return supersede(tx, a, cart, total, { ...input, newApprovalId: input.newApprovalId ?? randomUUID() });
       await tx.flush();
       a.status = 'Approved';
     } else {
@@ -194,7 +195,8 @@ async function supersede(tx: EntityManager, a: ApprovalRequest, cart: Cart, tota
       currencyCode: a.currencyCode,
       total: total.toFixed(),
       lines,
-      checkout: a.checkout,
+      // The new request approves these lines: its checkout orders exactly them.
+      checkout: { ...a.checkout, expectedLines: lines.map((l) => ({ sku: l.sku, quantity: l.quantity, unitPrice: l.unitPrice })) },
       level: 1,
       chain: [entry({ key: 'supersedes', at: input.at, type: 'Supersedes', level: null, userIds: [], note: `replaces approval ${a.id} of ${formatMoney(a.total, a.currencyCode)}: the total changed at current prices` })],
       decidedBy: null,
