@@ -205,6 +205,8 @@ export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Pr
   } catch (e) {
     // WrongState (decided, busy, cart closed) and Superseded (the total changed at current prices; the detail names both totals and the new request).
     if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && (e.cause.type === APPROVAL_WRONG_STATE || e.cause.type === APPROVAL_SUPERSEDED)) throw AppError.conflict(e.cause.message);
+    // The decider's Approver role ended between the API's check and the decision: another customer's approval.
+    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'not_found') throw AppError.notFound('Approval');
     if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
     throw e;
   }

@@ -4,6 +4,7 @@
  * role only at the customer their login is associated with.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
 import type { BuyerGrant, BuyerRole } from '../../domain/approvals/rules.js';
 import { buyerChangeRefusal, monthStart } from '../../domain/approvals/rules.js';
@@ -16,6 +17,7 @@ import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
 import type { customerBuyer } from '../../domain/resources.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
+import { approversChanged } from './revise.js';
 
 export interface BuyerInput {
   role: BuyerRole;
@@ -105,19 +107,23 @@ async function changeableBuyer(em: EntityManager, orgId: string, auth: Principal
 }
 
 /** Sets a user's buyer role and limits at the customer (the user must be associated with this customer). */
-export async function putBuyer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId: string, input: BuyerInput) {
+export async function putBuyer(em: EntityManager, temporal: Client, orgId: string, auth: Principal, customerNumber: string, userId: string, input: BuyerInput) {
   const customer = await managedCustomer(em, orgId, auth, customerNumber, userId);
   const values = { role: input.role, orderLimit: input.orderLimit === undefined || input.orderLimit === null ? null : String(input.orderLimit), monthlyLimit: input.monthlyLimit === undefined || input.monthlyLimit === null ? null : String(input.monthlyLimit) };
   let b = await changeableBuyer(em, orgId, auth, customer, userId, values);
+  const wasApprover = b?.role === 'Approver';
   if (b) em.assign(b, { ...values, updatedAt: new Date() });
   else b = em.create(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId, ...values });
   await em.flush();
+  // The chain of open requests is built from the Approvers and their limits.
+  if (wasApprover || values.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
   return buyerView(em, orgId, b, await customerCurrency(em, orgId, customer));
 }
 
-export async function deleteBuyer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId: string): Promise<void> {
+export async function deleteBuyer(em: EntityManager, temporal: Client, orgId: string, auth: Principal, customerNumber: string, userId: string): Promise<void> {
   const customer = await managedCustomer(em, orgId, auth, customerNumber, userId);
-  await changeableBuyer(em, orgId, auth, customer, userId, null);
+  const current = await changeableBuyer(em, orgId, auth, customer, userId, null);
   const n = await em.nativeDelete(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
   if (!n) throw AppError.notFound('Buyer');
+  if (current?.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
 }
