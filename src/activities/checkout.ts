@@ -13,6 +13,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { amountDue, orderTotals } from '../domain/orders/totals.js';
 import { minorUnitDigits } from '../domain/money.js';
+import { sameCartLines } from '../domain/approvals/rules.js';
 import { Cart, Invoice, Order } from '../entities/index.js';
 import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
@@ -66,7 +67,7 @@ export interface CheckoutInvoice {
  */
 const RESERVATION_SQL = `select k.status, k.currency_code as "currencyCode", k.reserved_order_number as "reservedOrderNumber",
     o.id as "existingOrderId", o.order_number as "existingOrderNumber",
-    coalesce((select json_agg(json_build_object('price', i.unit_price::text, 'quantity', i.quantity))
+    coalesce((select json_agg(json_build_object('sku', i.sku, 'price', i.unit_price::text, 'quantity', i.quantity))
                 from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
   from cart k
   left join lateral (select s.id, s.order_number from sales_order s
@@ -80,7 +81,7 @@ interface ReservationRow {
   reservedOrderNumber: string | null;
   existingOrderId: string | null;
   existingOrderNumber: string | null;
-  items: { price: string; quantity: number }[];
+  items: { sku: string; price: string; quantity: number }[];
 }
 
 /**
@@ -161,6 +162,11 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
             throw AppError.conflict(
               `The cart changed while it was being checked out: the checkout was admitted for ${input.expectedAmount} ${cart.currencyCode} ` +
                 `(by the buyer's limits, or an approval) and the cart now comes to ${due} ${cart.currencyCode}. ` +
+                'Nothing was charged; review the cart and check out again.',
+            );
+          if (input.expectedLines && !sameCartLines(cart.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPrice: i.price })), input.expectedLines))
+            throw AppError.conflict(
+              'The cart changed while it was being checked out: its lines are no longer those the checkout was admitted for (by the buyer\'s limits, or an approval). ' +
                 'Nothing was charged; review the cart and check out again.',
             );
           const orderNumber = cart.reservedOrderNumber ?? (await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId));
@@ -272,6 +278,8 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
           await tem.nativeUpdate(Cart, { organization: input.organizationId, id: input.cartId }, { status: 'CLOSED', updatedAt: new Date() });
           const [locked] = await boundRows<{ items: Line[] }>(tem, LOCKED_LINES_SQL, [input.organizationId, input.cartId]);
           if (!sameLines(locked.items, cart.items)) throw cartChanged();
+          // Exactly the lines admitted (an approval is for these lines, not for a total).
+          if (input.expectedLines && !sameCartLines(locked.items, input.expectedLines)) throw cartChanged();
           if (
             input.amount !== undefined &&
             amountDue(

@@ -44,13 +44,20 @@ export const approvalRoutes = [
     method: 'put',
     path: '/api/customers/:customerNumber/buyers/:userId',
     operationId: 'setCustomerBuyer',
-    summary: "Set a user's buyer role (Buyer, Approver) and spending limits per order and per calendar month, in the customer's currency (null: no limit). The user must be associated with the customer",
+    summary:
+      "Set a user's buyer role (Buyer, Approver) and spending limits per order and per calendar month, in the customer's currency (null: no limit). The user must be associated with the customer. Nobody sets their own row; admins set any other; an Approver sets plain Buyers only, within its own limits",
     tag: 'Approvals',
     auth: ['Admin', 'Customer'],
     body: buyerSchema,
-    responses: { 200: json(customerBuyer, 'The buyer with its role and limits'), 400: 'Invalid fields', 401: 'Unauthenticated', 403: 'Not an admin or an Approver of the customer', 404: 'No such customer, or the user is not associated with it' },
-    async handler({ em, orgId, auth, params, body }) {
-      return ok(await putBuyer(em, orgId, auth, params.customerNumber, params.userId, body));
+    responses: {
+      200: json(customerBuyer, 'The buyer with its role and limits'),
+      400: 'Invalid fields',
+      401: 'Unauthenticated',
+      403: "Not an admin or an Approver of the customer; the caller's own row (nobody changes their own); an Approver's row (admins only); or, for an Approver, role Approver or a limit above its own or none where it has one (errors name role, orderLimit, monthlyLimit)",
+      404: 'No such customer, or the user is not associated with it',
+    },
+    async handler({ em, deps, orgId, auth, params, body }) {
+      return ok(await putBuyer(em, deps.temporal, orgId, auth, params.customerNumber, params.userId, body));
     },
   }),
   defineRoute({
@@ -60,9 +67,14 @@ export const approvalRoutes = [
     summary: "Remove a user's buyer role and limits (their checkouts are no longer limited)",
     tag: 'Approvals',
     auth: ['Admin', 'Customer'],
-    responses: { 204: empty('Removed'), 401: 'Unauthenticated', 403: 'Not an admin or an Approver of the customer', 404: 'No such customer or buyer' },
-    async handler({ em, orgId, auth, params }) {
-      await deleteBuyer(em, orgId, auth, params.customerNumber, params.userId);
+    responses: {
+      204: empty('Removed'),
+      401: 'Unauthenticated',
+      403: "Not an admin or an Approver of the customer; the caller's own row; an Approver's row (admins only); or an Approver with limits (removing the row lifts the buyer's limits)",
+      404: 'No such customer or buyer',
+    },
+    async handler({ em, deps, orgId, auth, params }) {
+      await deleteBuyer(em, deps.temporal, orgId, auth, params.customerNumber, params.userId);
       return noContent();
     },
   }),

@@ -28,8 +28,8 @@ export const associationRoutes = [
       401: 'Unauthenticated',
       403: 'Not Admin',
     },
-    async handler({ em, orgId, body }) {
-      return ok({ Association: await associateCustomer(em, orgId, body) });
+    async handler({ em, deps, orgId, body }) {
+      return ok({ Association: await associateCustomer({ em, temporal: deps.temporal }, orgId, body) });
     },
   }),
 

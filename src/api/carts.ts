@@ -132,7 +132,7 @@ export const cartRoutes = [
         })
         .required(),
     }),
-    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart', 409: 'The cart is held by a Pending approval request (the detail names it): an approval is for exactly these lines and prices' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await updateCart(em, orgId, auth, cartRef(params), body.cart)));
     },
@@ -146,7 +146,7 @@ export const cartRoutes = [
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ sku: yup.string().trim().min(1).max(100).required(), quantity: qty().required(), customerNumber: yup.string().trim().max(50).required() }),
-    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input, quantity rules, unknown SKU, closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input, quantity rules, unknown SKU, closed cart', 401: 'Unauthenticated', 404: 'No such cart', 409: 'The cart is held by a Pending approval request (the detail names it): an approval is for exactly these lines and prices' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await addCartItem(em, orgId, auth, cartRef(params), body)));
     },
@@ -160,7 +160,7 @@ export const cartRoutes = [
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ quantity: qty().min(0, '${path} must be at least 0.').required(), customerNumber: yup.string().trim().max(50) }),
-    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input, quantity rules, closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input, quantity rules, closed cart', 401: 'Unauthenticated', 404: 'No such cart or line', 409: 'The cart is held by a Pending approval request (the detail names it): an approval is for exactly these lines and prices' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await setCartItemQuantity(em, orgId, auth, lineRef(params), body)));
     },
@@ -173,7 +173,7 @@ export const cartRoutes = [
     summary: 'Remove a line; answers the cart without it',
     tag: 'Carts',
     auth: ROLES,
-    responses: { 200: json(cart, 'The cart'), 400: 'Closed cart', 401: 'Unauthenticated', 404: 'No such cart or line' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Closed cart', 401: 'Unauthenticated', 404: 'No such cart or line', 409: 'The cart is held by a Pending approval request (the detail names it): an approval is for exactly these lines and prices' },
     async handler({ em, orgId, auth, params }) {
       return ok(cartView(await removeCartItem(em, orgId, auth, lineRef(params))));
     },
@@ -187,7 +187,7 @@ export const cartRoutes = [
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ shippingAddress: cartAddressSchema.required(), customerNumber: yup.string().trim().max(50).required() }),
-    responses: { 200: json(cart, 'The cart'), 400: 'Invalid address or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid address or closed cart', 401: 'Unauthenticated', 404: 'No such cart', 409: 'The cart is held by a Pending approval request (the detail names it): an approval is for exactly these lines and prices' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await setCartShipping(em, orgId, auth, cartRef(params), body)));
     },
@@ -201,7 +201,7 @@ export const cartRoutes = [
     tag: 'Carts',
     auth: ROLES,
     body: yup.object({ poNumber: yup.string().trim().min(1).max(100).required(), customerNumber: yup.string().trim().max(50).required() }),
-    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart' },
+    responses: { 200: json(cart, 'The cart'), 400: 'Invalid input or closed cart', 401: 'Unauthenticated', 404: 'No such cart', 409: 'The cart is held by a Pending approval request (the detail names it): an approval is for exactly these lines and prices' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(cartView(await setCartPoNumber(em, orgId, auth, cartRef(params), body)));
     },

@@ -3,7 +3,7 @@
  * its activities and the API. Approve and reject are updates whose validator refuses a decided
  * request (ApplicationFailure `WrongState`, a 409 at the API).
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalStatus } from '../domain/approvals/rules.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 
@@ -54,6 +54,14 @@ export interface Supersession {
 export const approveUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('approvePurchase');
 export const rejectUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('rejectPurchase');
 export const approvalStateQuery = defineQuery<ApprovalState>('state');
+/**
+ * The customer's Approvers or the organization's admins changed (a role removed or changed, a user
+ * re-associated to another customer or removed from the organization): the workflow revises its
+ * chain at once and asks the next level when nobody asked at the current one may still decide.
+ * Sent best effort by src/services/approvals/revise.ts; behind patch APPROVERS_CHANGED_PATCH.
+ */
+export const approversChangedSignal = defineSignal('approversChanged');
+export const APPROVERS_CHANGED_PATCH = 'approval-approvers-changed';
 
 export interface LevelInfo {
   level: number;

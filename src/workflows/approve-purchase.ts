@@ -10,10 +10,10 @@
  * total when it still needs one. Otherwise it continues the held checkout as workflow
  * checkout-<cartId> (so it charges once), answering its order number.
  */
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentClosePolicy, allHandlersFinished, condition, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentClosePolicy, allHandlersFinished, condition, patched, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createApprovalActivities } from '../activities/approvals.js';
-import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approvalStateQuery, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type Supersession } from './approve-purchase-defs.js';
+import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type Supersession } from './approve-purchase-defs.js';
 import type { CheckoutResult } from './checkout-cart-defs.js';
 import { mustSucceed } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
@@ -120,7 +120,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       let restarted = false;
       const out: { superseded: Supersession | null } = { superseded: null };
       await decideTurn(async () => {
-        const r = await surfaced(acts.decideApproval({ ...ref, action: 'approve', by: a.by, key: `approve-${a.requestId}`, at: now(), newApprovalId: uuid4() }));
+        const r = await surfaced(acts.decideApproval({ ...ref, action: 'approve', by: a.by, byAdmin: a.isAdmin, key: `approve-${a.requestId}`, at: now(), newApprovalId: uuid4() }));
         if (r.restarted) {
           restarted = true;
           restarts++;
@@ -145,18 +145,25 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
     rejectUpdate,
     (a) =>
       decideTurn(async () => {
-        const r = await surfaced(acts.decideApproval({ ...ref, action: 'reject', by: a.by, reason: a.reason ?? null, key: `reject-${a.requestId}`, at: now() }));
+        const r = await surfaced(acts.decideApproval({ ...ref, action: 'reject', by: a.by, byAdmin: a.isAdmin, reason: a.reason ?? null, key: `reject-${a.requestId}`, at: now() }));
         state.status = r.status;
         await sendAll([r.mail]);
       }),
     { validator: (_a: DecisionArgs) => guard() },
   );
 
-  const levels = await acts.approvalChain(ref);
+  // Executions recorded before the patch never see the signal (the handler drops it on replay).
+  let approversChanged = false;
+  setHandler(approversChangedSignal, () => {
+    if (patched(APPROVERS_CHANGED_PATCH)) approversChanged = true;
+  });
+
+  let levels = await acts.approvalChain(ref);
   const deadline = Date.now() + input.expiryMs;
   let index = 0;
   let asked = -1;
   let seenRestarts = 0;
+  let askNote: string | null = null;
   while (state.status === 'Pending') {
     while (busy) await condition(() => !busy);
     if (state.status !== 'Pending') break;
@@ -165,17 +172,29 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       index = 0;
       asked = -1;
     }
+    if (approversChanged) {
+      approversChanged = false;
+      const revised = await acts.reviseApprovalChain({ ...ref, levels, askedIndex: asked === index ? index : -1 });
+      levels = revised.levels;
+      if (revised.skip) {
+        askNote = `nobody asked at level ${levels[index].level} may decide any more`;
+        index++;
+      }
+      continue;
+    }
     if (asked !== index) {
       asked = index;
       state.level = levels[index].level;
-      const mails = await acts.askApprovalLevel({ ...ref, level: levels[index], escalated: index > 0, key: `ask-${restarts}-${levels[index].level}`, at: now() });
+      const note = askNote;
+      askNote = null;
+      const mails = await acts.askApprovalLevel({ ...ref, level: levels[index], escalated: index > 0, key: `ask-${restarts}-${levels[index].level}`, at: now(), ...(note ? { note } : {}) });
       await sendAll(mails);
       continue;
     }
     const last = index === levels.length - 1;
     const until = last ? deadline : Math.min(deadline, Date.now() + input.escalationMs);
     const seen = restarts;
-    const moved = until > Date.now() ? await condition(() => busy || state.status !== 'Pending' || restarts !== seen, until - Date.now()) : false;
+    const moved = until > Date.now() ? await condition(() => busy || state.status !== 'Pending' || restarts !== seen || approversChanged, until - Date.now()) : false;
     if (moved) continue;
     if (Date.now() >= deadline) {
       while (busy) await condition(() => !busy);

@@ -16,6 +16,12 @@ export interface CheckoutInput {
    * inputs recorded before it.
    */
   expectedAmount?: string;
+  /**
+   * The lines the checkout was admitted for (sku, quantity, unit price): those complete-checkout
+   * checked, or, when an approval continues it, those approved. The reservation and the order
+   * refuse (409) a cart whose lines differ, even at the same total. Absent from inputs recorded before it.
+   */
+  expectedLines?: { sku: string; quantity: number; unitPrice: string }[];
 }
 
 export interface CheckoutResult {

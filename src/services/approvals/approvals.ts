@@ -11,7 +11,8 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../../config.js';
-import { approvalRefusal, checkSpending, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
+import { approvalRefusal, checkSpending, sameCartLines, APPROVAL_STATUSES, type HeldLine } from '../../domain/approvals/rules.js';
+import { boundRows } from '../db/bound.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { ApprovalRequest, Cart, CustomerBuyer, User, type CartItem } from '../../entities/index.js';
@@ -24,9 +25,9 @@ import { UUID_RE } from '../../domain/ids.js';
 import { startOnce } from '../../adapters/temporal.js';
 import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approveUpdate, rejectUpdate, type ApprovePurchaseInput } from '../../workflows/approve-purchase-defs.js';
 import type { CheckoutInput } from '../../workflows/checkout-cart-defs.js';
-import { customerNumberFiltersById } from '../customers/visibility.js';
+import { customerNumberFiltersById, liveCustomerId } from '../customers/visibility.js';
 import { emitEventOnce } from '../webhooks/events.js';
-import { spentThisMonth } from './buyers.js';
+import { isApproverOf, spentThisMonth } from './buyers.js';
 
 export interface ApprovalDeps {
   em: EntityManager;
@@ -63,7 +64,8 @@ export async function holdForApproval(deps: ApprovalDeps, orgId: string, auth: P
   const pending = await em.findOne(ApprovalRequest, { organizationId: orgId, cartId: cart.id, status: 'Pending' });
   if (pending) return { status: 'PendingApproval', approvalId: pending.id };
   const approved = await em.findOne(ApprovalRequest, { organizationId: orgId, cartId: cart.id, status: 'Approved' }, { orderBy: { updatedAt: 'desc' } });
-  if (approved && total.eq(approved.total)) return null;
+  // After a declined card the approval still holds, for exactly the approved lines and prices.
+  if (approved && total.eq(approved.total) && sameCartLines(cart.items, approved.lines)) return null;
   const check = checkSpending(total, await spentThisMonth(em, orgId, cart.customerId, auth.userId), { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null });
   if (!check.needsApproval) return null;
   const user = await em.findOne(User, { id: auth.userId });
@@ -71,6 +73,7 @@ export async function holdForApproval(deps: ApprovalDeps, orgId: string, auth: P
   const lines = cart.items.map((i) => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) }));
   try {
     await em.fork().transactional(async (tx) => {
+      await assertCartAsRead(tx, orgId, cart);
       const row = tx.create(ApprovalRequest, {
         organizationId: orgId,
         id,
@@ -119,12 +122,32 @@ export async function holdForApproval(deps: ApprovalDeps, orgId: string, auth: P
   return { status: 'PendingApproval', approvalId: id };
 }
 
-/** Approval requests the principal may see: Admin all; a Customer user its own requests and, as an Approver, its customer's. */
+/**
+ * Takes the cart's row lock (cart edits take it too, src/services/carts/carts.ts) and checks that
+ * the cart still has the lines the request is made of: an edit lands before the request (then
+ * this 409s and the buyer checks out again) or after it (then the edit is refused as held).
+ */
+async function assertCartAsRead(tx: EntityManager, orgId: string, cart: ApprovalCart): Promise<void> {
+  const [row] = await boundRows<{ status: string }>(tx, 'select status from cart where organization_id = $1 and id = $2 for update', [orgId, cart.id]);
+  // Lines in a statement of their own: one that waited for the lock would read its older snapshot.
+  const lines = await boundRows<HeldLine>(tx, 'select sku, quantity, unit_price::text as "unitPrice" from cart_item where organization_id = $1 and cart_id = $2', [orgId, cart.id]);
+  if (row?.status !== 'PENDING' || !sameCartLines(lines, cart.items)) throw AppError.conflict('The cart changed while it was being checked out; nothing was charged. Review the cart and check out again.');
+}
+
+/**
+ * Approval requests the principal may see: Admin all; a Customer user only those of the customer it
+ * is associated with now (claims are re-read per request), its own and, as an Approver there, all
+ * of them. A user moved to another customer or out of the organization sees none of the old
+ * customer's requests (another customer's data: 404), its own included.
+ */
 async function approvalScope(em: EntityManager, orgId: string, auth: Principal): Promise<FilterQuery<ApprovalRequest>> {
   if (auth.isSuper || auth.role === 'Admin') return {};
-  if (auth.role !== 'Customer' || !auth.userId) return { id: { $in: [] } };
-  const approverAt = (await em.find(CustomerBuyer, { organizationId: orgId, userId: auth.userId, role: 'Approver' })).map((b) => b.customerId);
-  return { $or: [{ requesterUserId: auth.userId }, { customerId: { $in: approverAt } }] };
+  const none = { id: { $in: [] } };
+  if (auth.role !== 'Customer' || !auth.userId || !auth.customerNumber) return none;
+  const customerId = await liveCustomerId(em, orgId, auth.customerNumber);
+  if (!customerId) return none;
+  if (await isApproverOf(em, orgId, auth, customerId)) return { customerId };
+  return { customerId, requesterUserId: auth.userId };
 }
 
 export async function findApproval(em: EntityManager, orgId: string, auth: Principal, approvalId: string): Promise<ApprovalRequest> {
@@ -182,6 +205,8 @@ export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Pr
   } catch (e) {
     // WrongState (decided, busy, cart closed) and Superseded (the total changed at current prices; the detail names both totals and the new request).
     if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && (e.cause.type === APPROVAL_WRONG_STATE || e.cause.type === APPROVAL_SUPERSEDED)) throw AppError.conflict(e.cause.message);
+    // The decider's Approver role ended between the API's check and the decision: another customer's approval.
+    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'not_found') throw AppError.notFound('Approval');
     if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
     throw e;
   }

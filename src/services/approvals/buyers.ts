@@ -4,9 +4,10 @@
  * role only at the customer their login is associated with.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
-import type { BuyerRole } from '../../domain/approvals/rules.js';
-import { monthStart } from '../../domain/approvals/rules.js';
+import type { BuyerGrant, BuyerRole } from '../../domain/approvals/rules.js';
+import { buyerChangeRefusal, monthStart } from '../../domain/approvals/rules.js';
 import { moneyNumber } from '../../domain/money.js';
 import { CustomerBuyer, PriceTier, User, UserCustomer, type Customer } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
@@ -16,6 +17,7 @@ import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
 import type { customerBuyer } from '../../domain/resources.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
+import { approversChanged } from './revise.js';
 
 export interface BuyerInput {
   role: BuyerRole;
@@ -86,19 +88,42 @@ export async function listBuyers(em: EntityManager, orgId: string, auth: Princip
   return genericEnvelope(await Promise.all(rows.map((b) => buyerView(em, orgId, b, currency))), total, q);
 }
 
+const grantOf = (b: Pick<CustomerBuyer, 'role' | 'orderLimit' | 'monthlyLimit'>): BuyerGrant => ({ role: b.role, orderLimit: b.orderLimit ?? null, monthlyLimit: b.monthlyLimit ?? null });
+
+/**
+ * The target's buyer row, once the principal may change it to `next` (null: remove it): nobody
+ * changes their own row, only admins change an Approver's, and an Approver grants at most its own
+ * role and limits (src/domain/approvals/rules.ts `buyerChangeRefusal`; 403 naming the fields).
+ */
+async function changeableBuyer(em: EntityManager, orgId: string, auth: Principal, customer: Customer, userId: string, next: BuyerGrant | null): Promise<CustomerBuyer | null> {
+  const [current, own] = await Promise.all([
+    em.findOne(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId }),
+    auth.role === 'Customer' && auth.userId ? em.findOne(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId: auth.userId }) : null,
+  ]);
+  if (next === null && !current) throw AppError.notFound('Buyer');
+  const refusal = buyerChangeRefusal({ isAdmin: auth.isSuper || auth.role === 'Admin', userId: auth.userId, own: own ? grantOf(own) : null }, { userId, current: current ? grantOf(current) : null }, next);
+  if (refusal) throw new AppError('forbidden', refusal.message, refusal.errors);
+  return current;
+}
+
 /** Sets a user's buyer role and limits at the customer (the user must be associated with this customer). */
-export async function putBuyer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId: string, input: BuyerInput) {
+export async function putBuyer(em: EntityManager, temporal: Client, orgId: string, auth: Principal, customerNumber: string, userId: string, input: BuyerInput) {
   const customer = await managedCustomer(em, orgId, auth, customerNumber, userId);
-  let b = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
   const values = { role: input.role, orderLimit: input.orderLimit === undefined || input.orderLimit === null ? null : String(input.orderLimit), monthlyLimit: input.monthlyLimit === undefined || input.monthlyLimit === null ? null : String(input.monthlyLimit) };
+  let b = await changeableBuyer(em, orgId, auth, customer, userId, values);
+  const wasApprover = b?.role === 'Approver';
   if (b) em.assign(b, { ...values, updatedAt: new Date() });
   else b = em.create(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId, ...values });
   await em.flush();
+  // The chain of open requests is built from the Approvers and their limits.
+  if (wasApprover || values.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
   return buyerView(em, orgId, b, await customerCurrency(em, orgId, customer));
 }
 
-export async function deleteBuyer(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, userId: string): Promise<void> {
+export async function deleteBuyer(em: EntityManager, temporal: Client, orgId: string, auth: Principal, customerNumber: string, userId: string): Promise<void> {
   const customer = await managedCustomer(em, orgId, auth, customerNumber, userId);
+  const current = await changeableBuyer(em, orgId, auth, customer, userId, null);
   const n = await em.nativeDelete(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
   if (!n) throw AppError.notFound('Buyer');
+  if (current?.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
 }

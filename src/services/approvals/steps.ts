@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { approvalLevels, approvalRefusal, checkSpending } from '../../domain/approvals/rules.js';
+import { approvalLevels, approvalRefusal, checkSpending, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
 import { formatMoney, minorUnitDigits } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { ApprovalRequest, Cart, CustomerBuyer, OrganizationMember, User } from '../../entities/index.js';
@@ -44,18 +44,53 @@ export async function approvalChain(em: EntityManager, input: { organizationId: 
   );
 }
 
-/** Records that `level` was asked (Asked at level 1 or after a restart, Escalated later) and answers its e-mails. */
-export async function askLevel(em: EntityManager, input: { organizationId: string; approvalId: string; level: LevelInfo & { emails: string[] }; escalated: boolean; key: string; at: string }): Promise<SendEmailInput[]> {
+/**
+ * The chain revised after the customer's Approvers or the admins changed (signal
+ * approversChanged): `reviseLevels` of src/domain/approvals/rules.ts against the chain built now.
+ */
+export async function reviseChain(
+  em: EntityManager,
+  input: { organizationId: string; approvalId: string; levels: (LevelInfo & { emails: string[] })[]; askedIndex: number },
+): Promise<{ levels: (LevelInfo & { emails: string[] })[]; skip: boolean }> {
+  return reviseLevels(input.levels, input.askedIndex, await approvalChain(em, input));
+}
+
+/**
+ * Who of a level may still decide: Approvers of the customer (their buyer row ends with their
+ * association to it or their membership) other than the requester, or the organization's admins.
+ */
+async function stillDeciding(em: EntityManager, a: ApprovalRequest, level: LevelInfo & { emails: string[] }): Promise<{ userIds: string[]; emails: string[] }> {
+  const ids =
+    level.kind === 'Admins'
+      ? (await em.find(OrganizationMember, { organization: a.organizationId, isAdmin: true, user: { $in: level.userIds } }, { fields: ['user'] })).map((m) => m.user.id)
+      : a.customerId
+        ? (await em.find(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, role: 'Approver', userId: { $in: level.userIds } })).map((b) => b.userId).filter((u) => u !== a.requesterUserId)
+        : [];
+  const keep = new Set(ids);
+  return { userIds: level.userIds.filter((u) => keep.has(u)), emails: level.emails.filter((_, i) => keep.has(level.userIds[i])) };
+}
+
+/**
+ * Records that `level` was asked (Asked at level 1 or after a restart, Escalated later) and answers
+ * its e-mails, to those of the level who may still decide (the level was built when the request
+ * started). `note`: why the level is asked early (the one before has nobody left).
+ */
+export async function askLevel(
+  em: EntityManager,
+  input: { organizationId: string; approvalId: string; level: LevelInfo & { emails: string[] }; escalated: boolean; key: string; at: string; note?: string | null },
+): Promise<SendEmailInput[]> {
   return em.fork().transactional(async (tx) => {
     const a = await lock(tx, input.organizationId, input.approvalId);
     if (a.status !== 'Pending') return [];
+    const asked = await stillDeciding(tx, a, input.level);
     if (!a.chain.some((e) => e.key === input.key)) {
-      a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: input.escalated ? 'Escalated' : 'Asked', level: input.level.level, userIds: input.level.userIds, note: input.level.kind === 'Admins' ? "the organization's admins" : null })];
+      const note = [input.level.kind === 'Admins' ? "the organization's admins" : null, input.note ?? null].filter(Boolean).join('; ') || null;
+      a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: input.escalated ? 'Escalated' : 'Asked', level: input.level.level, userIds: asked.userIds, note })];
       a.level = input.level.level;
       a.updatedAt = new Date(input.at);
       await tx.flush();
     }
-    return input.level.emails.map((to, i) => ({
+    return asked.emails.map((to, i) => ({
       emailId: `approval-${a.id}-${input.key}-${i}`,
       organizationId: input.organizationId,
       template: 'approval-request' as const,
@@ -127,7 +162,18 @@ async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Pr
  */
 export async function decide(
   em: EntityManager,
-  input: { organizationId: string; approvalId: string; action: 'approve' | 'reject'; by: string; reason?: string | null; key: string; at: string; newApprovalId?: string },
+  input: {
+    organizationId: string;
+    approvalId: string;
+    action: 'approve' | 'reject';
+    by: string;
+    /** Whether `by` decides as an admin; false: as an Approver of the customer, re-checked here. Absent from inputs recorded before it. */
+    byAdmin?: boolean;
+    reason?: string | null;
+    key: string;
+    at: string;
+    newApprovalId?: string;
+  },
 ): Promise<DecisionResult> {
   return em.fork().transactional(async (tx) => {
     const a = await lock(tx, input.organizationId, input.approvalId);
@@ -135,10 +181,14 @@ export async function decide(
     if (done) return { status: a.status, restarted: false, superseded: done.type === 'TotalChanged' ? supersession(a) : null, mail: null, ...approvedTotalOf(a) };
     const refused = approvalRefusal(a.status, input.action);
     if (refused) throw wrongState(refused);
+    // An Approver decides only while it is one (the API checked it; its role may have ended since): otherwise the approval is another customer's (404).
+    if (input.byAdmin === false && !(a.customerId && (await tx.count(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, userId: input.by, role: 'Approver' }))))
+      throw AppError.notFound('Approval');
     const at = new Date(input.at);
     if (input.action === 'approve') {
       const { cart, total } = await repriceCart(tx, input.organizationId, a.cartId);
-      if (!total.eq(a.total)) return supersede(tx, a, cart, total, { ...input, newApprovalId: input.newApprovalId ?? randomUUID() });
+      // An approval is for exact lines and prices: a total or any line that differs at current prices supersedes it.
+      if (!total.eq(a.total) || !sameCartLines(cart.items.getItems(), a.lines)) return supersede(tx, a, cart, total, { ...input, newApprovalId: input.newApprovalId ?? randomUUID() });
       await tx.flush();
       a.status = 'Approved';
     } else {
@@ -194,7 +244,8 @@ async function supersede(tx: EntityManager, a: ApprovalRequest, cart: Cart, tota
       currencyCode: a.currencyCode,
       total: total.toFixed(),
       lines,
-      checkout: a.checkout,
+      // The new request approves these lines: its checkout orders exactly them.
+      checkout: { ...a.checkout, expectedLines: lines.map((l) => ({ sku: l.sku, quantity: l.quantity, unitPrice: l.unitPrice })) },
       level: 1,
       chain: [entry({ key: 'supersedes', at: input.at, type: 'Supersedes', level: null, userIds: [], note: `replaces approval ${a.id} of ${formatMoney(a.total, a.currencyCode)}: the total changed at current prices` })],
       decidedBy: null,

@@ -143,16 +143,31 @@ async function flushCart(em: EntityManager): Promise<void> {
 }
 
 /**
+ * The cart held by a Pending approval request (docs/approvals.md "A held cart cannot be edited"):
+ * the approver approves exactly these lines and prices, so nothing of the cart changes until the
+ * request is decided. Read under the cart's row lock, which holdForApproval takes too.
+ */
+const HELD_SQL = `select id from approval_request where organization_id = $1 and cart_id = $2 and status = 'Pending' limit 1`;
+
+export const heldCart = (approvalId: string) =>
+  AppError.conflict(
+    `The cart is held for approval ${approvalId}: an approval is for exactly these lines and prices, so the cart cannot be changed while the request is pending. ` +
+      'Edit it once the request is rejected or has expired, then check out again to ask for a new approval.',
+  );
+
+/**
  * Stores an edit of an open cart under the cart's row lock, and refuses it (400) when the cart was
  * closed since it was read: a checkout's order takes the same lock (src/activities/checkout.ts), so
  * an edit lands either before the order, which then sees it (and is refused when it no longer
- * matches the charge), or not at all.
+ * matches the charge), or not at all. A cart held by a Pending approval is refused (409 naming it).
  */
 async function storeOpenCartEdit(em: EntityManager, cart: Cart): Promise<void> {
   await em.begin();
   try {
     const [row] = await boundRows<{ status: string }>(em, 'select status from cart where organization_id = $1 and id = $2 for update', [cart.organization.id, cart.id]);
     if (row?.status !== 'PENDING') throw closedCart();
+    const [held] = await boundRows<{ id: string }>(em, HELD_SQL, [cart.organization.id, cart.id]);
+    if (held) throw heldCart(held.id);
     await flushCart(em);
     await em.commit();
   } catch (e) {

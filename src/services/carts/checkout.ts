@@ -62,6 +62,8 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
       cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
       cart.currencyCode,
     ),
+    // The lines admitted with it: an approval is for exactly these (docs/approvals.md).
+    expectedLines: cart.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPrice: String(i.unitPrice) })),
   };
   const held = await checkSpendingLimit(em, deps, orgId, auth, cart, input);
   if (held) return held;

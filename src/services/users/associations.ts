@@ -4,10 +4,12 @@
  * and CurrencyCode (src/services/auth/claims.ts reads the link).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import type { AssociationInput } from '../../domain/customers/schemas.js';
 import { Customer, OrganizationMember, UserCustomer } from '../../entities/index.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
+import { approversChanged } from '../approvals/revise.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 
 export interface AssociationView {
@@ -29,8 +31,14 @@ export const associationListSpec: ListSpec = {
   names: { page: 'page', size: 'size', sortOn: 'sort', sortDirection: 'direction' },
 };
 
-/** Links a member user (pending members too) to a customer of the organization, replacing an earlier link. */
-export async function associateCustomer(em: EntityManager, orgId: string, input: AssociationInput): Promise<AssociationView> {
+/**
+ * Links a member user (pending members too) to a customer of the organization, replacing an earlier
+ * link. The user's buyer role at the earlier customer ends with it (trigger on user_customer), and
+ * that customer's open approval requests revise their chains at once.
+ */
+export async function associateCustomer(deps: { em: EntityManager; temporal: Client }, orgId: string, input: AssociationInput): Promise<AssociationView> {
+  const { em } = deps;
+  let previous: string | null = null;
   const [member, customer] = await Promise.all([
     em.findOne(OrganizationMember, { organization: orgId, user: input.UserId }),
     em.findOne(Customer, { organization: orgId, customerNumber: input.CustomerNumber }),
@@ -41,6 +49,7 @@ export async function associateCustomer(em: EntityManager, orgId: string, input:
   if (!member || !customer) throw AppError.validation(errors);
   const save = async () => {
     const link = await em.findOne(UserCustomer, { organization: orgId, user: input.UserId });
+    if (link && link.customer.id !== customer.id) previous = link.customer.id;
     if (link) link.customer = customer;
     else em.create(UserCustomer, { organization: orgId, user: input.UserId, customer });
     await em.flush();
@@ -52,6 +61,7 @@ export async function associateCustomer(em: EntityManager, orgId: string, input:
     em.clear();
     await save(); // a concurrent request created the link first: update it instead
   }
+  if (previous) await approversChanged(em, deps.temporal, orgId, [previous]);
   return { UserId: input.UserId, CustomerNumber: customer.customerNumber, OrganizationId: orgId };
 }
 
