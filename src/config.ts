@@ -143,13 +143,24 @@ export interface Config {
   opsPort: number | null;
   /** Worker only: where the Temporal SDK's own Prometheus exporter listens (TEMPORAL_METRICS_PORT, 127.0.0.1); the ops /metrics includes it. */
   temporalMetricsPort: number | null;
-  /** Bearer token the ops endpoints require when set (OPS_TOKEN); unset = the ops port is trusted as internal. */
+  /**
+   * Address the ops port listens on (OPS_BIND, default 127.0.0.1: the host's own scrapers and probes
+   * only). Any other address needs OPS_TOKEN (the process refuses to start without it).
+   */
+  opsBind: string;
+  /** Bearer token every ops path but /health requires when set (OPS_TOKEN, 16+ characters); unset only on a loopback bind. */
   opsToken: string;
   /** Origin allowed to call the ops codec endpoint from a browser (OPS_CORS_ORIGIN, the Temporal Web UI's origin). */
   opsCorsOrigin: string;
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Whether an ops bind address reaches only this host (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackBind(address: string): boolean {
+  const a = address.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return a === 'localhost' || a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
 
 export function loadConfig(env: Env = process.env, serviceName = 'api'): Config {
   const missing: string[] = [];
@@ -295,6 +306,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     payloadCodecKeys: env.PAYLOAD_CODEC_KEYS ?? '',
     opsPort: env.OPS_PORT ? int('OPS_PORT', 0) : null,
     temporalMetricsPort: env.TEMPORAL_METRICS_PORT ? int('TEMPORAL_METRICS_PORT', 0) : null,
+    opsBind: env.OPS_BIND || '127.0.0.1',
     opsToken: env.OPS_TOKEN ?? '',
     opsCorsOrigin: env.OPS_CORS_ORIGIN ?? '',
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
@@ -313,6 +325,9 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
   if (typeof trust === 'string') missing.push(trust);
   else config.trustProxy = trust;
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');
+  if (config.opsToken && config.opsToken.length < 16) missing.push('OPS_TOKEN (at least 16 characters)');
+  if (config.opsPort !== null && !isLoopbackBind(config.opsBind) && !config.opsToken)
+    missing.push(`OPS_TOKEN (required when the ops port listens beyond loopback, OPS_BIND=${config.opsBind})`);
   if (missing.length) throw new Error(`Configuration incomplete: ${missing.join(', ')}`);
   return config;
 }
