@@ -114,10 +114,17 @@ export interface Config {
    * is bounded, see `timeouts`; SIGTERM drains within `shutdownGraceMs`).
    */
   idempotencyClaimLeaseMs: number;
-  /** Authenticated requests per minute: per organization (unless the organization has its own limit) and per credential. */
+  /**
+   * Authenticated requests per minute: per organization (unless the organization has its own limit),
+   * split between classes of caller (`shares`, percentages of the organization's limit: buyers =
+   * Customer users, staff = Admin and SalesRep users, api = API keys and client tokens), and per
+   * credential (at most `credentialShare` percent of the organization's limit and `perCredentialPerMinute`).
+   */
   tenantRateLimits: {
     perOrganizationPerMinute: number;
     perCredentialPerMinute: number;
+    shares: { buyers: number; staff: number; api: number };
+    credentialShare: number;
     /**
      * Pacing inside each API process: an organization's requests may run at once up to this many
      * seconds of its average rate (its per-minute limit / 60, at least 10 requests); beyond that
@@ -218,6 +225,13 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     }
     return parsed;
   };
+  /** A whole percentage from 1 to 100. */
+  const percent = (name: string, dflt: number): number => {
+    const n = int(name, dflt);
+    if (n >= 1 && n <= 100) return n;
+    missing.push(`${name} (a percentage from 1 to 100: ${n})`);
+    return dflt;
+  };
   const port = int('PORT', 3000);
   const s3Endpoint = new URL(need('S3_ENDPOINT') || 'http://invalid');
   const config: Config = {
@@ -298,8 +312,10 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       everyMinutes: int('JANITOR_EVERY_MINUTES', 60),
     },
     tenantRateLimits: {
-      perOrganizationPerMinute: int('RATE_LIMIT_ORGANIZATION_PER_MINUTE', 6_000),
-      perCredentialPerMinute: int('RATE_LIMIT_CREDENTIAL_PER_MINUTE', 3_000),
+      perOrganizationPerMinute: int('RATE_LIMIT_ORGANIZATION_PER_MINUTE', 30_000),
+      perCredentialPerMinute: int('RATE_LIMIT_CREDENTIAL_PER_MINUTE', 6_000),
+      shares: { buyers: percent('RATE_LIMIT_SHARE_BUYERS', 30), staff: percent('RATE_LIMIT_SHARE_STAFF', 20), api: percent('RATE_LIMIT_SHARE_API', 50) },
+      credentialShare: percent('RATE_LIMIT_CREDENTIAL_SHARE', 20),
       burstSeconds: int('RATE_LIMIT_BURST_SECONDS', 2),
       maxWaitMs: int('RATE_LIMIT_MAX_WAIT_MS', 1_000),
     },
@@ -325,6 +341,8 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
   if (typeof trust === 'string') missing.push(trust);
   else config.trustProxy = trust;
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');
+  const shares = config.tenantRateLimits.shares;
+  if (shares.buyers + shares.staff + shares.api > 100) missing.push(`RATE_LIMIT_SHARE_BUYERS + RATE_LIMIT_SHARE_STAFF + RATE_LIMIT_SHARE_API (at most 100: ${shares.buyers + shares.staff + shares.api})`);
   if (config.opsToken && config.opsToken.length < 16) missing.push('OPS_TOKEN (at least 16 characters)');
   if (config.opsPort !== null && !isLoopbackBind(config.opsBind) && !config.opsToken)
     missing.push(`OPS_TOKEN (required when the ops port listens beyond loopback, OPS_BIND=${config.opsBind})`);
