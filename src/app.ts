@@ -20,7 +20,7 @@ import { requestIp } from './http/client-ip.js';
 import { checkInput, checkParams, MAX_QUERY_STRING } from './http/input-guard.js';
 import { compression, conditionalReads, corsFor, securityHeadersFor } from './http/conventions.js';
 import { linkHeader, pagingOf } from './http/paging.js';
-import { countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, admitTenantRequest, type RateLimitState } from './http/rate-limit.js';
+import { callerClassOf, countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, admitTenantRequest, type RateLimitState, type TenantCaller } from './http/rate-limit.js';
 import type { Reply, Req, RouteDef } from './http/route.js';
 import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash, type KeyScope } from './http/idempotency.js';
 import { validate } from './http/validate.js';
@@ -315,7 +315,7 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     // beside its own statement (one round trip less per read), anything else waits for the count
     // first. Either way an exceeded limit is the answer. (The count's failure is held as a value
     // until awaited, so it is never an unhandled rejection.)
-    const caller = auth ? { organizationId: auth.organizationId, credential: sha256(callerOf(auth)) } : null;
+    const caller: TenantCaller | null = auth ? { organizationId: auth.organizationId, callerClass: callerClassOf(auth), credential: sha256(callerOf(auth)) } : null;
     if (caller) await admitTenantRequest(caller, deps.config.tenantRateLimits);
     const counted: Promise<Error | null> = caller
       ? applyTenantLimits(deps, em, ctx, caller).then(
@@ -365,13 +365,9 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
 }
 
 /** Per-organization and per-credential limits on authenticated requests (issue 21), with RateLimit headers on every answer. */
-async function applyTenantLimits(deps: Deps, em: EntityManager, ctx: Koa.Context, caller: { organizationId: string; credential: string }): Promise<void> {
+async function applyTenantLimits(deps: Deps, em: EntityManager, ctx: Koa.Context, caller: TenantCaller): Promise<void> {
   const limits = deps.config.tenantRateLimits;
-  const state = await enforceTenantLimits(em, {
-    ...caller,
-    orgDefault: limits.perOrganizationPerMinute,
-    credentialLimit: limits.perCredentialPerMinute,
-  });
+  const state = await enforceTenantLimits(em, { ...caller, ...limits, orgDefault: limits.perOrganizationPerMinute });
   ctx.set(rateLimitHeaders(state));
 }
 

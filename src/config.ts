@@ -114,10 +114,17 @@ export interface Config {
    * is bounded, see `timeouts`; SIGTERM drains within `shutdownGraceMs`).
    */
   idempotencyClaimLeaseMs: number;
-  /** Authenticated requests per minute: per organization (unless the organization has its own limit) and per credential. */
+  /**
+   * Authenticated requests per minute: per organization (unless the organization has its own limit),
+   * split between classes of caller (`shares`, percentages of the organization's limit: buyers =
+   * Customer users, staff = Admin and SalesRep users, api = API keys and client tokens), and per
+   * credential (at most `credentialShare` percent of the organization's limit and `perCredentialPerMinute`).
+   */
   tenantRateLimits: {
     perOrganizationPerMinute: number;
     perCredentialPerMinute: number;
+    shares: { buyers: number; staff: number; api: number };
+    credentialShare: number;
     /**
      * Pacing inside each API process: an organization's requests may run at once up to this many
      * seconds of its average rate (its per-minute limit / 60, at least 10 requests); beyond that
@@ -143,13 +150,24 @@ export interface Config {
   opsPort: number | null;
   /** Worker only: where the Temporal SDK's own Prometheus exporter listens (TEMPORAL_METRICS_PORT, 127.0.0.1); the ops /metrics includes it. */
   temporalMetricsPort: number | null;
-  /** Bearer token the ops endpoints require when set (OPS_TOKEN); unset = the ops port is trusted as internal. */
+  /**
+   * Address the ops port listens on (OPS_BIND, default 127.0.0.1: the host's own scrapers and probes
+   * only). Any other address needs OPS_TOKEN (the process refuses to start without it).
+   */
+  opsBind: string;
+  /** Bearer token every ops path but /health requires when set (OPS_TOKEN, 16+ characters); unset only on a loopback bind. */
   opsToken: string;
   /** Origin allowed to call the ops codec endpoint from a browser (OPS_CORS_ORIGIN, the Temporal Web UI's origin). */
   opsCorsOrigin: string;
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Whether an ops bind address reaches only this host (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackBind(address: string): boolean {
+  const a = address.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return a === 'localhost' || a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
 
 export function loadConfig(env: Env = process.env, serviceName = 'api'): Config {
   const missing: string[] = [];
@@ -206,6 +224,13 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       return parseDuration(dflt, unit) ?? 0;
     }
     return parsed;
+  };
+  /** A whole percentage from 1 to 100. */
+  const percent = (name: string, dflt: number): number => {
+    const n = int(name, dflt);
+    if (n >= 1 && n <= 100) return n;
+    missing.push(`${name} (a percentage from 1 to 100: ${n})`);
+    return dflt;
   };
   const port = int('PORT', 3000);
   const s3Endpoint = new URL(need('S3_ENDPOINT') || 'http://invalid');
@@ -287,14 +312,17 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       everyMinutes: int('JANITOR_EVERY_MINUTES', 60),
     },
     tenantRateLimits: {
-      perOrganizationPerMinute: int('RATE_LIMIT_ORGANIZATION_PER_MINUTE', 6_000),
-      perCredentialPerMinute: int('RATE_LIMIT_CREDENTIAL_PER_MINUTE', 3_000),
+      perOrganizationPerMinute: int('RATE_LIMIT_ORGANIZATION_PER_MINUTE', 30_000),
+      perCredentialPerMinute: int('RATE_LIMIT_CREDENTIAL_PER_MINUTE', 6_000),
+      shares: { buyers: percent('RATE_LIMIT_SHARE_BUYERS', 30), staff: percent('RATE_LIMIT_SHARE_STAFF', 20), api: percent('RATE_LIMIT_SHARE_API', 50) },
+      credentialShare: percent('RATE_LIMIT_CREDENTIAL_SHARE', 20),
       burstSeconds: int('RATE_LIMIT_BURST_SECONDS', 2),
       maxWaitMs: int('RATE_LIMIT_MAX_WAIT_MS', 1_000),
     },
     payloadCodecKeys: env.PAYLOAD_CODEC_KEYS ?? '',
     opsPort: env.OPS_PORT ? int('OPS_PORT', 0) : null,
     temporalMetricsPort: env.TEMPORAL_METRICS_PORT ? int('TEMPORAL_METRICS_PORT', 0) : null,
+    opsBind: env.OPS_BIND || '127.0.0.1',
     opsToken: env.OPS_TOKEN ?? '',
     opsCorsOrigin: env.OPS_CORS_ORIGIN ?? '',
     logLevel: (['debug', 'info', 'warn', 'error'].includes(env.LOG_LEVEL ?? '') ? env.LOG_LEVEL : 'info') as Config['logLevel'],
@@ -313,6 +341,11 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
   if (typeof trust === 'string') missing.push(trust);
   else config.trustProxy = trust;
   if (config.jwtSecret && config.jwtSecret.length < 32) missing.push('JWT_SECRET (at least 32 characters)');
+  const shares = config.tenantRateLimits.shares;
+  if (shares.buyers + shares.staff + shares.api > 100) missing.push(`RATE_LIMIT_SHARE_BUYERS + RATE_LIMIT_SHARE_STAFF + RATE_LIMIT_SHARE_API (at most 100: ${shares.buyers + shares.staff + shares.api})`);
+  if (config.opsToken && config.opsToken.length < 16) missing.push('OPS_TOKEN (at least 16 characters)');
+  if (config.opsPort !== null && !isLoopbackBind(config.opsBind) && !config.opsToken)
+    missing.push(`OPS_TOKEN (required when the ops port listens beyond loopback, OPS_BIND=${config.opsBind})`);
   if (missing.length) throw new Error(`Configuration incomplete: ${missing.join(', ')}`);
   return config;
 }

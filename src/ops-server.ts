@@ -1,10 +1,12 @@
 /**
- * The operations listener of an API or worker process (OPS_PORT, meant for the internal network,
- * never published like the API port): GET /metrics (Prometheus text), GET /health (alive),
- * GET /ready (dependencies; 503 naming the failed ones), and the Temporal codec endpoint
- * POST /codec/decode and /codec/encode (the Temporal Web UI's and CLI's "codec server", only when
- * PAYLOAD_CODEC_KEYS is set). With OPS_TOKEN set every path but /health needs
- * `Authorization: Bearer <OPS_TOKEN>`. Plain node:http: it must answer when Koa or the worker is busy.
+ * The operations listener of an API or worker process (OPS_PORT, never published like the API
+ * port): GET /metrics (Prometheus text), GET /health (alive), GET /ready (dependencies; 503 naming
+ * the failed ones), and the Temporal codec endpoint POST /codec/decode and /codec/encode (the
+ * Temporal Web UI's and CLI's "codec server", only when PAYLOAD_CODEC_KEYS is set).
+ * It listens on OPS_BIND, 127.0.0.1 by default; another address needs OPS_TOKEN (checked by
+ * src/config.ts, the process does not start without it). With OPS_TOKEN set every path but /health
+ * needs `Authorization: Bearer <OPS_TOKEN>` (/health says only "ok": probes need no secret).
+ * Plain node:http: it must answer when Koa or the worker is busy.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -93,6 +95,6 @@ export function startOpsServer(opts: OpsServerOptions): Server | null {
       if (!res.headersSent) send(res, 400, JSON.stringify({ title: 'Bad Request', status: 400 }), 'application/problem+json');
     });
   });
-  server.listen(config.opsPort, () => log.info('ops listening', { port: config.opsPort, paths: ['/metrics', '/health', '/ready', ...(codec ? ['/codec/decode', '/codec/encode'] : [])] }));
+  server.listen(config.opsPort, config.opsBind, () => log.info('ops listening', { port: config.opsPort, bind: config.opsBind, token: !!config.opsToken, paths: ['/metrics', '/health', '/ready', ...(codec ? ['/codec/decode', '/codec/encode'] : [])] }));
   return server;
 }

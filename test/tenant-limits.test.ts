@@ -1,8 +1,10 @@
 /**
  * Tenant fairness (issue 21): authenticated requests are limited per organization (its own limit,
- * set by the platform operator, else the deployment default) and per credential, counted in
- * PostgreSQL so every API instance shares the count. Past a limit: 429 problem+json with
- * Retry-After and RateLimit headers, while another tenant is served.
+ * set by the platform operator, else the deployment default), split between classes of caller
+ * (buyers, staff, API credentials: issue 38), and per credential, counted in PostgreSQL so every API
+ * instance shares the count. Past a limit: 429 problem+json with Retry-After and RateLimit headers,
+ * while another tenant (and another class of the same tenant) is served. The test stack lets one
+ * credential use its whole class (RATE_LIMIT_CREDENTIAL_SHARE=100); test/tenant-classes.test.ts runs the defaults.
  */
 import { call, createOrg, dbQuery, expectProblem, issueApiAccess, uniq, type Res } from './support/helpers';
 import { freePort } from '../scripts/lib/procs';
@@ -15,7 +17,7 @@ function expectLimited(res: Res, limit: number): void {
   const retryAfter = Number(res.headers.get('retry-after'));
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(res.headers.get('ratelimit-policy')).toMatch(new RegExp(`"organization";q=${limit};w=60|"credential";q=${limit};w=60`));
+  expect(res.headers.get('ratelimit-policy')).toMatch(new RegExp(`"organization-\\w+";q=${limit};w=60|"credential";q=${limit};w=60`));
   expect(res.headers.get('ratelimit')).toMatch(/;r=0;t=\d+/);
 }
 
@@ -24,52 +26,56 @@ afterAll(async () => {
   await second?.stop();
 });
 
-test('when an organization exceeds its own per-minute limit, then it gets 429 with Retry-After and RateLimit headers on every API instance and for each of its credentials, while another organization is served', async () => {
+test("when an organization's API class exceeds its share of the organization's own per-minute limit, then every API credential gets 429 with Retry-After and RateLimit headers on every API instance, while its staff and another organization are served", async () => {
   const busy = await createOrg();
   const calm = await createOrg();
-  const keys = await issueApiAccess(busy); // request 2 of busy's minute (createOrg read the profile)
-  // The platform operator's setting (npm run rate-limit writes this column).
-  await dbQuery('update organization set rate_limit_per_minute = 8 where id = $1', [busy.organizationId]);
+  const keys = await issueApiAccess(busy); // staff requests (the admin's token): the API class has used nothing yet
+  // The platform operator's setting (npm run rate-limit writes this column): 20 a minute, 50% of it (10) for API credentials.
+  await dbQuery('update organization set rate_limit_per_minute = 20 where id = $1', [busy.organizationId]);
   const limits = await call('GET', '/api/organizations/rate-limits', { apiKey: keys.ApiKey });
   expect(limits.status).toBe(200);
-  expect(limits.body).toMatchObject({ RequestsPerMinute: 8, IsOrganizationSpecific: true, WindowSeconds: 60 });
-  expect(limits.headers.get('ratelimit')).toMatch(/^"organization";r=5;t=\d+, "credential";r=\d+;t=\d+$/);
-  // Requests 4..8 pass and say how many remain; a second API instance counts with the first.
+  expect(limits.body).toMatchObject({ RequestsPerMinute: 20, IsOrganizationSpecific: true, WindowSeconds: 60, Classes: { Api: { Share: 50, RequestsPerMinute: 10 }, Staff: { Share: 20, RequestsPerMinute: 4 } } });
+  expect(limits.headers.get('ratelimit')).toMatch(/^"organization-api";r=9;t=\d+, "credential";r=\d+;t=\d+$/);
+  // Requests 2..10 pass and say how many remain; a second API instance counts with the first.
   second = await startOwnApi();
   const seen: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 9; i++) {
     const r = await call('GET', '/api/products', { apiKey: keys.ApiKey, base: i % 2 ? second.base : undefined });
     expect(r.status).toBe(200);
-    seen.push(Number(/"organization";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
+    seen.push(Number(/"organization-api";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
   }
-  expect(seen).toEqual([4, 3, 2, 1, 0]);
-  expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey }), 8);
-  expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey, base: second.base }), 8);
+  expect(seen).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+  expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey }), 10);
+  expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey, base: second.base }), 10);
   // Past the limit the refusal is the answer whatever the request would have been (a read runs beside
   // its count: a missing product is still 429, not 404), and a write stores nothing.
-  expectLimited(await call('GET', '/api/products/NO-SUCH-SKU', { apiKey: keys.ApiKey, base: second.base }), 8);
+  expectLimited(await call('GET', '/api/products/NO-SUCH-SKU', { apiKey: keys.ApiKey, base: second.base }), 10);
   const sku = uniq('SKU-');
   expectLimited(
     await call('PUT', '/api/products', { apiKey: keys.ApiKey, body: { sku, name: 'Refused', prices: [{ tier: 'Retail', price: 1, atQuantity: 1 }] } }),
-    8,
+    10,
   );
   expect(await dbQuery('select 1 from product where organization_id = $1 and sku = $2', [busy.organizationId, sku])).toEqual([]);
-  // Another credential of the same organization (a fresh user token) shares the organization's budget.
-  const login = await call('POST', '/api/auth/token', { body: { Email: busy.adminEmail, Password: busy.adminPassword } });
+  // Another API credential of the same organization (a client-credential token) shares the API class's budget.
+  const login = await call('POST', '/api/auth/login', { body: { OrgCode: busy.code, ClientId: keys.ClientId, ClientSecret: keys.ClientSecret } });
   expect(login.status).toBe(200);
-  // This instance already refused the organization this window: it refuses from memory, without counting in the shared table.
-  const counted = async () => Number((await dbQuery('select count from rate_limit_bucket where key = $1', [`org:${busy.organizationId}`]))[0].count);
+  // This instance already refused the class this window: it refuses from memory, without counting in the shared table.
+  const counted = async () => Number((await dbQuery('select count from rate_limit_bucket where key = $1', [`org:${busy.organizationId}:api`]))[0].count);
   const before = await counted();
   // It holds that refusal about RATE_LIMIT_MAX_WAIT_MS (1 s) before answering: a client retrying at
   // once without reading Retry-After cannot make the API answer thousands of refusals a second.
   const t0 = Date.now();
-  expectLimited(await call('GET', '/api/products', { token: login.body.AccessToken }), 8);
+  expectLimited(await call('GET', '/api/products', { token: login.body.AccessToken }), 10);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
   expect(await counted()).toBe(before);
+  // The organization's staff have their own share (4 of 20): the admin is served.
+  const staff = await call('GET', '/api/products', { token: busy.adminToken, base: second.base });
+  expect(staff.status).toBe(200);
+  expect(staff.headers.get('ratelimit-policy')).toMatch(/^"organization-staff";q=4;w=60, "credential";q=\d+;w=60$/);
   // The other organization is served, with the deployment's default limit in its headers.
   const other = await call('GET', '/api/products', { token: calm.adminToken, base: second.base });
   expect(other.status).toBe(200);
-  expect(other.headers.get('ratelimit-policy')).toMatch(/^"organization";q=\d+;w=60, "credential";q=\d+;w=60$/);
+  expect(other.headers.get('ratelimit-policy')).toMatch(/^"organization-staff";q=\d+;w=60, "credential";q=\d+;w=60$/);
 });
 
 test('when one credential exceeds the per-credential limit, then that credential gets 429 while another credential of the same organization is served', async () => {

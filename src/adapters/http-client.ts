@@ -12,7 +12,10 @@
  * - an IP literal in any spelling (`127.0.0.1`, `[::1]`, `2130706433`, `0x7f.1`) explicitly,
  *   because Node never calls a custom `lookup` for IP literals;
  * - a host name inside the socket's own DNS lookup: every address it resolves to must be public,
- *   and the socket connects only to an address that was checked (no re-resolution in between).
+ *   and the socket connects only to an address that was checked (no re-resolution in between);
+ * - link-local and cloud metadata addresses in every spelling, and host names that name or embed
+ *   one (`169.254.169.254.nip.io`), whatever OUTBOUND_ALLOW_PRIVATE_NETWORKS says (the one list:
+ *   src/domain/network/addresses.ts `isLinkLocalOrMetadata`, `nameEmbedsLinkLocalOrMetadata`).
  * Ranges: src/domain/network/addresses.ts. Deadlines: one for the TCP/TLS connect of each hop,
  * one for the whole exchange (redirects and body included). The response body is capped.
  *
@@ -26,7 +29,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import http from 'node:http';
 import https from 'node:https';
-import { addressProblem, ipLiteralOf, isLinkLocalOrMetadata, isNonPublicAddress } from '../domain/network/addresses.js';
+import { addressProblem, ipLiteralOf, isLinkLocalOrMetadata, isNonPublicAddress, nameEmbedsLinkLocalOrMetadata } from '../domain/network/addresses.js';
 
 /** The one message of every outbound transport failure. */
 export const UNREACHABLE = 'The remote server could not be reached.';
@@ -47,10 +50,8 @@ export class OutboundError extends Error {
 
 /** Which targets a request may reach. */
 export interface OutboundTargets {
-  /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: private, loopback, link-local addresses and plain http allowed. */
+  /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: private and loopback addresses and plain http allowed (never link-local or metadata ones). */
   allowPrivateNetworks: boolean;
-  /** Link-local and metadata addresses refused even when private networks are allowed (integration endpoints). */
-  neverLinkLocal?: boolean;
   /**
    * The deployment's own endpoint from its environment (PAYMENT_PROVIDER_URL), not a tenant's:
    * address and scheme are not checked; deadlines and uniform failures still apply.
@@ -87,8 +88,9 @@ export interface OutboundResponse {
 /**
  * Why a URL may not be stored as an outbound target, or null. A reason about the URL's text
  * (safe to show when it is saved): absolute http(s), https unless private networks are
- * allowed, no credentials, an IP literal (any spelling) that is public unless allowed;
- * link-local and metadata literals refused when `neverLinkLocal`. Host names are checked when called.
+ * allowed, no credentials, an IP literal (any spelling) that is public unless allowed; link-local
+ * and metadata literals, and names that name or embed one, refused whatever the flag. Other host
+ * names are checked when called.
  */
 export function urlProblem(raw: string, targets: OutboundTargets): string | null {
   let u: URL;
@@ -102,15 +104,13 @@ export function urlProblem(raw: string, targets: OutboundTargets): string | null
   if (u.username || u.password) return 'must not contain credentials.';
   if (!u.hostname) return 'has no host.';
   const literal = ipLiteralOf(u.hostname);
-  if (literal && targets.neverLinkLocal && isLinkLocalOrMetadata(literal)) return 'must not point to a link-local or metadata address.';
+  if (literal ? isLinkLocalOrMetadata(literal) : nameEmbedsLinkLocalOrMetadata(u.hostname)) return METADATA_TEXT;
   if (literal && !targets.allowPrivateNetworks && isNonPublicAddress(literal)) return 'must not point to a private, loopback or link-local address.';
   return null;
 }
 
-const refusedAddressText = (address: string, targets: OutboundTargets) =>
-  targets.neverLinkLocal && isLinkLocalOrMetadata(address)
-    ? 'must not point to a link-local or metadata address.'
-    : 'must not point to a private, loopback or link-local address.';
+const METADATA_TEXT = 'must not point to a link-local or metadata address.';
+const refusedAddressText = (address: string) => (isLinkLocalOrMetadata(address) ? METADATA_TEXT : 'must not point to a private, loopback or link-local address.');
 
 /**
  * Save-time check of a host (an IP literal, or a name resolved within 2 s): the reason it is
@@ -118,7 +118,8 @@ const refusedAddressText = (address: string, targets: OutboundTargets) =>
  */
 export async function hostProblem(host: string, targets: OutboundTargets): Promise<string | null> {
   const literal = ipLiteralOf(host);
-  if (literal) return addressAllowed(literal, targets) ? null : refusedAddressText(literal, targets);
+  if (literal) return addressAllowed(literal, targets) ? null : refusedAddressText(literal);
+  if (nameEmbedsLinkLocalOrMetadata(host)) return METADATA_TEXT;
   const addresses = await new Promise<string[]>((resolve) => {
     const timer = setTimeout(() => resolve([]), 2000);
     dnsLookup(host, { all: true }, (err, addrs) => {
@@ -127,7 +128,7 @@ export async function hostProblem(host: string, targets: OutboundTargets): Promi
     });
   });
   const bad = addresses.find((a) => !addressAllowed(a, targets));
-  return bad ? refusedAddressText(bad, targets) : null;
+  return bad ? refusedAddressText(bad) : null;
 }
 
 /** Save-time check of an outbound URL: `urlProblem`, then its host name's current addresses (`hostProblem`). */
@@ -140,7 +141,7 @@ export async function savedUrlProblem(raw: string, targets: OutboundTargets): Pr
 /** Whether one resolved or literal address may be called under `targets`. */
 function addressAllowed(address: string, targets: OutboundTargets): boolean {
   if (targets.operatorConfigured) return true;
-  if (targets.neverLinkLocal && isLinkLocalOrMetadata(address)) return false;
+  if (isLinkLocalOrMetadata(address)) return false;
   return targets.allowPrivateNetworks || !isNonPublicAddress(address);
 }
 
@@ -154,6 +155,7 @@ export function resolveAllowed(host: string, targets: OutboundTargets): Promise<
   if (literal) {
     return addressAllowed(literal, targets) ? Promise.resolve([literal]) : Promise.reject(new OutboundError('refused_target', false));
   }
+  if (!targets.operatorConfigured && nameEmbedsLinkLocalOrMetadata(host)) return Promise.reject(new OutboundError('refused_target', false));
   return new Promise((resolve, reject) => {
     dnsLookup(host, { all: true }, (err, addrs) => {
       if (err || !addrs.length) return reject(new OutboundError('dns', true));

@@ -175,7 +175,6 @@ export function providerClient(settings: PaymentProviderSettings, network: { all
         timeoutMs,
         maxBytes: 256 * 1024,
         allowPrivateNetworks: network.allowPrivateNetworks,
-        neverLinkLocal: true,
         operatorConfigured: settings.operatorConfigured,
       });
     } catch (e) {

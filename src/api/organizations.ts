@@ -46,6 +46,8 @@ const OVERVIEW = out.obj({
 /** A price tier name (unique per organization, case-insensitively). */
 const tierName = () => yup.string().trim().min(1).max(100);
 
+const classLimits = out.obj({ Share: out.doc(out.int(), 'Percent of the organization limit'), RequestsPerMinute: out.int() });
+
 export const organizationRoutes = [
   defineRoute({
     method: 'post',
@@ -203,7 +205,11 @@ export const organizationRoutes = [
           'OrganizationRateLimits',
           out.obj({
             RequestsPerMinute: out.doc(out.int(), 'Authenticated requests per minute for the whole organization'),
-            RequestsPerMinutePerCredential: out.doc(out.int(), 'Per token subject or API key'),
+            RequestsPerMinutePerCredential: out.doc(out.int(), 'Per user, client token or API key (at most a fifth of the organization by default)'),
+            Classes: out.doc(
+              out.obj({ Buyers: classLimits, Staff: classLimits, Api: classLimits }),
+              "The organization's limit split by class of caller: Buyers (Customer users), Staff (Admin and SalesRep users), Api (API keys and client tokens); one class using up its share never refuses another",
+            ),
             IsOrganizationSpecific: out.doc(out.bool(), "Whether the platform operator set this organization's own limit (else the deployment default applies)"),
             WindowSeconds: out.int(),
           }),

@@ -81,6 +81,38 @@ export async function enforceRateLimit(em: EntityManager, key: string, limit: nu
 }
 
 /**
+ * The classes of caller an organization's budget is split between (issue 38): its storefront's
+ * buyers (Customer users), its staff (Admin and SalesRep users) and its integrations (API keys and
+ * client-credential tokens). Each class has its own share of the organization's per-minute limit and
+ * its own pacing burst, so one class using up its share never refuses the others.
+ */
+export type CallerClass = 'buyers' | 'staff' | 'api';
+
+/** The class of a caller: API credentials, Customer users (buyers), other users (staff). */
+export function callerClassOf(p: { kind: 'user' | 'client' | 'apikey'; role: string }): CallerClass {
+  if (p.kind !== 'user') return 'api';
+  return p.role === 'Customer' ? 'buyers' : 'staff';
+}
+
+/** How an organization's per-minute limit is split: each class's percentage, and the most one credential may use (a percentage, and at most `perCredentialPerMinute`). */
+export interface TenantShares {
+  shares: Record<CallerClass, number>;
+  credentialShare: number;
+  perCredentialPerMinute: number;
+}
+
+/** The per-minute limits of one class of an organization whose limit is `orgLimit`, and of one credential in it. */
+export function classBudget(orgLimit: number, cls: CallerClass, cfg: TenantShares): { classLimit: number; credentialLimit: number } {
+  return {
+    classLimit: Math.max(1, Math.floor((orgLimit * cfg.shares[cls]) / 100)),
+    credentialLimit: Math.max(1, Math.min(cfg.perCredentialPerMinute, Math.floor((orgLimit * cfg.credentialShare) / 100))),
+  };
+}
+
+/** The rate_limit_bucket key of an organization's class (shared by every API instance). */
+export const classKey = (organizationId: string, cls: CallerClass) => `org:${organizationId}:${cls}`;
+
+/**
  * Per-tenant fairness (issue 21): authenticated requests per minute per organization (its own
  * `rate_limit_per_minute`, else `orgDefault`) and per credential (`credentialLimit`), counted in
  * the shared rate_limit_bucket table, so they hold across API instances. One statement counts both
@@ -101,13 +133,13 @@ export async function enforceRateLimit(em: EntityManager, key: string, limit: nu
  */
 export async function enforceTenantLimits(
   em: EntityManager,
-  p: { organizationId: string; credential: string; orgDefault: number; credentialLimit: number },
+  p: { organizationId: string; callerClass: CallerClass; credential: string; orgDefault: number } & TenantShares,
 ): Promise<RateLimitState[]> {
   const refused = refusedFromMemory(p);
   if (refused) throw refused;
   const now = Date.now();
-  const keys = [`org:${p.organizationId}`, `cred:${p.credential}`] as const;
-  const policies = ['organization', 'credential'] as const;
+  const keys = [classKey(p.organizationId, p.callerClass), `cred:${p.credential}`] as const;
+  const policies = [`organization-${p.callerClass}`, 'credential'] as const;
   for (const key of keys) notice(key, now);
   // A slot leased here is taken at once (concurrent requests could otherwise take it meanwhile).
   const taken = keys.map((key, i) => {
@@ -135,7 +167,8 @@ export async function enforceTenantLimits(
   const after = Date.now();
   const states = keys.map((key, i): RateLimitState => {
     const r = rows.find((x) => x.key === key)!;
-    const limit = i === 0 ? r.org_limit : p.credentialLimit;
+    const budget = classBudget(r.org_limit, p.callerClass, p);
+    const limit = i === 0 ? budget.classLimit : budget.credentialLimit;
     const mine = taken[i];
     if (mine) return mine;
     // Slots count - want + 1 .. count were counted for this process; those within the limit are its lease.
@@ -152,7 +185,7 @@ export async function enforceTenantLimits(
   });
   const over = states.filter((s) => s.remaining < 0).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
   if (over) {
-    rememberExhausted(over.policy === 'organization' ? keys[0] : keys[1], over);
+    rememberExhausted(over.policy === policies[0] ? keys[0] : keys[1], over);
     throw rateLimitExceeded(over, states);
   }
   return states;
@@ -242,11 +275,17 @@ function leaseSize(key: string, now: number): number {
 }
 
 /** Where an organization or credential this process saw over its limit in this window stands (no statement needed), else undefined. */
-const knownExhausted = (p: { organizationId: string; credential: string }) =>
-  exhaustedUntilReset(`org:${p.organizationId}`) ?? exhaustedUntilReset(`cred:${p.credential}`);
+const knownExhausted = (p: TenantCaller) => exhaustedUntilReset(classKey(p.organizationId, p.callerClass)) ?? exhaustedUntilReset(`cred:${p.credential}`);
 
-/** The 429 for an organization or credential this process saw over its limit in this window (no statement needed), else null. */
-export function refusedFromMemory(p: { organizationId: string; credential: string }): AppError | null {
+/** An authenticated caller as the tenant limits see it: its organization, class and credential (hashed). */
+export interface TenantCaller {
+  organizationId: string;
+  callerClass: CallerClass;
+  credential: string;
+}
+
+/** The 429 for an organization's class or a credential this process saw over its limit in this window (no statement needed), else null. */
+export function refusedFromMemory(p: TenantCaller): AppError | null {
   const known = knownExhausted(p);
   return known ? rateLimitExceeded(known, [known]) : null;
 }
@@ -294,11 +333,9 @@ async function holdFor(orgId: string, ms: number): Promise<void> {
  * Pacing is per process: with N API instances a tenant's burst is N times larger; the per-minute
  * count in PostgreSQL stays the budget across instances.
  */
-export async function admitTenantRequest(
-  p: { organizationId: string; credential: string },
-  cfg: { perOrganizationPerMinute: number; burstSeconds: number; maxWaitMs: number },
-): Promise<void> {
-  const key = p.organizationId;
+export async function admitTenantRequest(p: TenantCaller, cfg: { perOrganizationPerMinute: number; burstSeconds: number; maxWaitMs: number } & TenantShares): Promise<void> {
+  // Paced per class of the organization, at the class's share of the organization's rate.
+  const key = `${p.organizationId}:${p.callerClass}`;
   const mayHold = (holding.get(key) ?? 0) < MAX_HELD_PER_ORGANIZATION;
   const known = knownExhausted(p);
   if (known) {
@@ -307,7 +344,7 @@ export async function admitTenantRequest(
     if (still) throw still;
     return; // its window reset while it was held: counted as a new request
   }
-  const limit = orgLimits.get(key) ?? cfg.perOrganizationPerMinute;
+  const limit = classBudget(orgLimits.get(p.organizationId) ?? cfg.perOrganizationPerMinute, p.callerClass, cfg).classLimit;
   const ratePerMs = limit / 60_000;
   const capacity = Math.max(10, (limit * cfg.burstSeconds) / 60);
   const now = Date.now();
@@ -329,7 +366,7 @@ export async function admitTenantRequest(
   if (mayHold) await holdFor(key, cfg.maxWaitMs);
   const burstWindow = Math.max(1, Math.ceil(capacity / (ratePerMs * 1000)));
   const pace: RateLimitState = {
-    policy: 'organization-burst',
+    policy: `organization-${p.callerClass}-burst`,
     limit: Math.floor(capacity),
     windowSeconds: burstWindow,
     remaining: 0,

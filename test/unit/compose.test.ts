@@ -43,4 +43,13 @@ describe('docker-compose.yml', () => {
   test('when a client sends X-Forwarded-For, then the deployment does not trust it by default', () => {
     expect(compose.services.api.environment?.TRUST_PROXY).toBe('${TRUST_PROXY:-0}');
   });
+
+  test('when the ops port listens beyond loopback in a container, then it needs OPS_TOKEN and is not published to the host', () => {
+    for (const name of ['api', 'worker']) {
+      const s = compose.services[name];
+      expect(s.environment?.OPS_BIND).toBe('0.0.0.0');
+      expect(s.environment?.OPS_TOKEN).toMatch(/^\$\{OPS_TOKEN:\?/);
+      expect(published(s)).not.toContain(s.environment?.OPS_PORT);
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import { addressProblem, addressRange, ipLiteralOf, isLinkLocalOrMetadata, isNonPublicAddress, parseIpv4Literal } from '../../src/domain/network/addresses';
+import { urlProblem } from '../../src/adapters/http-client';
+import { addressProblem, addressRange, ipLiteralOf, isLinkLocalOrMetadata, isNonPublicAddress, nameEmbedsLinkLocalOrMetadata, parseIpv4Literal } from '../../src/domain/network/addresses';
 
 describe('outbound address classifier', () => {
   test.each([
@@ -18,7 +19,8 @@ describe('outbound address classifier', () => {
     ['169.254.169.254', 'metadata'],
     ['169.254.170.2', 'metadata'],
     ['168.63.129.16', 'metadata'],
-    ['192.0.0.192', 'reserved'],
+    ['192.0.0.192', 'metadata'],
+    ['192.0.0.170', 'reserved'],
     ['192.0.2.10', 'documentation'],
     ['198.18.0.1', 'reserved'],
     ['198.51.100.7', 'documentation'],
@@ -42,6 +44,8 @@ describe('outbound address classifier', () => {
     ['::ffff:8.8.8.8', 'ipv4-mapped'],
     ['::ffff:169.254.169.254', 'ipv4-mapped'],
     ['::127.0.0.1', 'ipv4-mapped'],
+    ['::ffff:0:a9fe:a9fe', 'ipv4-mapped'],
+    ['::ffff:0:8.8.8.8', 'ipv4-mapped'],
     ['fc00::1', 'unique-local'],
     ['fd12:3456::1', 'unique-local'],
     ['fd00:ec2::254', 'metadata'],
@@ -110,5 +114,83 @@ describe('outbound address classifier', () => {
     expect(addressProblem('cdn.example', ['8.8.8.8'], false)).toBeNull();
     expect(addressProblem('localhost', ['127.0.0.1'], true)).toBeNull();
     expect(addressProblem('nowhere', [], true)).toMatch(/did not resolve/);
+  });
+});
+
+/** Issue 38 finding 9: one rule for link-local and metadata targets, whatever OUTBOUND_ALLOW_PRIVATE_NETWORKS says. */
+describe('link-local and metadata targets in every spelling', () => {
+  test.each([
+    ['Oracle Cloud metadata', '192.0.0.192'],
+    ['AWS/GCP/Azure metadata', '169.254.169.254'],
+    ['AWS ECS task metadata', '169.254.170.2'],
+    ['Alibaba metadata', '100.100.100.200'],
+    ['Azure wire server', '168.63.129.16'],
+    ['AWS IPv6 metadata', 'fd00:ec2::254'],
+    ['IPv4 link-local', '169.254.1.1'],
+    ['IPv6 link-local', 'fe80::1'],
+    ['decimal', '2852039166'],
+    ['hex', '0xA9FEA9FE'],
+    ['hex per octet', '0xa9.0xfe.0xa9.0xfe'],
+    ['octal', '0251.0376.0251.0376'],
+    ['two-part', '169.254.43518'],
+    ['decimal Oracle', '3221225664'],
+    ['IPv4-mapped dotted', '::ffff:169.254.169.254'],
+    ['IPv4-mapped hex', '::ffff:a9fe:a9fe'],
+    ['IPv4-translated hex', '::ffff:0:a9fe:a9fe'],
+    ['IPv4-translated dotted', '::ffff:0:169.254.169.254'],
+    ['IPv4-translated Oracle', '::ffff:0:c000:c0'],
+    ['IPv4-compatible', '::169.254.169.254'],
+    ['bracketed', '[::ffff:0:a9fe:a9fe]'],
+    ['NAT64', '64:ff9b::a9fe:a9fe'],
+    ['NAT64 dotted', '64:ff9b::169.254.169.254'],
+    ['NAT64 local-use', '64:ff9b:1::a9fe:a9fe'],
+    ['6to4', '2002:a9fe:a9fe::1'],
+    ['Teredo server', '2001:0:a9fe:a9fe::1'],
+    ['Teredo client', '2001:0:4136:e378:8000:63bf:5601:5601'],
+    ['ISATAP', '2a00:1450::5efe:a9fe:a9fe'],
+  ])('when the address is the %s spelling %s, then it is link-local or metadata (refused whatever the flag)', (_, ip) => {
+    expect(isLinkLocalOrMetadata(ip)).toBe(true);
+    expect(isNonPublicAddress(ip)).toBe(true);
+  });
+
+  test.each([
+    ['nip.io dotted', '169.254.169.254.nip.io'],
+    ['nip.io dotted, deeper', 'www.169.254.169.254.nip.io'],
+    ['nip.io Oracle', '192.0.0.192.nip.io'],
+    ['sslip.io dashed', '169-254-169-254.sslip.io'],
+    ['nip.io dashed with a prefix', 'app-169-254-169-254.nip.io'],
+    ['nip.io hex', 'a9fea9fe.nip.io'],
+    ['nip.io hex with a prefix', 'magic-a9fea9fe.nip.io'],
+    ['decimal label', '2852039166.nip.io'],
+    ['hex literal label', '0xa9fea9fe.xip.io'],
+    ['sslip.io IPv6 link-local', 'fe80--1.sslip.io'],
+    ['sslip.io IPv4-mapped', '--ffff-a9fe-a9fe.sslip.io'],
+    ['GCP metadata name', 'metadata.google.internal'],
+    ['GCP metadata name, upper case with root dot', 'METADATA.GOOGLE.INTERNAL.'],
+    ['AWS metadata name', 'instance-data.ec2.internal'],
+  ])('when the host name is the %s form %s, then it is refused as a metadata target', (_, host) => {
+    expect(nameEmbedsLinkLocalOrMetadata(host)).toBe(true);
+    expect(urlProblem(`https://${host}/`, { allowPrivateNetworks: true })).toBe('must not point to a link-local or metadata address.');
+  });
+
+  test.each(['example.com', 'api.stripe.com', 'deadbeef.example.com', '10.0.0.1.nip.io', '127.0.0.1.nip.io', 'v1-2-3.example.com', '169.254.example.com'])(
+    'when the host name %s names no link-local or metadata address, then the name rule leaves it alone',
+    (host) => {
+      expect(nameEmbedsLinkLocalOrMetadata(host)).toBe(false);
+    },
+  );
+
+  test.each(['https://192.0.0.192/', 'https://[::ffff:0:a9fe:a9fe]/', 'https://0xA9FEA9FE/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://[fe80::1]/', 'https://2852039166/'])(
+    'when private networks are allowed and the URL is %s, then it is still refused at save and at call',
+    (url) => {
+      expect(urlProblem(url, { allowPrivateNetworks: true })).toBe('must not point to a link-local or metadata address.');
+      expect(urlProblem(url, { allowPrivateNetworks: false })).toBe('must not point to a link-local or metadata address.');
+    },
+  );
+
+  test('when private networks are allowed, then loopback and private literals still pass (the flag keeps its meaning for them)', () => {
+    expect(urlProblem('http://127.0.0.1:8080/', { allowPrivateNetworks: true })).toBeNull();
+    expect(urlProblem('https://10.0.0.1/', { allowPrivateNetworks: true })).toBeNull();
+    expect(urlProblem('https://10.0.0.1/', { allowPrivateNetworks: false })).toMatch(/private/);
   });
 });

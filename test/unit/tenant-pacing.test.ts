@@ -6,17 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../src/errors';
-import { admitTenantRequest } from '../../src/http/rate-limit';
+import { admitTenantRequest, type CallerClass, type TenantCaller } from '../../src/http/rate-limit';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
 
-/** 600 per minute = 10 per second; a burst of 2 s of that rate is 20 requests. */
-const cfg = { perOrganizationPerMinute: 600, burstSeconds: 2, maxWaitMs: 1000 };
-const caller = () => ({ organizationId: randomUUID(), credential: randomUUID() });
+/** 600 per minute for the API class (here its whole organization) = 10 per second; a burst of 2 s of that rate is 20 requests. */
+const cfg = { perOrganizationPerMinute: 600, burstSeconds: 2, maxWaitMs: 1000, shares: { buyers: 100, staff: 100, api: 100 }, credentialShare: 100, perCredentialPerMinute: 600 };
+const caller = (callerClass: CallerClass = 'api') => ({ organizationId: randomUUID(), callerClass, credential: randomUUID() });
 
 /** Starts `n` requests at the same moment; each settles to its outcome and the fake time it settled at. */
-function startMany(who: { organizationId: string; credential: string }, n: number, settings = cfg) {
+function startMany(who: TenantCaller, n: number, settings = cfg) {
   const t0 = Date.now();
   return Array.from({ length: n }, () =>
     admitTenantRequest(who, settings).then(
@@ -49,7 +49,7 @@ test('when an organization goes past its burst, then each next request waits for
     expect(r.error).toBeInstanceOf(AppError);
     expect(r.error.status).toBe(429);
     expect(Number(r.error.headers!['Retry-After'])).toBeGreaterThanOrEqual(1);
-    expect(r.error.headers!['RateLimit-Policy']).toBe('"organization-burst";q=20;w=2');
+    expect(r.error.headers!['RateLimit-Policy']).toBe('"organization-api-burst";q=20;w=2');
   }
   // Another organization is not paced by the first one's queue.
   const other = startMany(caller(), 5);
@@ -72,4 +72,16 @@ test('when an organization has a small per-minute limit, then its burst is still
   const outcomes = startMany(caller(), 10, { ...cfg, perOrganizationPerMinute: 8 });
   await jest.advanceTimersByTimeAsync(0);
   expect((await Promise.all(outcomes)).every((o) => o.ok && o.atMs === 0)).toBe(true);
+});
+
+test("when an organization's buyers go past their class's burst, then its staff are not paced behind them (issue 38)", async () => {
+  const split = { ...cfg, shares: { buyers: 30, staff: 20, api: 50 } };
+  const buyer = caller('buyers');
+  const buyers = startMany(buyer, 40, split);
+  const staff = startMany({ ...buyer, callerClass: 'staff', credential: randomUUID() }, 10, split);
+  await jest.advanceTimersByTimeAsync(0);
+  const firstStaff = await Promise.all(staff);
+  expect(firstStaff.every((o) => o.ok && o.atMs === 0)).toBe(true);
+  await jest.advanceTimersByTimeAsync(5000);
+  expect((await Promise.all(buyers)).some((o) => !o.ok)).toBe(true);
 });

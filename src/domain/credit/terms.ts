@@ -51,3 +51,6 @@ export function termLabel(term: TermRule): string {
   if (term.type === 'Net') return `Net ${term.days}`;
   return term.days ? `EOM + ${term.days}` : 'EOM';
 }
+
+/** The terms of an invoice paid when it is made (a card checkout's): nothing is owed later, so no Net days. */
+export const PREPAID_TERMS = 'Prepaid';

@@ -8,9 +8,15 @@
  * carrier-grade NAT, link-local, cloud metadata addresses, IETF and reserved blocks, multicast,
  * documentation and benchmarking ranges; IPv6 loopback, unique-local (fc00::/7, which holds
  * AWS's fd00:ec2::254), link-local, site-local, multicast, documentation, every IPv4-mapped
- * (::ffff:0:0/96) or IPv4-compatible address, and NAT64/6to4 addresses that embed a refused
- * IPv4 address. Link-local and metadata addresses are refused for payment provider endpoints
- * even with the flag (`isLinkLocalOrMetadata`).
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96) or IPv4-compatible address, and NAT64/6to4
+ * addresses that embed a refused IPv4 address.
+ *
+ * Refused whatever the flag, for every outbound target (`isLinkLocalOrMetadata`, `nameEmbedsLinkLocalOrMetadata`):
+ * link-local and cloud metadata addresses (the `metadata` and `link-local` entries below, the one
+ * list) in every spelling: IPv4 literals in decimal, octal or hex, IPv6 forms that carry one
+ * (IPv4-mapped, -translated, -compatible, NAT64, 6to4, Teredo, ISATAP), metadata host names, and
+ * names that embed such an address for a wildcard DNS service (`169.254.169.254.nip.io`,
+ * `169-254-169-254.sslip.io`, `a9fea9fe.nip.io`, `fe80--1.sslip.io`).
  */
 
 export type AddressRange =
@@ -39,7 +45,8 @@ const V4_RANGES: [string, number, AddressRange][] = [
   ['169.254.0.0', 16, 'link-local'],
   ['168.63.129.16', 32, 'metadata'], // Azure wire server (a public-looking address)
   ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'reserved'], // IETF protocol assignments (192.0.0.192 is Oracle Cloud metadata)
+  ['192.0.0.192', 32, 'metadata'], // Oracle Cloud metadata (inside the IETF protocol assignments)
+  ['192.0.0.0', 24, 'reserved'], // IETF protocol assignments
   ['192.0.2.0', 24, 'documentation'],
   ['192.88.99.0', 24, 'reserved'], // 6to4 relay anycast
   ['192.168.0.0', 16, 'private'],
@@ -126,6 +133,7 @@ export function addressRange(address: string): AddressRange | null {
   if (p.every((x) => x === 0)) return 'unspecified';
   if (p.slice(0, 7).every((x) => x === 0) && p[7] === 1) return 'loopback';
   if (p.slice(0, 5).every((x) => x === 0) && p[5] === 0xffff) return 'ipv4-mapped'; // ::ffff:a.b.c.d
+  if (p.slice(0, 4).every((x) => x === 0) && p[4] === 0xffff && p[5] === 0) return 'ipv4-mapped'; // IPv4-translated ::ffff:0:a.b.c.d (SIIT)
   if (p.slice(0, 6).every((x) => x === 0)) return 'ipv4-mapped'; // IPv4-compatible ::a.b.c.d (deprecated)
   if (p[0] === 0xfd00 && p[1] === 0x0ec2 && p.slice(2, 7).every((x) => x === 0) && p[7] === 0x254) return 'metadata'; // AWS IPv6 metadata
   if ((p[0] & 0xfe00) === 0xfc00) return 'unique-local';
@@ -143,17 +151,81 @@ export function addressRange(address: string): AddressRange | null {
 
 /** True for every address the outbound client refuses unless private networks are allowed. */
 export function isNonPublicAddress(address: string): boolean {
-  return addressRange(address) !== null;
+  return addressRange(address) !== null || isLinkLocalOrMetadata(address);
 }
 
-/** Link-local or cloud metadata: refused for payment provider endpoints whatever the flag. */
+const v4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries by a translation or tunnelling convention: IPv4-mapped
+ * (::ffff:a.b.c.d), -translated (::ffff:0:a.b.c.d), -compatible (::a.b.c.d), NAT64 (64:ff9b::/96 and
+ * the local-use 64:ff9b:1::/48), 6to4 (2002:AABB:CCDD::), Teredo (server and obfuscated client) and
+ * ISATAP interface ids (::0:5efe:a.b.c.d, ::200:5efe:a.b.c.d).
+ */
+export function embeddedIpv4(address: string): string[] {
+  const p = parseIpv6(address.trim());
+  if (!p) return [];
+  const out: string[] = [];
+  if (p.slice(0, 4).every((x) => x === 0) && (p[4] === 0 || (p[4] === 0xffff && p[5] === 0)) && (p[5] === 0 || p[5] === 0xffff)) out.push(v4Of(p[6], p[7]));
+  if (p[0] === 0x0064 && p[1] === 0xff9b) out.push(v4Of(p[6], p[7]));
+  if (p[0] === 0x2002) out.push(v4Of(p[1], p[2]));
+  if (p[0] === 0x2001 && p[1] === 0) out.push(v4Of(p[2], p[3]), v4Of(~p[6] & 0xffff, ~p[7] & 0xffff));
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) out.push(v4Of(p[6], p[7]));
+  return out;
+}
+
+/**
+ * Link-local or cloud metadata in any spelling (an IPv4 literal in any form, an IPv6 address, or an
+ * IPv6 form carrying such an IPv4 address): refused for every outbound target whatever
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS says.
+ */
 export function isLinkLocalOrMetadata(address: string): boolean {
   const r = addressRange(address);
   if (r === 'link-local' || r === 'metadata') return true;
-  // An IPv4-mapped or compatible form of a link-local or metadata address.
-  const p = parseIpv6(address);
-  if (p && r === 'ipv4-mapped') return isLinkLocalOrMetadata(embeddedV4(p));
-  return false;
+  return embeddedIpv4(address).some((v4) => {
+    const e = v4Range(v4);
+    return e === 'link-local' || e === 'metadata';
+  });
+}
+
+/** Host names of cloud metadata services (they resolve to a metadata address inside the cloud, and may not resolve here). */
+export const METADATA_HOST_NAMES = ['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.tencentyun.com', 'metadata.azure.internal'];
+
+/**
+ * The addresses a host name spells out in its labels, as wildcard DNS services answer them
+ * (nip.io, sslip.io, xip.io and their like): four dotted labels (`169.254.169.254.nip.io`) or
+ * any run of labels an inet_aton-style parser reads as IPv4 (`2852039166.nip.io`), a dashed label or
+ * label tail (`169-254-169-254.sslip.io`, `app-169-254-169-254.nip.io`), eight hex digits
+ * (`a9fea9fe.nip.io`, `app-a9fea9fe.nip.io`) and sslip.io's dashed IPv6 (`fe80--1.sslip.io`).
+ */
+export function addressesInName(hostname: string): string[] {
+  const labels = hostname.toLowerCase().replace(/\.$/, '').split('.');
+  const out: string[] = [];
+  for (let i = 0; i < labels.length; i++) {
+    for (let n = 1; n <= 4 && i + n <= labels.length; n++) {
+      const v4 = parseIpv4Literal(labels.slice(i, i + n).join('.'));
+      if (v4) out.push(v4);
+    }
+    const parts = labels[i].split('-');
+    if (parts.length >= 4) {
+      const v4 = parseIpv4Literal(parts.slice(-4).join('.'));
+      if (v4) out.push(v4);
+    }
+    const hex = parts[parts.length - 1];
+    if (/^[0-9a-f]{8}$/.test(hex)) out.push(parseIpv4Literal(`0x${hex}`)!);
+    if (labels[i].includes('--')) {
+      const v6 = labels[i].replace(/-/g, ':');
+      if (parseIpv6(v6)) out.push(v6);
+    }
+  }
+  return out;
+}
+
+/** A host name that names a metadata service or spells out a link-local or metadata address (`addressesInName`): refused whatever the flag. */
+export function nameEmbedsLinkLocalOrMetadata(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (METADATA_HOST_NAMES.includes(name)) return true;
+  return addressesInName(name).some(isLinkLocalOrMetadata);
 }
 
 /**

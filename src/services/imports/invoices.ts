@@ -12,7 +12,7 @@ import { Decimal } from 'decimal.js';
 import { adminOnlyChanges } from '../../domain/invoices/admin-fields.js';
 import { createSchema } from '../../domain/invoices/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
-import { apply, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
+import { apply, needsOrderNumber, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
 import { allocateNumbers, claimNumbers, INVOICE_NUMBERS, pgSql } from '../numbering.js';
 import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
@@ -134,6 +134,13 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
     ),
   );
   const ownerOf = (v: NewInvoice) => ({ customerId: owners.get(v.customer.customerNumber) ?? null });
+  // A record naming an order by orderId without its orderNumber takes the order's (as POST /api/invoices does).
+  const orderNumbers = new Map(
+    (await sql<{ id: string; order_number: string }>('select id, order_number from sales_order where organization_id = $1 and id = any($2::uuid[])', [
+      orgId,
+      texts((x) => (needsOrderNumber(x) ? x.orderId : null)),
+    ])).map((o) => [o.id, o.order_number]),
+  );
   const created = new Set<Held>();
   const heldOf = new Map<number, Held>();
   const changed = new Set<Held>();
@@ -165,6 +172,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
       out.failures.push({ n: rec.n, errors: e.errors ?? { $: [e.message] }, ...(e.kind === 'not_found' || e.kind === 'forbidden' ? { kind: e.kind } : {}) });
       continue;
     }
+    if (needsOrderNumber(value, existing?.orderId ?? null) && orderNumbers.has(value.orderId)) value = { ...value, orderNumber: orderNumbers.get(value.orderId) };
     const next: Held = existing ? structuredClone(existing) : fresh(value);
     try {
       if (!existing) {

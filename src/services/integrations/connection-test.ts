@@ -42,7 +42,7 @@ export async function testConnection(
   allowPrivate: boolean,
 ): Promise<ConnectionResult> {
   const started = Date.now();
-  const targets: OutboundTargets = { allowPrivateNetworks: allowPrivate, neverLinkLocal: true };
+  const targets: OutboundTargets = { allowPrivateNetworks: allowPrivate };
   const done = (success: boolean, message: string): ConnectionResult => ({
     success,
     message: redact(message, Object.values(secrets)),

@@ -151,7 +151,7 @@ function fail(errors: Record<string, string[]>): void {
  * addresses too. A host name is judged by what it resolves to now; it is checked again on every call.
  */
 async function targetErrors(t: IntegrationTemplate, values: Record<string, string>, config: Config): Promise<Record<string, string[]>> {
-  const targets = { allowPrivateNetworks: config.outboundAllowPrivateNetworks, neverLinkLocal: true };
+  const targets = { allowPrivateNetworks: config.outboundAllowPrivateNetworks };
   const errors: Record<string, string[]> = {};
   for (const f of t.configurationFields) {
     const v = values[f.key];

@@ -76,7 +76,7 @@ export async function resolveMailSettings(em: EntityManager, config: Config, org
   const host = s.configuration.Host;
   let addresses: string[];
   try {
-    addresses = await resolveAllowed(host, { allowPrivateNetworks: config.outboundAllowPrivateNetworks, neverLinkLocal: true });
+    addresses = await resolveAllowed(host, { allowPrivateNetworks: config.outboundAllowPrivateNetworks });
   } catch (e) {
     if (e instanceof OutboundError) throw new Error(`The organization's SMTP integration cannot be used: ${e.message}`);
     throw e;

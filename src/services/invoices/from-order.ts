@@ -8,6 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Invoice, Order } from '../../entities/index.js';
 import { isUniqueViolation } from '../../errors.js';
+import { PREPAID_TERMS } from '../../domain/credit/terms.js';
 import { onAccountTerms } from '../credit/accounts.js';
 import { allocateNumber, emSql, INVOICE_NUMBERS } from '../numbering.js';
 import { applyPayment, recordInvoicePayment, type RecordPaymentInput } from './record-payment.js';
@@ -69,9 +70,10 @@ export async function invoiceCheckoutOrder(em: EntityManager, input: CheckoutInv
 export async function writeCheckoutInvoice(tx: EntityManager, order: Order, input: CheckoutInvoiceInput): Promise<Invoice> {
   const now = new Date();
   const c = order.customer;
-  // On account: due by the customer's payment terms; a card checkout's invoice is due (and paid) at once.
+  // On account: due by the customer's payment terms; a card checkout's invoice is paid at once, so its
+  // terms are Prepaid whatever the customer's default terms (the order keeps those).
   const onAccount = order.paymentMethod === 'OnAccount';
-  const due = onAccount ? await onAccountTerms(tx, input.organizationId, order.customerId ?? null, now) : { terms: order.terms ?? 'Prepaid', dueDate: now };
+  const due = onAccount ? await onAccountTerms(tx, input.organizationId, order.customerId ?? null, now) : { terms: PREPAID_TERMS, dueDate: now };
   const created = tx.create(Invoice, {
     organization: input.organizationId,
     orderId: order.id,

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
 import { balanceOf, computeTotals } from '../../domain/invoices/money.js';
 import { CLOSED_STATUSES, INVOICE_STATUSES, isInvoiceStatus, transition, type InvoiceEvent, type InvoiceStatus } from '../../domain/invoices/state.js';
-import { Invoice, InvoicePayment } from '../../entities/index.js';
+import { Invoice, InvoicePayment, Order } from '../../entities/index.js';
 import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../entities/Invoice.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
@@ -161,6 +161,22 @@ export function apply(inv: InvoiceState, input: InvoiceFields, owner: { customer
   if (inv.dueDate < inv.invoiceDate) throw AppError.field('dueDate', 'dueDate must not be before invoiceDate.');
 }
 
+/**
+ * Whether an invoice input that names an order by `orderId` (other than the one `storedOrderId` already
+ * names) and gives no `orderNumber` should take the order's number: the invoice then shows the same
+ * orderNumber as the order. Called after the caller's order visibility check (a rep's invoice names
+ * only orders it may see, ./rep-rules.ts).
+ */
+export const needsOrderNumber = (input: InvoiceFields, storedOrderId: string | null = null): input is InvoiceFields & { orderId: string } =>
+  !!input.orderId && !input.orderNumber && input.orderId !== storedOrderId;
+
+/** The input with the orderNumber of the order its orderId names, when it gives none (unchanged when no order of the organization has that id). */
+export async function withOrderNumber<T extends InvoiceFields>(em: EntityManager, orgId: string, input: T, storedOrderId: string | null = null): Promise<T> {
+  if (!needsOrderNumber(input, storedOrderId)) return input;
+  const order = await em.findOne(Order, { id: input.orderId, organization: orgId }, { fields: ['orderNumber'] });
+  return order ? { ...input, orderNumber: order.orderNumber } : input;
+}
+
 export const toDiscount = (d: { code?: string | null; type: string; value: number; description?: string | null }): InvoiceDiscount => ({
   code: d.code ?? null,
   type: d.type as InvoiceDiscount['type'],
@@ -223,7 +239,7 @@ export async function createInvoiceFor(em: EntityManager, orgId: string, auth: P
   await assertMayInvoice(em, orgId, auth, input.customer.customerNumber);
   await assertKeysVisible(em, orgId, auth, input);
   if (!writesAsGiven(auth)) assertNoAdminOnlyChanges(input, null);
-  const inv = await createInvoice(em, orgId, await repPriced(em, orgId, auth, input, null));
+  const inv = await createInvoice(em, orgId, await withOrderNumber(em, orgId, await repPriced(em, orgId, auth, input, null)));
   return reload(em, orgId, inv.id);
 }
 
@@ -359,7 +375,7 @@ export async function updateInvoice(em: EntityManager, orgId: string, auth: Prin
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: body.invoiceNumber }))) throw dupNumber(body.invoiceNumber);
       if (body.externalId && body.externalId !== inv.externalId && (await tx.count(Invoice, { organization: orgId, externalId: body.externalId }))) throw dupExternal(body.externalId);
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [body.invoiceNumber]);
-      const input = await repPriced(tx, orgId, auth, body, inv);
+      const input = await withOrderNumber(tx, orgId, await repPriced(tx, orgId, auth, body, inv), inv.orderId);
       apply(inv, input, input.customer ? { customerId: await liveCustomerId(tx, orgId, input.customer.customerNumber) } : null);
       if (inv.status === 'Draft') recompute(inv);
       await tx.flush();

@@ -3,6 +3,7 @@
  * return origins of hosted payments, and API access credentials.
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { classBudget, type CallerClass } from '../../http/rate-limit.js';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
@@ -204,9 +205,13 @@ export async function returnOrigins(em: EntityManager, orgId: string): Promise<s
 /** The organization's limits on authenticated requests per minute (issue 21): its own, or the deployment's default. */
 export async function rateLimits(em: EntityManager, config: Config, orgId: string) {
   const org = await orgOf(em, orgId);
+  const cfg = config.tenantRateLimits;
+  const total = org.rateLimitPerMinute ?? cfg.perOrganizationPerMinute;
+  const cls = (c: CallerClass) => ({ Share: cfg.shares[c], RequestsPerMinute: classBudget(total, c, cfg).classLimit });
   return {
-    RequestsPerMinute: org.rateLimitPerMinute ?? config.tenantRateLimits.perOrganizationPerMinute,
-    RequestsPerMinutePerCredential: config.tenantRateLimits.perCredentialPerMinute,
+    RequestsPerMinute: total,
+    RequestsPerMinutePerCredential: classBudget(total, 'api', cfg).credentialLimit,
+    Classes: { Buyers: cls('buyers'), Staff: cls('staff'), Api: cls('api') },
     IsOrganizationSpecific: org.rateLimitPerMinute != null,
     WindowSeconds: 60,
   };
