@@ -6,7 +6,7 @@
  * per-credential share).
  */
 import { createHash } from 'node:crypto';
-import { call, createOrg, customerToken, dbQuery, expectProblem, issueApiAccess, type OrgFixture } from './helpers';
+import { associateCustomer, call, createMemberUser, createOrg, dbQuery, expectProblem, issueApiAccess, signTestToken, type OrgFixture } from './helpers';
 import { customerWithProduct } from './matrix-fixtures';
 import { startOwnApi, type OwnApi } from './own-api';
 
@@ -23,9 +23,17 @@ beforeAll(async () => {
 });
 
 it('a buyer exhausting the buyers class does not get the admin or the API key refused', async () => {
-  const keys = await issueApiAccess(org);
   const { customerNumber } = await customerWithProduct(org);
-  const buyers = [await customerToken(org, { CustomerNumber: customerNumber }), await customerToken(org, { CustomerNumber: customerNumber })];
+  const users = [await createMemberUser(org), await createMemberUser(org)];
+  for (const u of users) await associateCustomer(org, u.userId, customerNumber);
+  // Issuing API access rotates the organization's credentials (version 2): the tokens are taken after it.
+  const keys = await issueApiAccess(org);
+  const buyers = users.map((u) =>
+    signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 2, UserId: u.userId, CustomerNumber: customerNumber, PriceTier: 'Retail', CurrencyCode: 'USD' }),
+  );
+  const login = await call('POST', '/api/auth/token', { body: { Email: org.adminEmail, Password: org.adminPassword } });
+  expect(login.status).toBe(200);
+  const adminToken = login.body.AccessToken as string;
   // The setup above was the admin's (staff) and ran through the stack's API: its counts start afresh.
   const adminCredential = `cred:${createHash('sha256').update(`user:${org.adminUserId}`).digest('hex')}`;
   await dbQuery('delete from rate_limit_bucket where key like $1 or key = $2', [`org:${org.organizationId}:%`, adminCredential]);
@@ -50,7 +58,7 @@ it('a buyer exhausting the buyers class does not get the admin or the API key re
   expect(classFull.headers.get('ratelimit-policy')).toMatch(/"organization-buyers";q=6;w=60/);
   expect(Number(classFull.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   // The admin and the ERP's key are served from their own shares.
-  const admin = await call('GET', '/api/products', { base: api.base, token: org.adminToken });
+  const admin = await call('GET', '/api/products', { base: api.base, token: adminToken });
   expect(admin.status).toBe(200);
   expect(admin.headers.get('ratelimit-policy')).toMatch(/^"organization-staff";q=4;w=60, "credential";q=4;w=60$/);
   const erp = await call('GET', '/api/products', { base: api.base, apiKey: keys.ApiKey });
