@@ -14,7 +14,7 @@ import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentCloseP
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createApprovalActivities } from '../activities/approvals.js';
 import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type Supersession } from './approve-purchase-defs.js';
-import type { CheckoutResult } from './checkout-cart-defs.js';
+import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 import { mustSucceed } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 
@@ -74,11 +74,12 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
    * its result. With the approved total (decisions recorded before it carry none), a cart edited after
    * the approval is refused by the checkout before anything is charged.
    */
-  const checkOut = async (approvedTotal?: string) => {
+  const checkOut = async (approvedTotal?: string, approvedLines?: CheckoutInput['expectedLines']) => {
     try {
       const child = await startChild('checkoutCart', {
         workflowId: `checkout-${input.checkout.cartId}`,
-        args: [approvedTotal === undefined ? input.checkout : { ...input.checkout, expectedAmount: approvedTotal }],
+        // The approved lines (decisions recorded before them carry none): a request that superseded another holds the repriced lines, not those of the input.
+        args: [approvedTotal === undefined ? input.checkout : { ...input.checkout, expectedAmount: approvedTotal, ...(approvedLines ? { expectedLines: approvedLines } : {}) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         taskQueue: workflowInfo().taskQueue,
         typedSearchAttributes: [
@@ -133,7 +134,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
           await sendAll([r.mail]);
           return;
         }
-        await checkOut(r.approvedTotal);
+        await checkOut(r.approvedTotal, r.approvedLines);
       });
       if (restarted) throw wrongState('The cart total changed since the approval was requested; the approval has been asked again for the new total.');
       if (out.superseded) throw ApplicationFailure.create({ type: APPROVAL_SUPERSEDED, message: out.superseded.message, nonRetryable: true, details: [out.superseded] });

@@ -119,10 +119,15 @@ export interface DecisionResult {
   mail: SendEmailInput | null;
   /** An Approved answer: the total approved, which the checkout it continues must come to. */
   approvedTotal?: string;
+  /** An Approved answer: the lines approved, exactly what the checkout it continues orders. */
+  approvedLines?: { sku: string; quantity: number; unitPrice: string }[];
 }
 
 /** The approved total of an Approved request (for the checkout it continues), nothing otherwise. */
-const approvedTotalOf = (a: ApprovalRequest) => (a.status === 'Approved' ? { approvedTotal: new Decimal(a.total).toFixed(minorUnitDigits(a.currencyCode)) } : {});
+const approvedTotalOf = (a: ApprovalRequest) =>
+  a.status === 'Approved'
+    ? { approvedTotal: new Decimal(a.total).toFixed(minorUnitDigits(a.currencyCode)), approvedLines: a.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, unitPrice: String(l.unitPrice) })) }
+    : {};
 
 type CartLine = { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string };
 const lineOf = (i: { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string }): CartLine => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) });
