@@ -4,8 +4,8 @@
  * nobody changes their own role or limits and an Approver grants no more than it has; an approval
  * is for exact lines, so a held cart cannot be edited.
  */
-import { call, createOrg, dbQuery, ensureCustomer, expectProblem, mailsFor, stack, uniq, waitForMail, type OrgFixture } from './helpers';
-import { buyerCart, buyerWorld, checkout, type BuyerWorld } from './approval-fixtures';
+import { call, createOrg, dbQuery, ensureCustomer, expectProblem, mailsFor, stack, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { buyerCart, buyerWorld, checkout, type BuyerWorld } from './support/approval-fixtures';
 
 jest.setTimeout(150_000);
 let org: OrgFixture;

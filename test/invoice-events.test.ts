@@ -3,9 +3,9 @@
  * announced like every other (`invoice.issued`, then `invoice.paid`), its terms say it was paid up
  * front, and an invoice naming an order by id carries that order's number.
  */
-import { call, createOrg, uniq, type OrgFixture } from './helpers';
-import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
-import { startReceiver, type Receiver } from './webhook-receiver';
+import { call, createOrg, uniq, type OrgFixture } from './support/helpers';
+import { ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
+import { startReceiver, type Receiver } from './support/webhook-receiver';
 
 jest.setTimeout(120_000);
 let rx: Receiver;

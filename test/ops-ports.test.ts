@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../scripts/lib/procs';
-import { stack } from './helpers';
+import { stack } from './support/helpers';
 
 jest.setTimeout(150_000);
 const st = stack as typeof stack & { distDir?: string; urls: Record<string, string> };

@@ -3,7 +3,7 @@
  * in any spelling, is refused when it is saved, on the test stack's API, where
  * OUTBOUND_ALLOW_PRIVATE_NETWORKS=true (the rule holds whatever the flag says).
  */
-import { call, createOrg, expectProblem, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, expectProblem, uniq, type OrgFixture } from './support/helpers';
 
 jest.setTimeout(60_000);
 let org: OrgFixture;

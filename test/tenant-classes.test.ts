@@ -6,9 +6,9 @@
  * per-credential share).
  */
 import { createHash } from 'node:crypto';
-import { associateCustomer, call, createMemberUser, createOrg, dbQuery, expectProblem, issueApiAccess, signTestToken, type OrgFixture } from './helpers';
-import { customerWithProduct } from './matrix-fixtures';
-import { startOwnApi, type OwnApi } from './own-api';
+import { associateCustomer, call, createMemberUser, createOrg, dbQuery, expectProblem, issueApiAccess, signTestToken, type OrgFixture } from './support/helpers';
+import { customerWithProduct } from './support/matrix-fixtures';
+import { startOwnApi, type OwnApi } from './support/own-api';
 
 jest.setTimeout(120_000);
 let api: OwnApi;
