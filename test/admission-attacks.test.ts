@@ -5,7 +5,8 @@
  * balance read without the order being admitted, one customer at a time, only in the limit's
  * currency); a quote can be accepted by card like a checkout. Each test is named after the attack.
  */
-import { call, createOrg, dbQuery, ensureCustomer, expectProblem, uniq, type OrgFixture } from './helpers';
+import { call, createOrg, dbQuery, ensureCustomer, expectProblem, saveCard, uniq, type OrgFixture } from './helpers';
+import { buyerWorld, card } from './approval-fixtures';
 import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
 
 jest.setTimeout(180_000);
@@ -98,6 +99,108 @@ describe('credit admission (item 5)', () => {
     const res = await accept(id);
     expectProblem(res, 400);
     expect(Object.keys(res.body.errors)).toEqual(['currencyCode']);
+    expect((await call('GET', `/api/quotes/${id}`, A())).body.status).toBe('Quoted');
+  });
+});
+
+describe('spending limits on every path (item 3)', () => {
+  it('a buyer limited to 150.00 cannot place a 1,000.00 order by accepting a quote', async () => {
+    const w = await buyerWorld(org, { orderLimit: 150 });
+    expect((await call('PUT', `/api/customers/${w.customerNumber}/credit`, { ...A(), body: { creditLimit: 100_000 } })).status).toBe(200);
+    const id = await quoteOf(w.customerNumber, 1000, w.buyer.token);
+    const held = await accept(id, { poNumber: 'PO-L' }, w.buyer.token);
+    expect(held.status).toBe(202);
+    expect(held.body).toEqual({ status: 'PendingApproval', approvalId: expect.any(String) });
+    // Asked again while it waits: the same request; the quote stays Quoted, no order.
+    expect((await accept(id, { poNumber: 'PO-L' }, w.buyer.token)).body.approvalId).toBe(held.body.approvalId);
+    expect((await call('GET', `/api/quotes/${id}`, A())).body).toMatchObject({ status: 'Quoted', orderId: null });
+    const approval = await call('GET', `/api/approvals/${held.body.approvalId}`, { base: org.base, token: w.approver1.token });
+    expect(approval.body).toMatchObject({ subject: 'Quote', quoteId: id, total: 1000, status: 'Pending' });
+    const approved = await call('POST', `/api/approvals/${held.body.approvalId}/approve`, { base: org.base, token: w.approver1.token });
+    expect(approved.status).toBe(200);
+    const q = await waitFor(async () => (await call('GET', `/api/quotes/${id}`, A())).body, (b) => b.status === 'Accepted');
+    expect(q).toMatchObject({ status: 'Accepted', orderNumber: expect.any(String) });
+    const orders = await dbQuery<{ n: string }>(`select count(*)::text as n from sales_order where organization_id = $1 and quote_id = $2`, [org.organizationId, id]);
+    expect(orders[0].n).toBe('1');
+    const a = await waitFor(async () => (await call('GET', `/api/approvals/${held.body.approvalId}`, A())).body, (b) => b.orderNumber !== null);
+    expect(a).toMatchObject({ status: 'Approved', orderNumber: q.orderNumber });
+  });
+
+  it('a buyer limited to 150.00 per order cannot post a 2,000.00 order through POST /api/orders: it waits as PendingApproval, is neither fulfilled nor invoiced, and a reject cancels it', async () => {
+    const w = await buyerWorld(org, { orderLimit: 150 });
+    const body = {
+      customer: { customerNumber: w.customerNumber, companyName: 'Buyer Co' },
+      orderType: 'Standard',
+      priceTier: 'Retail',
+      currencyCode: 'USD',
+      primarySalesRep: { repNumber: 'R1' },
+      items: [{ sku: w.sku, productName: 'x', quantity: 20, price: 0.01 }],
+      user: { userId: w.buyer.userId, userType: 'Customer' },
+    };
+    const res = await call('POST', '/api/orders', { base: org.base, token: w.buyer.token, body });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'PendingApproval', approvalId: expect.any(String), data: { id: expect.any(String) } });
+    const orderId = res.body.data.id as string;
+    expect((await call('GET', `/api/orders/${orderId}`, A())).body).toMatchObject({ orderStatus: 'PendingApproval', total: 2000 });
+    expectProblem(await call('PUT', `/api/orders/${orderId}`, { ...A(), body: { orderStatus: 'Processing' } }), 400);
+    const inv = invoiceBody({ orderId, orderNumber: res.body.data.orderNumber });
+    inv.customer.customerNumber = w.customerNumber;
+    expectProblem(await call('POST', '/api/invoices', { ...A(), body: inv }), 409);
+    const rejected = await call('POST', `/api/approvals/${res.body.approvalId}/reject`, { base: org.base, token: w.approver1.token, body: { reason: 'Too much' } });
+    expect(rejected.status).toBe(200);
+    expect((await call('GET', `/api/orders/${orderId}`, A())).body.orderStatus).toBe('Cancelled');
+  });
+
+  it('an approved posted order is released to Pending', async () => {
+    const w = await buyerWorld(org, { orderLimit: 150 });
+    const body = {
+      customer: { customerNumber: w.customerNumber, companyName: 'Buyer Co' },
+      orderType: 'Standard',
+      priceTier: 'Retail',
+      currencyCode: 'USD',
+      primarySalesRep: { repNumber: 'R1' },
+      items: [{ sku: w.sku, productName: 'x', quantity: 2, price: 0.01 }],
+      user: { userId: w.buyer.userId, userType: 'Customer' },
+    };
+    const res = await call('POST', '/api/orders', { base: org.base, token: w.buyer.token, body });
+    expect(res.status).toBe(202);
+    expect((await call('POST', `/api/approvals/${res.body.approvalId}/approve`, { base: org.base, token: w.approver1.token })).status).toBe(200);
+    expect((await call('GET', `/api/orders/${res.body.data.id}`, A())).body.orderStatus).toBe('Pending');
+  });
+});
+
+describe('card accepts (item 13)', () => {
+  it('a customer without a credit limit who pays by card accepts a quote with a saved card: one charge, the invoice paid', async () => {
+    const customerNumber = await customer(null);
+    const paymentProfileId = await saveCard(org, customerNumber);
+    const id = await quoteOf(customerNumber, 120);
+    expectProblem(await accept(id), 402);
+    const res = await accept(id, { poNumber: 'PO-C', paymentProfileId });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'Accepted', orderNumber: expect.any(String) });
+    const inv = await waitFor(
+      async () => (await dbQuery<{ status: string; terms: string }>(`select status, terms from invoice where organization_id = $1 and order_number = $2`, [org.organizationId, res.body.orderNumber]))[0],
+      (i) => i?.status === 'Paid',
+    );
+    expect(inv.status).toBe('Paid');
+    expect((await accept(id, { paymentProfileId })).status).toBe(409);
+  });
+
+  it('card details given on accept are tokenized and never come back in the answer', async () => {
+    const customerNumber = await customer(null);
+    const id = await quoteOf(customerNumber, 80);
+    const res = await accept(id, { poNumber: 'PO-D', payment: card() });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('Accepted');
+    expect(res.text).not.toContain('4111111111111111');
+  });
+
+  it('another customer\'s saved card cannot pay an accept (404)', async () => {
+    const mine = await customer(null);
+    const theirs = await customer(null);
+    const theirCard = await saveCard(org, theirs);
+    const id = await quoteOf(mine, 50);
+    expectProblem(await accept(id, { paymentProfileId: theirCard }), 404);
     expect((await call('GET', `/api/quotes/${id}`, A())).body.status).toBe('Quoted');
   });
 });
