@@ -94,7 +94,7 @@ describe('credit admission (item 5)', () => {
     const id = await quoteOf(customerNumber, 50);
     // The customer moves to a EUR price tier: its limit is now in EUR, the quote (and its order) in USD.
     await ensurePriceTier(org, 'Euro', 'EUR');
-    const moved = await call('PUT', '/api/customers', { ...A(), body: { customerNumber, companyName: `Company ${customerNumber}`, pricing: 'Euro' } });
+    const moved = await call('PUT', '/api/customers', { ...A(), body: { customerNumber, companyName: `Company ${customerNumber}`, companyEmail: `${customerNumber.toLowerCase()}@example.com`, pricing: 'Euro' } });
     expect([200, 201]).toContain(moved.status);
     const res = await accept(id);
     expectProblem(res, 400);
@@ -131,6 +131,7 @@ describe('spending limits on every path (item 3)', () => {
     const body = {
       customer: { customerNumber: w.customerNumber, companyName: 'Buyer Co' },
       orderType: 'Standard',
+      poNumber: uniq('PO'),
       priceTier: 'Retail',
       currencyCode: 'USD',
       primarySalesRep: { repNumber: 'R1' },
@@ -156,6 +157,7 @@ describe('spending limits on every path (item 3)', () => {
     const body = {
       customer: { customerNumber: w.customerNumber, companyName: 'Buyer Co' },
       orderType: 'Standard',
+      poNumber: uniq('PO'),
       priceTier: 'Retail',
       currencyCode: 'USD',
       primarySalesRep: { repNumber: 'R1' },
