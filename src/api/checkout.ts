@@ -7,6 +7,7 @@ import * as yup from 'yup';
 import { accepted, defineRoute, json, ok } from '../http/route.js';
 import * as out from '../domain/contract.js';
 import { completeCheckout } from '../services/carts/checkout.js';
+import { paymentChoice } from './schemas.js';
 
 const s = (max: number) => yup.string().trim().max(max);
 
@@ -14,26 +15,7 @@ const checkoutSchema = yup.object({
   customerNumber: s(50).required(),
   channel: s(50).min(1).required(),
   paymentProfileId: s(200).nullable(),
-  payment: yup
-    .object({
-      /** OnAccount: bought against the customer's credit limit (no card); a card otherwise. */
-      method: yup.string().oneOf(['OnAccount', 'CreditCard']).optional(),
-      // Passed to the payment provider with the card; the cart address form, other keys kept.
-      billingAddress: yup
-        .object({ line1: s(200), line2: s(200).nullable(), city: s(100), state: s(100).nullable(), postalCode: s(20).nullable(), country: s(2) })
-        .when('method', { is: 'OnAccount', then: (o) => o.optional().default(undefined), otherwise: (o) => o.required() }),
-      creditCard: yup
-        .object({
-          cardNumber: yup.string().trim().matches(/^[0-9 ]{12,23}$/, '${path} must be a card number.').required(),
-          cardholderName: s(200).min(1).required(),
-          expiryMonth: yup.string().trim().matches(/^(0?[1-9]|1[0-2])$/, '${path} must be a month 1-12.').required(),
-          expiryYear: yup.string().trim().matches(/^\d{2}(\d{2})?$/, '${path} must be a year.').required(),
-          cvv: yup.string().trim().matches(/^\d{3,4}$/, '${path} must be 3 or 4 digits.').required(),
-        })
-        .when('method', { is: 'OnAccount', then: (o) => o.optional().default(undefined), otherwise: (o) => o.required() }),
-    })
-    .nullable()
-    .default(undefined),
+  payment: paymentChoice(),
 });
 
 export const checkoutRoutes = [

@@ -6,7 +6,7 @@
  */
 import * as yup from 'yup';
 import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
-import { created, defineRoute, json, ok } from '../http/route.js';
+import { accepted, created, defineRoute, json, ok } from '../http/route.js';
 import { upsertOrdersInBulk } from '../services/imports/sync.js';
 import { listOrders, orderListSpec, orderView, placeOrder, readOrderView, updateOrder, updateShipping } from '../services/orders/orders.js';
 import * as out from '../domain/contract.js';
@@ -29,9 +29,29 @@ export const orderRoutes = [
     auth: ROLES,
     idempotent: true,
     body: orderSchema,
-    responses: { 201: json(createdOrder, 'The new order\'s id and number, and its link'), 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not allowed for this customer', 409: 'Duplicate externalId' },
-    async handler({ em, orgId, auth, body }) {
-      const order = ref(await placeOrder(em, orgId, auth, body));
+    responses: {
+      201: json(createdOrder, 'The new order\'s id and number, and its link'),
+      202: json(
+        out.component(
+          'OrderPendingApproval',
+          out.obj({
+            status: out.doc(out.str(), 'PendingApproval'),
+            approvalId: out.str(),
+            data: out.obj({ id: out.str(), orderNumber: out.str() }),
+            links: out.arr(out.obj({ rel: out.str(), href: out.str() })),
+          }),
+        ),
+        "A customer user's order above their spending limits: stored with orderStatus PendingApproval (neither fulfilled nor invoiced) until its approval request is decided: approved -> Pending, rejected or expired -> Cancelled (docs/approvals.md)",
+      ),
+      400: 'Invalid input',
+      401: 'Unauthenticated',
+      403: 'Not allowed for this customer',
+      409: 'Duplicate externalId',
+    },
+    async handler({ em, deps, orgId, auth, body }) {
+      const placed = await placeOrder({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, body);
+      const order = ref(placed.order);
+      if (placed.approvalId) return { ...accepted({ status: 'PendingApproval', approvalId: placed.approvalId, ...order }), headers: { Location: order.links[0].href } };
       return created(order, order.links[0].href);
     },
   }),

@@ -6,10 +6,11 @@
  * out is a 409. Use cases: src/services/quotes/quotes.ts.
  */
 import * as yup from 'yup';
-import { defineRoute, created, json, LOCATION, ok } from '../http/route.js';
+import { accepted, defineRoute, created, json, LOCATION, ok } from '../http/route.js';
+import * as out from '../domain/contract.js';
 import { quote, quotePage } from '../domain/resources.js';
 import { acceptQuote, counterQuote, listQuotes, offerQuote, quoteListSpec, readQuote, rejectQuote, requestQuote } from '../services/quotes/quotes.js';
-import { uuid } from './schemas.js';
+import { paymentChoice, uuid } from './schemas.js';
 
 const TAG = 'Quotes';
 const sku = () => yup.string().trim().min(1).max(100).required();
@@ -33,7 +34,8 @@ const offerSchema = yup.object({
   message: text(2000),
 });
 const counterSchema = yup.object({ items: yup.array(buyerLine.required()).min(1).max(200).required(), message: text(2000) });
-const acceptSchema = yup.object({ poNumber: text(100) });
+/** The accept takes complete-checkout's payment choices: on account (the default), a saved card, or card details. */
+const acceptSchema = yup.object({ poNumber: text(100), paymentProfileId: yup.string().trim().max(200).nullable(), payment: paymentChoice() });
 const rejectSchema = yup.object({ reason: yup.string().trim().min(1, '${path} must not be empty.').max(1000).required() });
 const listQuery = yup.object({
   pageNumber: yup.number().integer().min(1),
@@ -123,14 +125,25 @@ export const quoteRoutes = [
     path: '/api/quotes/:quoteId/accept',
     operationId: 'acceptQuote',
     summary:
-      'Accept the current offer (Quoted, before expiresAt): creates the order at the quoted net unit prices (channel Quote, linked by quoteId), then its invoice (Issued) and the confirmation e-mail. Once only: a second accept is a 409. Webhook quote.accepted',
+      "Accept the current offer (Quoted, before expiresAt): creates the order at the quoted net unit prices (channel Quote, linked by quoteId), then its invoice (Issued) and the confirmation e-mail. Payment as complete-checkout takes it: on account against the customer's credit limit (the default, or payment.method OnAccount), a saved card (paymentProfileId) or card details (payment.creditCard, tokenized first), charged once by the quote's workflow. Above the buyer's spending limits the accept is held for an approval (202; the quote stays Quoted until the decision). Once only: a second accept is a 409. Webhook quote.accepted",
     tag: TAG,
     auth: ['Admin', 'Customer'],
     idempotent: true,
     body: acceptSchema,
-    responses: { ...STEP, 402: "Bought on account: beyond the customer's available credit, or no credit limit (docs/credit.md); the quote stays Quoted", 409: 'Not Quoted, past expiresAt, already accepted, another step in flight, or the customer is on credit hold' },
+    responses: {
+      ...STEP,
+      202: json(
+        out.component('AcceptPendingApproval', out.obj({ status: out.doc(out.str(), 'PendingApproval'), approvalId: out.str() })),
+        "The offer's total exceeds the buyer's spending limits: nothing was charged or ordered; the quote stays Quoted and is accepted once the approval is approved (docs/approvals.md)",
+      ),
+      402: "On account beyond the customer's available credit or without a credit limit (docs/credit.md), or the card was declined; the quote stays Quoted",
+      404: 'No such quote (or not visible), or a paymentProfileId that is not a saved card of the customer',
+      409: 'Not Quoted, past expiresAt, already accepted, another step in flight, or the customer is on credit hold',
+    },
     async handler({ em, deps, orgId, auth, params, body }) {
-      return ok(await acceptQuote({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, params.quoteId, body));
+      const r = await acceptQuote({ em, temporal: deps.temporal, config: deps.config, readCache: deps.readCache }, orgId, auth, params.quoteId, body);
+      if ('approvalId' in r && r.status === 'PendingApproval') return accepted({ status: r.status, approvalId: r.approvalId });
+      return ok(r);
     },
   }),
   defineRoute({

@@ -35,10 +35,13 @@ export interface ApprovalChainEntry {
   note: string | null;
 }
 
+/** What an approval request holds. */
+export type ApprovalSubject = 'Cart' | 'Quote' | 'Order';
+
 /**
- * A checkout held for a buyer-side approval (workflow approvePurchase, id `approval-<id>`). Holds
- * the checkout's input (never card data: a tokenized profile id at most) so an approval continues
- * exactly that checkout. Primary key (organization_id, id).
+ * An order held for a buyer-side approval (workflow approvePurchase, id `approval-<id>`): a checkout,
+ * a quote accept or a posted order. Holds the checkout's (or the accept's) input (never card data: a
+ * tokenized profile id at most) so an approval continues exactly that. Primary key (organization_id, id).
  */
 export const ApprovalRequest = defineEntity({
   name: 'ApprovalRequest',
@@ -51,7 +54,14 @@ export const ApprovalRequest = defineEntity({
     status: p.string().length(20).$type<ApprovalStatus>(),
     customerId: p.uuid().nullable(),
     customerNumber: p.string().length(100),
-    cartId: p.uuid(),
+    /** What the request holds (docs/security.md "Admission of orders"): a checkout (Cart), a quote accept (Quote) or a posted order (Order). */
+    subject: p.string().length(10).$type<ApprovalSubject>().default('Cart'),
+    /** Cart: the held checkout's cart. */
+    cartId: p.uuid().nullable(),
+    /** Quote: the quote whose accept waits (it stays Quoted until the decision). */
+    quoteId: p.uuid().nullable(),
+    /** Order: the order posted by the buyer, stored PendingApproval until the decision. */
+    orderId: p.uuid().nullable(),
     requesterUserId: p.uuid(),
     requesterEmail: p.string().length(254).nullable(),
     requesterName: p.string().length(300).nullable(),
@@ -86,6 +96,10 @@ export const ApprovalRequest = defineEntity({
     {
       name: 'approval_request_one_pending_per_cart',
       expression: `create unique index "approval_request_one_pending_per_cart" on "approval_request" ("organization_id", "cart_id") where "status" = 'Pending'`,
+    },
+    {
+      name: 'approval_request_one_pending_per_quote',
+      expression: `create unique index "approval_request_one_pending_per_quote" on "approval_request" ("organization_id", "quote_id") where "status" = 'Pending' and "quote_id" is not null`,
     },
   ],
 });

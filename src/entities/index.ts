@@ -36,6 +36,7 @@ import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
 import { Quote, QuoteNumberCounter } from './Quote.js';
 import { ApprovalRequest, CustomerBuyer } from './Approval.js';
+export type { ApprovalSubject } from './Approval.js';
 
 export {
   ApprovalRequest,

@@ -35,6 +35,7 @@ import { Migration20261128080000_cart_checkout_attempts as M31 } from './Migrati
 import { Migration20261128110000_tenant_id_indexes as M32 } from './Migration20261128110000_tenant_id_indexes.js';
 import { Migration20261129050000_buyer_roles_follow_membership as M33 } from './Migration20261129050000_buyer_roles_follow_membership.js';
 import { Migration20261129050000_invoice_issued_before_paid as M34 } from './Migration20261129050000_invoice_issued_before_paid.js';
+import { Migration20261129050000_approval_subjects as M35 } from './Migration20261129050000_approval_subjects.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -72,4 +73,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128110000_tenant_id_indexes', class: M32 },
   { name: 'Migration20261129050000_buyer_roles_follow_membership', class: M33 },
   { name: 'Migration20261129050000_invoice_issued_before_paid', class: M34 },
+  { name: 'Migration20261129050000_approval_subjects', class: M35 },
 ];

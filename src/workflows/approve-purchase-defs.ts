@@ -6,15 +6,29 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalStatus } from '../domain/approvals/rules.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
+import type { QuoteActor } from './negotiate-quote-defs.js';
 
 export interface ApprovePurchaseInput {
   organizationId: string;
   approvalId: string;
   customerNumber: string;
-  /** The held checkout, continued as workflow checkout-<cartId> once approved. */
-  checkout: CheckoutInput;
+  /** A held checkout (subject Cart), continued as workflow checkout-<cartId> once approved. Absent for the other subjects. */
+  checkout?: CheckoutInput;
+  /** A held quote accept (subject Quote), continued by signal `acceptApproved` to workflow quote-<quoteId> once approved. */
+  quoteAccept?: QuoteAcceptHold;
+  /** An order posted by the buyer (subject Order), stored PendingApproval: the decision releases or cancels it. */
+  orderId?: string;
   escalationMs: number;
   expiryMs: number;
+}
+
+/** A quote accept held above the buyer's limits: what the accept continues with once approved (never card data: a tokenized profile at most). */
+export interface QuoteAcceptHold {
+  quoteId: string;
+  by: QuoteActor;
+  poNumber: string | null;
+  /** A card (saved or tokenized) to charge; null: on account. */
+  paymentProfileId: string | null;
 }
 
 export interface ApprovalState {

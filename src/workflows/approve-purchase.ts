@@ -1,6 +1,7 @@
 /**
- * approvePurchase (id `approval-<approvalId>`, search attributes OrganizationId, CustomerNumber): a
- * checkout held above the buyer's spending limit. Asks the chain level by level (the customer's
+ * approvePurchase (id `approval-<approvalId>`, search attributes OrganizationId, CustomerNumber): an
+ * order held above the buyer's spending limit (a checkout, a quote accept or a posted order; the
+ * one admission of orders, src/services/orders/admission.ts). Asks the chain level by level (the customer's
  * Approvers by their own limit, then the organization's admins; e-mails through sendEmail),
  * escalating to the next level after `escalationMs` without an answer, and expires after
  * `expiryMs` (the cart stays open). Approve and reject are updates: the validator refuses a decided
@@ -8,13 +9,16 @@
  * total at current catalog prices: a changed total ends this request as Superseded (the approve is
  * refused with `Superseded`, a 409 naming both totals) and starts approval-<new id> for the new
  * total when it still needs one. Otherwise it continues the held checkout as workflow
- * checkout-<cartId> (so it charges once), answering its order number.
+ * checkout-<cartId> (so it charges once), answering its order number; a held quote accept is
+ * signalled to quote-<quoteId> (accepted there once, or the quote stays open); a held order was
+ * released by the decision itself.
  */
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentClosePolicy, allHandlersFinished, condition, patched, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentClosePolicy, allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createApprovalActivities } from '../activities/approvals.js';
-import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type Supersession } from './approve-purchase-defs.js';
+import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type QuoteAcceptHold, type Supersession } from './approve-purchase-defs.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
+import { acceptApprovedSignal } from './negotiate-quote-defs.js';
 import { mustSucceed } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 
@@ -74,12 +78,12 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
    * its result. With the approved total (decisions recorded before it carry none), a cart edited after
    * the approval is refused by the checkout before anything is charged.
    */
-  const checkOut = async (approvedTotal?: string, approvedLines?: CheckoutInput['expectedLines']) => {
+  const checkOut = async (held: CheckoutInput, approvedTotal?: string, approvedLines?: CheckoutInput['expectedLines']) => {
     try {
       const child = await startChild('checkoutCart', {
-        workflowId: `checkout-${input.checkout.cartId}`,
+        workflowId: `checkout-${held.cartId}`,
         // The approved lines (decisions recorded before them carry none): a request that superseded another holds the repriced lines, not those of the input.
-        args: [approvedTotal === undefined ? input.checkout : { ...input.checkout, expectedAmount: approvedTotal, ...(approvedLines ? { expectedLines: approvedLines } : {}) }],
+        args: [approvedTotal === undefined ? held : { ...held, expectedAmount: approvedTotal, ...(approvedLines ? { expectedLines: approvedLines } : {}) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         taskQueue: workflowInfo().taskQueue,
         typedSearchAttributes: [
@@ -94,6 +98,17 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       else throw e;
     }
     await acts.recordApprovalCheckout({ ...ref, orderNumber: state.result?.orderNumber ?? null, error: state.checkoutError, at: now() });
+  };
+
+  /** Continues the held quote accept: signal acceptApproved to quote-<quoteId>; a quote whose negotiation ended is recorded as the failure. */
+  const acceptQuote = async (held: QuoteAcceptHold) => {
+    try {
+      await getExternalWorkflowHandle(`quote-${held.quoteId}`).signal(acceptApprovedSignal, { ...held, requestId: input.approvalId, approvalId: input.approvalId });
+    } catch (e) {
+      if (isCancellation(e)) throw e;
+      state.checkoutError = 'The quote is no longer open; its negotiation has ended.';
+      await acts.recordApprovalCheckout({ ...ref, orderNumber: null, error: state.checkoutError, at: now() });
+    }
   };
 
   /** The request asked for a changed total (a Superseded approve): its own approvePurchase, outliving this one. */
@@ -134,7 +149,10 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
           await sendAll([r.mail]);
           return;
         }
-        await checkOut(r.approvedTotal, r.approvedLines);
+        // What the request holds goes ahead once: the checkout, the quote accept (the quote's own
+        // workflow accepts it and records the outcome here), or the order (released by the decision).
+        if (input.checkout) await checkOut(input.checkout, r.approvedTotal, r.approvedLines);
+        else if (input.quoteAccept) await acceptQuote(input.quoteAccept);
       });
       if (restarted) throw wrongState('The cart total changed since the approval was requested; the approval has been asked again for the new total.');
       if (out.superseded) throw ApplicationFailure.create({ type: APPROVAL_SUPERSEDED, message: out.superseded.message, nonRetryable: true, details: [out.superseded] });

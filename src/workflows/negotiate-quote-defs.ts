@@ -3,7 +3,7 @@
  * activities and the API (no activity proxies here). Every step is an update: its validator refuses
  * a wrong state (ApplicationFailure `WrongState`, a 409 at the API), its handler answers the new state.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { QuoteStatus } from '../domain/quotes/states.js';
 import type { QuoteVersion } from '../entities/Quote.js';
 
@@ -39,6 +39,13 @@ export interface AcceptArgs {
   requestId: string;
   by: QuoteActor;
   poNumber: string | null;
+  /** A card to charge (a saved or just tokenized profile, never card data); absent or null: on account (inputs before card accepts have none). */
+  paymentProfileId?: string | null;
+}
+
+/** The accept of an approval (docs/approvals.md): the held accept, continued once the request is Approved. */
+export interface ApprovedAcceptArgs extends AcceptArgs {
+  approvalId: string;
 }
 export interface RejectArgs {
   requestId: string;
@@ -55,6 +62,8 @@ export const counterQuoteUpdate = defineUpdate<QuoteState, [VersionArgs]>('count
 export const acceptQuoteUpdate = defineUpdate<QuoteState, [AcceptArgs]>('accept');
 export const rejectQuoteUpdate = defineUpdate<QuoteState, [RejectArgs]>('reject');
 export const quoteStateQuery = defineQuery<QuoteState>('state');
+/** Sent by approvePurchase when a held accept is approved: the quote is accepted once (or stays open when it no longer can be), and the outcome is recorded on the request. */
+export const acceptApprovedSignal = defineSignal<[ApprovedAcceptArgs]>('acceptApproved');
 
 /** Input of the quote activities that change the row. */
 export interface QuoteStepInput {
@@ -76,6 +85,10 @@ export interface QuoteAcceptInput {
   by: QuoteActor;
   poNumber: string | null;
   at: string;
+  /** A card accept: the charge (already made) the order is paid by; absent: on account. */
+  chargeId?: string | null;
+  /** A card accept: the amount charged, which the order must come to. */
+  amount?: string;
 }
 
 export interface QuoteOrder {

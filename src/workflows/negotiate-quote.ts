@@ -5,14 +5,19 @@
  * handler writes the step through an activity and answers the new state; steps run one at a
  * time. While an offer is open (Quoted) the workflow reminds the buyer `reminderBeforeMs`
  * before its expiresAt and expires it at expiresAt. Accept creates the order at the quoted
- * prices (the one createOrder), then its invoice (Issued, unpaid, issueInvoice child) and the
- * order confirmation e-mail; Accepted, Rejected and Expired end the workflow.
+ * prices (the one createOrder), on account or paid by a card charged first, then its invoice
+ * (Issued: unpaid on account, paid by card; issueInvoice child) and the order confirmation
+ * e-mail; Accepted, Rejected and Expired end the workflow. An accept held for an approval arrives
+ * as signal acceptApproved once approved.
  */
-import { ApplicationFailure, ParentClosePolicy, allHandlersFinished, condition, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, ParentClosePolicy, allHandlersFinished, condition, isCancellation, patched, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { createApprovalActivities } from '../activities/approvals.js';
+import type { createPaymentActivities } from '../activities/payments.js';
 import type { createQuoteActivities } from '../activities/quotes.js';
 import { FINAL_QUOTE_STATUSES, quoteMove, reminderAt, type QuoteAction, type QuoteSide } from '../domain/quotes/states.js';
 import {
+  acceptApprovedSignal,
   acceptQuoteUpdate,
   counterQuoteUpdate,
   offerQuoteUpdate,
@@ -20,19 +25,22 @@ import {
   quoteStateQuery,
   rejectQuoteUpdate,
   type AcceptArgs,
+  type ApprovedAcceptArgs,
   type NegotiateQuoteInput,
   type QuoteOrder,
   type QuoteState,
   type RejectArgs,
   type VersionArgs,
 } from './negotiate-quote-defs.js';
-import { mustSucceed } from './retry-policies.js';
-import { surface } from './payment-failed.js';
+import { mustSucceed, providerCall } from './retry-policies.js';
+import { chargeOrReportDecline, surface } from './payment-failed.js';
 import type { SendEmailInput } from './send-email-defs.js';
 import { amountText, childTags, emailSummary, type BusinessKeys } from './tags-defs.js';
 
 
 const acts = proxyActivities<ReturnType<typeof createQuoteActivities>>(mustSucceed);
+const approvals = proxyActivities<ReturnType<typeof createApprovalActivities>>(mustSucceed);
+const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
 
 async function startOnce(type: string, workflowId: string, args: unknown[], extra: Record<string, unknown> = {}): Promise<void> {
   try {
@@ -49,6 +57,8 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
   let versions = 1;
   let busy = false;
   let order: QuoteOrder | null = null;
+  /** A card accept: the charge that paid the order (its invoice is written paid by it). */
+  let paidBy: { chargeId: string; paymentProfileId: string } | null = null;
   const now = () => new Date(Date.now()).toISOString();
   const wrongState = (message: string) => ApplicationFailure.create({ type: QUOTE_WRONG_STATE, message, nonRetryable: true });
   const check = (action: QuoteAction, side?: QuoteSide | null) => {
@@ -94,20 +104,62 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
       }),
     { validator: (_a: VersionArgs) => guard('counter', 'buyer') },
   );
-  setHandler(
-    acceptQuoteUpdate,
-    (a) =>
-      run('accept', 'buyer', async () => {
-        try {
-          order = await acts.acceptQuoteOrder({ ...ref, key: `accept-${a.requestId}`, by: a.by, poNumber: a.poNumber, at: now() });
-        } catch (e) {
-          // A refusal (402 beyond the credit limit, 409 on credit hold) is the update's own failure; the quote stays Quoted.
-          surface(e);
-        }
-        return { status: 'Accepted', expiresAt: state.expiresAt, orderId: order.orderId, orderNumber: order.orderNumber };
-      }),
-    { validator: (_a: AcceptArgs) => guard('accept', 'buyer') },
-  );
+  /**
+   * The accept: on account (the credit admission runs in the order's transaction), or by card (since
+   * patch `quote-accept-card`): the offer's total charged once under the provider key
+   * `quote-<quoteId>-<requestId>` (the checkout's charge path), then the order paid by that charge;
+   * a refused order voids the charge. A refusal (402 beyond the credit limit or a declined card, 409
+   * on credit hold) is the accept's own failure; the quote stays Quoted.
+   */
+  const acceptWith = async (a: AcceptArgs): Promise<QuoteState> => {
+    let chargeId: string | null = null;
+    let amount: string | undefined;
+    if (a.paymentProfileId && patched('quote-accept-card')) {
+      const paymentProfileId = a.paymentProfileId;
+      let due;
+      try {
+        due = await acts.quoteAcceptAmount({ ...ref, at: now() });
+      } catch (e) {
+        surface(e);
+      }
+      amount = due.amount;
+      const chargeKey = `quote-${input.quoteId}-${a.requestId}`;
+      chargeId = await chargeOrReportDecline(
+        { organizationId: input.organizationId, paymentProfileId, amount: due.amount, currency: due.currency, idempotencyKey: chargeKey, reference: input.quoteNumber },
+        { source: 'checkout', invoiceId: null, invoiceNumber: null, cartId: null, orderNumber: null, customerNumber: input.customerNumber },
+      );
+      const charged = chargeId;
+      try {
+        order = await acts.acceptQuoteOrder({ ...ref, key: `accept-${a.requestId}`, by: a.by, poNumber: a.poNumber, at: now(), chargeId: charged, amount });
+        paidBy = { chargeId: charged, paymentProfileId };
+      } catch (e) {
+        const voidIt = () => provider.voidCharge({ organizationId: input.organizationId, chargeId: charged, idempotencyKey: `void-${chargeKey}` });
+        await (isCancellation(e) ? CancellationScope.nonCancellable(voidIt) : voidIt());
+        surface(e);
+      }
+    } else {
+      try {
+        order = await acts.acceptQuoteOrder({ ...ref, key: `accept-${a.requestId}`, by: a.by, poNumber: a.poNumber, at: now() });
+      } catch (e) {
+        surface(e);
+      }
+    }
+    return { status: 'Accepted', expiresAt: state.expiresAt, orderId: order.orderId, orderNumber: order.orderNumber };
+  };
+  setHandler(acceptQuoteUpdate, (a) => run('accept', 'buyer', () => acceptWith(a)), { validator: (_a: AcceptArgs) => guard('accept', 'buyer') });
+  // An accept held above the buyer's limits and approved (approvePurchase): accepted once here, or the
+  // quote stays open (it moved on, or the accept was refused); the outcome is recorded on the request.
+  setHandler(acceptApprovedSignal, async (a: ApprovedAcceptArgs) => {
+    let error: string | null = null;
+    try {
+      await run('accept', 'buyer', () => acceptWith(a));
+    } catch (e) {
+      if (isCancellation(e)) throw e;
+      error = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : 'The accept failed.';
+    }
+    const accepted: QuoteOrder | null = order;
+    await approvals.recordApprovalCheckout({ organizationId: input.organizationId, approvalId: a.approvalId, orderNumber: error ? null : (accepted?.orderNumber ?? null), error, at: now() });
+  });
   setHandler(
     rejectQuoteUpdate,
     (a) => run('reject', a.side, () => acts.applyQuoteStep({ ...ref, key: `reject-${a.requestId}`, action: 'reject', reason: a.reason, side: a.side, at: now() })),
@@ -152,7 +204,7 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
 
   const accepted = order as QuoteOrder | null;
   if (state.status === 'Accepted' && accepted) {
-    const invoice = await acts.invoiceQuoteOrder({ ...ref, orderId: accepted.orderId });
+    const invoice = await acts.invoiceQuoteOrder({ ...ref, orderId: accepted.orderId, ...(paidBy ?? {}) });
     const invoiceKeys: BusinessKeys = { ...keys, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: accepted.orderNumber };
     await startOnce(
       'issueInvoice',

@@ -28,11 +28,20 @@ describe('order status transitions', () => {
   });
 
   test('when the target status is unknown, then the message lists the statuses', () => {
-    expect(checkStatusTransition('Pending', 'Lost')).toBe('orderStatus must be one of: Pending, Processing, Shipped, Complete, Cancelled.');
+    expect(checkStatusTransition('Pending', 'Lost')).toBe('orderStatus must be one of: Pending, Processing, Shipped, Complete, Cancelled, PendingApproval.');
   });
 
   test('when parsing a status case-insensitively, then the canonical name is returned', () => {
     expect(parseOrderStatus(' shipped ')).toBe('Shipped');
     expect(parseOrderStatus('nope')).toBeNull();
+  });
+});
+
+describe('an order waiting for approval', () => {
+  test('when an update moves an order out of or into PendingApproval, then it is refused (only its approval moves it)', () => {
+    expect(checkStatusTransition('PendingApproval', 'Processing')).toMatch(/waiting for approval/);
+    expect(checkStatusTransition('PendingApproval', 'Cancelled')).toMatch(/waiting for approval/);
+    expect(checkStatusTransition('Pending', 'PendingApproval')).toMatch(/admission/);
+    expect(checkStatusTransition('PendingApproval', 'PendingApproval')).toBeNull();
   });
 });

@@ -55,7 +55,7 @@ export async function customerCurrency(em: EntityManager, orgId: string, custome
 export async function spentThisMonth(em: EntityManager, orgId: string, customerId: string, userId: string, now = new Date()): Promise<Decimal> {
   const rows = await em.getConnection().execute<{ spent: string | null }[]>(
     `select coalesce(sum(total), 0)::text as spent from sales_order
-      where organization_id = ? and customer_id = ? and created_by_user_id = ? and order_date >= ? and order_status <> 'Cancelled'`,
+      where organization_id = ? and customer_id = ? and created_by_user_id = ? and order_date >= ? and order_status not in ('Cancelled', 'PendingApproval')`,
     [orgId, customerId, userId, monthStart(now)],
   );
   return new Decimal(rows[0]?.spent ?? 0);

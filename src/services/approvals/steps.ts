@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { approvalLevels, approvalRefusal, checkSpending, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
 import { formatMoney, minorUnitDigits } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
-import { ApprovalRequest, Cart, CustomerBuyer, OrganizationMember, User } from '../../entities/index.js';
+import { ApprovalRequest, Cart, CustomerBuyer, Order, OrganizationMember, Quote, User } from '../../entities/index.js';
 import type { ApprovalChainEntry } from '../../entities/Approval.js';
 import { AppError } from '../../errors.js';
 import { APPROVAL_WRONG_STATE, type LevelInfo, type Supersession } from '../../workflows/approve-purchase-defs.js';
@@ -190,13 +190,21 @@ export async function decide(
     if (input.byAdmin === false && !(a.customerId && (await tx.count(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, userId: input.by, role: 'Approver' }))))
       throw AppError.notFound('Approval');
     const at = new Date(input.at);
-    if (input.action === 'approve') {
-      const { cart, total } = await repriceCart(tx, input.organizationId, a.cartId);
+    if (input.action === 'approve' && a.subject === 'Quote') {
+      const changed = await heldQuoteChange(tx, a);
+      if (changed) return supersedeHeldQuote(tx, a, changed, input);
+      a.status = 'Approved';
+    } else if (input.action === 'approve' && a.subject === 'Order') {
+      await settleHeldOrder(tx, a, 'Pending');
+      a.status = 'Approved';
+    } else if (input.action === 'approve') {
+      const { cart, total } = await repriceCart(tx, input.organizationId, a.cartId!);
       // An approval is for exact lines and prices: a total or any line that differs at current prices supersedes it.
       if (!total.eq(a.total) || !sameCartLines(cart.items.getItems(), a.lines)) return supersede(tx, a, cart, total, { ...input, newApprovalId: input.newApprovalId ?? randomUUID() });
       await tx.flush();
       a.status = 'Approved';
     } else {
+      if (a.subject === 'Order') await settleHeldOrder(tx, a, 'Cancelled');
       a.status = 'Rejected';
       a.decisionReason = input.reason ?? null;
     }
@@ -207,6 +215,49 @@ export async function decide(
     await emitEventOnce(tx, input.organizationId, a.status === 'Approved' ? 'approval.approved' : 'approval.rejected', approvalEvent(a), `approval-${a.id}-${a.status}`);
     return { status: a.status, restarted: false, mail: a.status === 'Rejected' ? decisionMail(a, 'rejected', a.decisionReason ?? null) : null, ...approvedTotalOf(a) };
   });
+}
+
+/**
+ * A held quote accept at approval: why the accept it holds can no longer go ahead as requested (the
+ * quote is no longer Quoted, or its current offer comes to another total), or null. Read under the
+ * quote's row lock, after the request's.
+ */
+async function heldQuoteChange(tx: EntityManager, a: ApprovalRequest): Promise<{ note: string; total: Decimal | null } | null> {
+  const q = await tx.findOne(Quote, { organizationId: a.organizationId, id: a.quoteId! }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!q || q.status !== 'Quoted') return { note: `the quote is ${q?.status ?? 'gone'}; it can no longer be accepted`, total: null };
+  const offer = [...q.versions].reverse().find((v) => v.kind === 'Offer');
+  const total = new Decimal(offer?.total ?? 0);
+  return total.eq(a.total) ? null : { note: `the quote's offer now comes to ${formatMoney(total, a.currencyCode)}`, total };
+}
+
+/** A held accept that can no longer go ahead: Superseded without a new request (the buyer accepts the quote as it now stands, which asks again when needed). */
+async function supersedeHeldQuote(tx: EntityManager, a: ApprovalRequest, changed: { note: string; total: Decimal | null }, input: { organizationId: string; key: string; at: string; by: string }): Promise<DecisionResult> {
+  a.status = 'Superseded';
+  a.repricedTotal = changed.total ? changed.total.toFixed() : null;
+  a.updatedAt = new Date(input.at);
+  a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: 'TotalChanged', level: a.level, userIds: [], by: input.by, note: changed.note })];
+  await tx.flush();
+  await emitEventOnce(tx, input.organizationId, 'approval.superseded', approvalEvent(a), `approval-${a.id}-Superseded`);
+  const message = `Not approved: ${changed.note} since the approval was requested; the buyer accepts the quote as it now stands.`;
+  const s: Supersession = { currencyCode: a.currencyCode, requestedTotal: new Decimal(a.total).toFixed(), currentTotal: new Decimal(changed.total ?? a.total).toFixed(), newApprovalId: null, message };
+  return { status: a.status, restarted: false, superseded: s, mail: decisionMail(a, 'superseded', message.replace(/^Not approved: /, '')) };
+}
+
+/**
+ * The order a request holds (subject Order), under its row lock: released to Pending by an approve,
+ * Cancelled by a reject or expiry. Only a PendingApproval order moves (an approve of an order that
+ * is no longer waiting is refused, 409).
+ */
+async function settleHeldOrder(tx: EntityManager, a: ApprovalRequest, to: 'Pending' | 'Cancelled'): Promise<void> {
+  const o = await tx.findOne(Order, { organization: a.organizationId, id: a.orderId! }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!o || o.orderStatus !== 'PendingApproval') {
+    if (to === 'Pending') throw wrongState(`The order is ${o?.orderStatus ?? 'gone'}; only an order waiting for approval can be released.`);
+    return;
+  }
+  o.orderStatus = to;
+  o.updatedAt = new Date();
+  a.orderNumber = o.orderNumber;
+  await tx.flush();
 }
 
 function supersession(a: ApprovalRequest): Supersession {
@@ -288,6 +339,7 @@ export async function expireApproval(em: EntityManager, input: { organizationId:
   return em.fork().transactional(async (tx) => {
     const a = await lock(tx, input.organizationId, input.approvalId);
     if (a.status !== 'Pending') return { status: a.status, restarted: false, mail: null };
+    if (a.subject === 'Order') await settleHeldOrder(tx, a, 'Cancelled');
     a.status = 'Expired';
     a.chain = [...a.chain, entry({ key: 'expired', at: input.at, type: 'Expired', level: a.level, userIds: [] })];
     a.updatedAt = new Date(input.at);

@@ -145,7 +145,7 @@ async function flushCart(em: EntityManager): Promise<void> {
 /**
  * The cart held by a Pending approval request (docs/approvals.md "A held cart cannot be edited"):
  * the approver approves exactly these lines and prices, so nothing of the cart changes until the
- * request is decided. Read under the cart's row lock, which holdForApproval takes too.
+ * request is decided. Read under the cart's row lock, which the admission (src/services/orders/admission.ts) takes too.
  */
 const HELD_SQL = `select id from approval_request where organization_id = $1 and cart_id = $2 and status = 'Pending' limit 1`;
 

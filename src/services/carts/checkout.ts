@@ -23,9 +23,10 @@ import { awaitWorkflow, runWorkflow } from '../../workflow-runs.js';
 import { checkouts } from '../../metrics.js';
 import { visibilityArgs, visibleCustomerSql } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';
-import { holdForApproval, type PendingApproval } from '../approvals/approvals.js';
+import type { PendingApproval } from '../approvals/approvals.js';
+import { admitSpending } from '../orders/admission.js';
 import { assertBodyCustomer, type CartRef } from './carts.js';
-import { amountDue } from '../../domain/orders/totals.js';
+import { amountDue, orderTotals } from '../../domain/orders/totals.js';
 
 export interface CheckoutRequest {
   customerNumber: string;
@@ -94,12 +95,21 @@ async function countCheckout<T>(run: Promise<T>): Promise<T> {
 }
 
 /**
- * The buyer's spending limits, before anything is charged (docs/approvals.md): a checkout (card or
- * on account) above the per-order or remaining monthly limit is held for approval (workflow
- * approvePurchase), which continues exactly this checkout input once approved. Null: go ahead.
+ * The buyer's spending limits, before anything is charged (the one admission of orders,
+ * src/services/orders/admission.ts): a checkout (card or on account) above the per-order or
+ * remaining monthly limit is held for approval (workflow approvePurchase), which continues exactly
+ * this checkout input once approved. Null: go ahead.
  */
 async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: CheckoutCart, input: CheckoutInput): Promise<PendingApproval | null> {
-  return holdForApproval({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, cart, input);
+  return admitSpending({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, {
+    subject: 'Cart',
+    customerId: cart.customerId,
+    customerNumber: cart.customerNumber,
+    currencyCode: cart.currencyCode,
+    total: orderTotals(cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total,
+    lines: cart.items.map((i) => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) })),
+    checkout: input,
+  });
 }
 
 /** A closed cart: the result of the checkout that closed it (400 when no checkout did). */

@@ -2,17 +2,18 @@
  * A customer's credit account (docs/credit.md): default payment terms, credit limit, open balance,
  * available credit and credit hold. Terms and limit are Admin-only (reps and customers read).
  *
- * Open balance = the unpaid balance of the customer's Issued and PartiallyPaid invoices plus the
+ * Open balance (in the credit limit's currency only) = the unpaid balance of the customer's Issued and PartiallyPaid invoices plus the
  * total of its on-account orders that have no issued invoice yet (checkout creates the order and
  * then its invoice in two steps). A customer is on credit hold while one of its invoices that
  * the dunning workflow marked at the hold step (`credit_hold_at`) is still unpaid; paying,
  * voiding or cancelling every such invoice releases the hold at once.
  */
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { creditPosition, fitsCredit } from '../../domain/credit/limits.js';
+import { creditPosition } from '../../domain/credit/limits.js';
+import { creditAdmission } from '../../domain/orders/admission.js';
 import { dueDateFor, termLabel, type TermRule } from '../../domain/credit/terms.js';
-import { formatMoney, moneyNumber } from '../../domain/money.js';
+import { moneyNumber } from '../../domain/money.js';
 import { Customer, PaymentTerm, PriceTier, type Order } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
@@ -29,16 +30,23 @@ export async function customerCurrency(em: EntityManager, orgId: string, custome
   return tier?.currencyCode ?? 'USD';
 }
 
-/** What the customer owes on account (see the file comment); runs in the caller's transaction. */
-export async function openBalance(em: EntityManager, orgId: string, customerId: string): Promise<Decimal> {
+/**
+ * What the customer owes on account in `currency` (the credit limit's: the customer's currency; see
+ * the file comment); runs in the caller's transaction. Invoices and orders in another currency are
+ * not added (they are not amounts of the limit). `exceptOrderId`: the order being admitted, which is
+ * never part of the balance it is admitted against.
+ */
+export async function openBalance(em: EntityManager, orgId: string, customerId: string, currency: string, exceptOrderId: string | null = null): Promise<Decimal> {
   const [row] = await emSql(em)<{ invoices: string; orders: string }>(
     `select
        (select coalesce(sum(i."total" - i."amount_paid"), 0) from "invoice" i
-         where i."organization_id" = ? and i."customer_id" = ? and i."active" and i."status" in ('Issued', 'PartiallyPaid')) as invoices,
+         where i."organization_id" = ? and i."customer_id" = ? and i."active" and i."status" in ('Issued', 'PartiallyPaid')
+           and upper(i."currency_code") = upper(?)) as invoices,
        (select coalesce(sum(o."total"), 0) from "sales_order" o
          where o."organization_id" = ? and o."customer_id" = ? and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
+           and upper(o."currency_code") = upper(?) and o."id" is distinct from ?::uuid
            and not exists (select 1 from "invoice" i where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft')) as orders`,
-    [orgId, customerId, orgId, customerId],
+    [orgId, customerId, currency, orgId, customerId, currency, exceptOrderId],
   );
   return new Decimal(row.invoices).plus(row.orders);
 }
@@ -67,7 +75,7 @@ export interface CreditAccountView {
 /** The credit account of a customer the caller may see (the statement of account starts from it too). */
 export async function accountView(em: EntityManager, orgId: string, c: Customer): Promise<CreditAccountView> {
   const currency = await customerCurrency(em, orgId, c);
-  const pos = creditPosition(c.creditLimit ?? null, await openBalance(em, orgId, c.id), currency);
+  const pos = creditPosition(c.creditLimit ?? null, await openBalance(em, orgId, c.id, currency), currency);
   const term = c.paymentTermsId ? await em.findOne(PaymentTerm, { organizationId: orgId, id: c.paymentTermsId }) : null;
   const holds = await holdingInvoices(em, orgId, c.id);
   return {
@@ -100,30 +108,36 @@ export async function setCreditAccount(em: EntityManager, orgId: string, auth: P
 }
 
 /**
- * The credit check of an on-account order, inside the transaction that records the order (the
- * `withinTransaction` step of createOrder, before the insert is flushed): marks the order
- * OnAccount and locks the customer row (SELECT ... FOR UPDATE), so concurrent on-account orders
- * of one customer run this one at a time and each sees the orders committed before it. 409 while
- * on credit hold (naming the overdue invoices), 402 naming the available credit when the order
- * does not fit.
+ * The one credit admission of an on-account order (docs/security.md "Admission of orders"), inside
+ * the transaction that records the order (createOrder's `withinTransaction`, before the insert is
+ * flushed), for every path (checkout, quote accept): marks the order OnAccount, then locks the
+ * customer row first (one raw statement, so no pending insert is flushed before the lock: an order
+ * row inserted first would hold a key-share lock on the customer and two admissions would deadlock),
+ * so admissions of one customer run one at a time and each sees the orders committed before it. The
+ * open balance is read in the limit's currency without the order itself. The rule is
+ * `creditAdmission` (src/domain/orders/admission.ts): 400 naming currencyCode for another currency,
+ * 409 on credit hold, 402 naming the available credit.
  */
-export async function reserveCredit(tem: EntityManager, orgId: string, order: Pick<Order, 'customerId' | 'total' | 'paymentMethod'>): Promise<void> {
+export async function reserveCredit(tem: EntityManager, orgId: string, order: Pick<Order, 'id' | 'customerId' | 'total' | 'currencyCode' | 'paymentMethod'>): Promise<void> {
   order.paymentMethod = 'OnAccount';
-  const c = order.customerId ? await tem.findOne(Customer, { organization: orgId, id: order.customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+  const [c] = order.customerId
+    ? await emSql(tem)<{ id: string; credit_limit: string | null; pricing: string }>(
+        `select "id", "credit_limit"::text, "pricing" from "customer" where "organization_id" = ? and "id" = ? for no key update`,
+        [orgId, order.customerId],
+      )
+    : [];
   if (!c) throw new AppError('payment_required', 'On-account checkout needs a stored customer with a credit limit.');
-  const holds = await holdingInvoices(tem, orgId, c.id);
-  if (holds.length) throw AppError.conflict(`The customer is on credit hold for overdue invoices ${holds.join(', ')}; pay them or check out by card.`);
   const currency = await customerCurrency(tem, orgId, c);
-  const pos = creditPosition(c.creditLimit ?? null, await openBalance(tem, orgId, c.id), currency);
-  if (pos.creditLimit === null) throw new AppError('payment_required', 'The customer has no credit limit; on-account checkout is not available.', { payment: ['Available credit: none.'] });
-  if (!fitsCredit(pos, order.total)) {
-    const avail = formatMoney(pos.availableCredit, currency);
-    throw new AppError(
-      'payment_required',
-      `Available credit is ${avail} (limit ${formatMoney(pos.creditLimit, currency)}, open balance ${formatMoney(pos.openBalance, currency)}); this order is ${formatMoney(order.total, currency)}.`,
-      { payment: [`Available credit: ${avail}.`] },
-    );
-  }
+  creditAdmission(
+    {
+      creditLimit: c.credit_limit,
+      limitCurrency: currency,
+      openBalance: await openBalance(tem, orgId, c.id, currency, order.id ?? null),
+      holdInvoiceNumbers: await holdingInvoices(tem, orgId, c.id),
+    },
+    order.total,
+    order.currencyCode,
+  );
 }
 
 /** The terms and due date of an on-account invoice dated `invoiceDate` (the customer's default terms, else Net 30). */

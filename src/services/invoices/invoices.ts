@@ -196,6 +196,9 @@ export function translateUnique(e: unknown, input: { invoiceNumber?: string | nu
 export async function createInvoice(em: EntityManager, orgId: string, input: NewInvoice): Promise<Invoice> {
   try {
     return await em.fork().transactional(async (tx) => {
+      // An order waiting for its buyer's approval is not invoiced (docs/security.md "Admission of orders").
+      if (input.orderId && (await tx.count(Order, { organization: orgId, id: input.orderId, orderStatus: 'PendingApproval' })))
+        throw AppError.conflict('The order is waiting for approval (PendingApproval); it is invoiced once its approval request is approved.');
       if (input.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: input.invoiceNumber }))) throw dupNumber(input.invoiceNumber);
       if (input.externalId && (await tx.count(Invoice, { organization: orgId, externalId: input.externalId }))) throw dupExternal(input.externalId);
       if (input.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [input.invoiceNumber]);

@@ -10,7 +10,7 @@ import { Decimal } from 'decimal.js';
 import { checkStatusTransition, parseOrderStatus, type OrderStatus } from '../../domain/orders/status.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/money.js';
-import { Customer, Order, OrderItem, OrganizationMember, OrganizationSalesRep, type PriceTier } from '../../entities/index.js';
+import { Customer, Order, OrderItem, OrganizationMember, OrganizationSalesRep, type ApprovalRequest, type PriceTier } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import type { CustomerAddress } from '../../entities/CustomerAddress.js';
 import type { OrderCustomer, OrderSalesRep, PostalAddress } from '../../entities/Order.js';
@@ -22,6 +22,7 @@ import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayActFor, readVisibleRow, visibleCustomerNumbers, visibleCustomerSql } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, emSql, ORDER_NUMBERS } from '../numbering.js';
+import { insertApprovalRequest, needsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
 import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
 import type { order } from '../../domain/resources.js';
@@ -362,15 +363,57 @@ async function draftFromCatalog(em: EntityManager, orgId: string, auth: Principa
   };
 }
 
-/** POST /api/orders: Admins place orders as given; customers (for themselves) and reps (for their customers) at catalog prices. */
-export async function placeOrder(em: EntityManager, orgId: string, auth: Principal, input: OrderInput): Promise<Order> {
-  if (auth.isSuper || auth.role === 'Admin') return createOrder(em, orgId, await draftAsGiven(em, orgId, input));
+/** An order placed through POST /api/orders, and the approval request it waits for (null when it was admitted at once). */
+export interface PlacedOrder {
+  order: Order;
+  approvalId: string | null;
+}
+
+/**
+ * POST /api/orders: Admins place orders as given; customers (for themselves) and reps (for their
+ * customers) at catalog prices. A customer user's order goes through the one admission of orders
+ * (src/services/orders/admission.ts): above the buyer's spending limits it is stored
+ * `PendingApproval` with its approval request in the same transaction (neither fulfilled nor
+ * invoiced until approved; a reject or expiry cancels it).
+ */
+export async function placeOrder(deps: AdmissionDeps, orgId: string, auth: Principal, input: OrderInput): Promise<PlacedOrder> {
+  const { em } = deps;
+  if (auth.isSuper || auth.role === 'Admin') return { order: await createOrder(em, orgId, await draftAsGiven(em, orgId, input)), approvalId: null };
   if (!(await mayActFor(em, orgId, auth, input.customer.customerNumber)))
     throw AppError.forbidden(auth.role === 'Customer' ? 'A customer can only place orders for itself.' : 'This customer is not assigned to your rep number.');
   // DESIGN "Security decisions": an externalId held by an order the caller may not see is a 404, not a 409.
   if (input.externalId && (await em.count(Order, { organization: orgId, externalId: input.externalId, customerNumber: { $nin: (await visibleCustomerNumbers(em, orgId, auth)) ?? [] } })))
     throw new AppError('not_found', 'The externalId names an order that is not visible to you; nothing was changed.', { externalId: ['No order with this externalId is visible to you.'] });
-  return createOrder(em, orgId, await draftFromCatalog(em, orgId, auth, input));
+  const draft = await draftFromCatalog(em, orgId, auth, input);
+  const values = orderValues(draft, null);
+  const reason = await needsApproval(em, orgId, auth, draft.customerId, new Decimal(values.scalars.total));
+  if (!reason) return { order: await createOrder(em, orgId, draft), approvalId: null };
+  let held: { row: ApprovalRequest; subject: AdmissionSubject } | null = null;
+  const order = await createOrder(
+    em,
+    orgId,
+    { ...draft, orderStatus: 'PendingApproval' },
+    {
+      withinTransaction: async (tem, o) => {
+        const subject: AdmissionSubject = {
+          subject: 'Order',
+          customerId: draft.customerId,
+          customerNumber: draft.customer.customerNumber,
+          currencyCode: draft.currencyCode,
+          total: new Decimal(values.scalars.total),
+          lines: values.items.map((l) => ({ sku: l.sku, name: l.productName, quantity: l.quantity, unitPrice: l.price, lineTotal: l.subTotal })),
+          orderId: o.id,
+        };
+        await tem.flush();
+        held = { row: await insertApprovalRequest(tem, deps.config, orgId, auth, subject, reason), subject };
+        held.row.orderNumber = o.orderNumber;
+      },
+    },
+  );
+  const h = held as { row: ApprovalRequest; subject: AdmissionSubject } | null;
+  if (!h) throw new Error('The approval request of a held order was not written.');
+  await startApproval(deps, orgId, h.row, h.subject);
+  return { order, approvalId: h.row.id };
 }
 
 /** Orders the principal may see. */

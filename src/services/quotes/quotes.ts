@@ -14,7 +14,7 @@ import { Decimal } from 'decimal.js';
 import type { Config } from '../../config.js';
 import { formatMoney, moneyNumber, roundMoney } from '../../domain/money.js';
 import { checkQuoteLines, offerTotals, quoteMove, QUOTE_STATUSES, type QuoteAction, type QuoteSide, type QuoteStatus } from '../../domain/quotes/rules.js';
-import { Quote } from '../../entities/index.js';
+import { Customer, Quote } from '../../entities/index.js';
 import type { Out } from '../../domain/contract.js';
 import type { quote } from '../../domain/resources.js';
 import type { QuoteVersion, QuoteVersionLine } from '../../entities/Quote.js';
@@ -38,11 +38,17 @@ import { byVisibleCustomer, customerNumberFiltersById } from '../customers/visib
 import { allocateNumber, emSql, QUOTE_NUMBERS } from '../numbering.js';
 import { catalogPricing } from '../orders/orders.js';
 import { emitEventOnce } from '../webhooks/events.js';
+import type { PendingApproval } from '../approvals/approvals.js';
+import { gatewayFor, type IntegrationSettingsCache } from '../integrations/provider-settings.js';
+import { admitSpending } from '../orders/admission.js';
+import { findActivePaymentMethod } from '../payments/methods.js';
 
 export interface QuoteDeps {
   em: EntityManager;
   temporal: Client;
   config: Config;
+  /** The integration settings cache (a card accept's provider), when the caller has it. */
+  readCache?: IntegrationSettingsCache;
 }
 
 export const quoteWorkflowId = (quoteId: string) => `quote-${quoteId}`;
@@ -262,12 +268,65 @@ export async function counterQuote(deps: QuoteDeps, orgId: string, auth: Princip
   return reread(deps.em, orgId, auth, quoteId);
 }
 
-/** The buyer accepts the current offer: an order at its prices (createOrder), then the invoice. Accepting twice is a 409. */
-export async function acceptQuote(deps: QuoteDeps, orgId: string, auth: Principal, quoteId: string, body: { poNumber?: string | null }) {
+/** How an accept pays: the choices of complete-checkout (src/services/carts/checkout.ts). */
+export interface AcceptRequest {
+  poNumber?: string | null;
+  /** A saved card of the quote's customer. */
+  paymentProfileId?: string | null;
+  payment?: {
+    /** 'OnAccount' (the default when nothing else is given): against the customer's credit limit; 'CreditCard': the card below. */
+    method?: string;
+    billingAddress?: Record<string, unknown>;
+    creditCard?: { cardNumber: string; cardholderName: string; expiryMonth: string; expiryYear: string; cvv: string };
+  } | null;
+}
+
+/**
+ * The buyer accepts the current offer: an order at its prices (createOrder), then the invoice.
+ * Accepting twice is a 409. Payment as complete-checkout takes it: on account (the default), a
+ * saved card (`paymentProfileId`) or card details (tokenized here; card data never reaches the
+ * workflow, a response or a log). Then the one admission of orders: above the buyer's spending
+ * limits the accept is held for an approval (`PendingApproval`, the quote stays Quoted).
+ */
+export async function acceptQuote(deps: QuoteDeps, orgId: string, auth: Principal, quoteId: string, body: AcceptRequest): Promise<ReturnType<typeof quoteView> | PendingApproval> {
   const q = await findQuote(deps.em, orgId, auth, quoteId);
   precheck(q, 'accept', 'buyer');
-  await step(deps, q, (h) => h.executeUpdate(acceptQuoteUpdate, { args: [{ requestId: randomUUID(), by: actorOf(auth), poNumber: body.poNumber ?? null }] }));
+  const offer = [...q.versions].reverse().find((v) => v.kind === 'Offer');
+  if (!offer) throw AppError.conflict('The quote has no offer to accept.');
+  const paymentProfileId = await acceptPayment(deps, orgId, q, body);
+  const by = actorOf(auth);
+  const held = await admitSpending({ em: deps.em, temporal: deps.temporal, config: deps.config }, orgId, auth, {
+    subject: 'Quote',
+    customerId: q.customerId ?? null,
+    customerNumber: q.customerNumber,
+    currencyCode: q.currencyCode,
+    total: new Decimal(offer.total ?? 0),
+    lines: offer.lines.map((l) => ({ sku: l.sku, name: l.productName, quantity: l.quantity, unitPrice: String(l.netUnitPrice ?? l.unitPrice ?? '0'), lineTotal: String(l.lineTotal ?? '0') })),
+    quoteAccept: { quoteId: q.id, by, poNumber: body.poNumber ?? null, paymentProfileId },
+  });
+  if (held) return held;
+  await step(deps, q, (h) => h.executeUpdate(acceptQuoteUpdate, { args: [{ requestId: randomUUID(), by, poNumber: body.poNumber ?? null, ...(paymentProfileId ? { paymentProfileId } : {}) }] }));
   return reread(deps.em, orgId, auth, quoteId);
+}
+
+/** The card an accept charges (a saved card of the quote's customer, 404 otherwise; or the card given, tokenized: 402 when declined), or null on account. */
+async function acceptPayment(deps: QuoteDeps, orgId: string, q: Quote, body: AcceptRequest): Promise<string | null> {
+  if (body.paymentProfileId) {
+    await findActivePaymentMethod(deps.em, orgId, q.customerId ?? null, body.paymentProfileId);
+    return body.paymentProfileId;
+  }
+  const card = body.payment?.creditCard;
+  if (!card || body.payment?.method === 'OnAccount') return null;
+  const customer = q.customerId ? await deps.em.findOne(Customer, { organization: orgId, id: q.customerId }) : null;
+  if (!customer) throw AppError.conflict('The customer of this quote no longer exists.');
+  const gateway = await gatewayFor(deps.em, deps.config, orgId, deps.readCache);
+  const profile = await gateway.tokenizeCard({
+    customerNumber: q.customerNumber,
+    email: customer.companyEmail ?? '',
+    card: { number: card.cardNumber.replace(/\s+/g, ''), expMonth: card.expiryMonth, expYear: card.expiryYear, cvv: card.cvv },
+    billingAddress: body.payment?.billingAddress ?? {},
+  });
+  return profile.paymentProfileId;
 }
 
 /** A buyer rejects an offer; a seller declines a request or counter (an Admin may do either). */

@@ -6,6 +6,8 @@
  * steps; the lock keeps the row the one truth) and writes its webhook event in the same transaction.
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { amountDue } from '../../domain/orders/totals.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { quoteMove } from '../../domain/quotes/rules.js';
 import { Customer, Order, Quote } from '../../entities/index.js';
@@ -59,19 +61,34 @@ const orderInfo = (o: Order, customerNumber: string): QuoteOrder => ({
   customerNumber,
 });
 
+/** The offer a Quoted quote can be accepted at now (a WrongState refusal otherwise). */
+function acceptableOffer(q: Quote, at: string) {
+  const m = quoteMove(q.status, 'accept', { expiresAtMs: q.expiresAt?.getTime() ?? null, nowMs: new Date(at).getTime() });
+  if (!m.ok) throw wrongState(m.reason);
+  const offer = [...q.versions].reverse().find((v) => v.kind === 'Offer');
+  if (!offer) throw wrongState('The quote has no offer to accept.');
+  return offer;
+}
+
+/** What a card accept charges before the order is written: the current offer's total in the quote's currency. */
+export async function quoteAcceptAmount(em: EntityManager, input: { organizationId: string; quoteId: string; at: string }): Promise<{ amount: string; currency: string }> {
+  const q = await em.fork().findOneOrFail(Quote, { organizationId: input.organizationId, id: input.quoteId });
+  const offer = acceptableOffer(q, input.at);
+  return { amount: amountDue(offer.lines.map((l) => ({ price: l.netUnitPrice ?? l.unitPrice ?? '0', quantity: l.quantity })), q.currencyCode), currency: q.currencyCode };
+}
+
 /**
  * The order of an accepted quote, at the last offer's net unit prices, through the one createOrder;
  * the quote becomes Accepted (naming its order) in the order's transaction. A retry finds the order.
+ * On account (no chargeId) the credit admission runs in that transaction; a card accept names its
+ * charge and the amount charged, which the order must come to (else 409; the workflow voids it).
  */
 export async function acceptQuoteOrder(em: EntityManager, input: QuoteAcceptInput): Promise<QuoteOrder> {
   const { organizationId: orgId, quoteId } = input;
   const existing = await em.fork().findOne(Order, { organization: orgId, quoteId });
   if (existing) return orderInfo(existing, existing.customerNumber);
   const q = await em.fork().findOneOrFail(Quote, { organizationId: orgId, id: quoteId });
-  const m = quoteMove(q.status, 'accept', { expiresAtMs: q.expiresAt?.getTime() ?? null, nowMs: new Date(input.at).getTime() });
-  if (!m.ok) throw wrongState(m.reason);
-  const offer = [...q.versions].reverse().find((v) => v.kind === 'Offer');
-  if (!offer) throw wrongState('The quote has no offer to accept.');
+  const offer = acceptableOffer(q, input.at);
   const f = em.fork();
   const customer = q.customerId ? await f.findOne(Customer, { organization: orgId, id: q.customerId }, { populate: ['addresses'] }) : null;
   if (!customer) throw wrongState('The customer of this quote no longer exists.');
@@ -98,16 +115,22 @@ export async function acceptQuoteOrder(em: EntityManager, input: QuoteAcceptInpu
         shippingDetails: null,
         tax: 0,
         items: offer.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: l.netUnitPrice ?? l.unitPrice ?? '0' })),
-        paymentChargeId: null,
+        paymentChargeId: input.chargeId ?? null,
         createdByUserId: input.by.userId,
         createdByUserType: input.by.role,
       },
       {
         withinTransaction: async (tem, order) => {
           order.quoteId = q.id;
-          // Not paid at acceptance: bought on account within the customer's credit limit (402 beyond it, 409 on credit
-          // hold; reserveCredit locks the customer row), so its invoice is due by the customer's payment terms (docs/credit.md).
-          await reserveCredit(tem, orgId, order);
+          if (input.chargeId) {
+            // Paid by the card charged for exactly this total.
+            if (input.amount !== undefined && !new Decimal(order.total).eq(input.amount))
+              throw AppError.conflict(`The quote now comes to ${order.total} ${order.currencyCode}, not the ${input.amount} charged; the charge is voided.`);
+          } else {
+            // On account within the customer's credit limit: the one credit admission (402 beyond it, 409 on credit hold,
+            // 400 in another currency; it locks the customer row), so its invoice is due by the customer's terms (docs/credit.md).
+            await reserveCredit(tem, orgId, order);
+          }
           const locked = await lockQuote(tem, orgId, quoteId);
           const again = quoteMove(locked.status, 'accept');
           if (!again.ok) throw wrongState(again.reason);

@@ -1,0 +1,169 @@
+/**
+ * Admission of a buyer's order (docs/security.md "Admission of orders"): the one service every path
+ * to an order calls before anything is charged or stored as placed: checkout
+ * (src/services/carts/checkout.ts), quote accept (src/services/quotes/quotes.ts) and POST /api/orders
+ * by a customer user (src/services/orders/orders.ts). The rule is `spendingAdmission`
+ * (src/domain/orders/admission.ts); above the buyer's limits the order is held for an approval
+ * (workflow approvePurchase) and the caller answers `202 { status: "PendingApproval", approvalId }`.
+ * The credit admission of an on-account order runs later, in the order's own transaction
+ * (`reserveCredit`, src/services/credit/accounts.ts), so it serializes with every other order of
+ * the customer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Decimal } from 'decimal.js';
+import type { Config } from '../../config.js';
+import { spendingAdmission, type BuyerSpending } from '../../domain/orders/admission.js';
+import { ApprovalRequest, CustomerBuyer, User, type ApprovalSubject } from '../../entities/index.js';
+import { AppError, isUniqueViolation } from '../../errors.js';
+import { sameCartLines, type HeldLine } from '../../domain/approvals/rules.js';
+import { boundRows } from '../db/bound.js';
+import type { Principal } from '../../http/auth.js';
+import { startOnce } from '../../adapters/temporal.js';
+import type { ApprovePurchaseInput, QuoteAcceptHold } from '../../workflows/approve-purchase-defs.js';
+import type { CheckoutInput } from '../../workflows/checkout-cart-defs.js';
+import { emitEventOnce } from '../webhooks/events.js';
+import { approvalEvent, approvalWorkflowId, type PendingApproval } from '../approvals/approvals.js';
+import { spentThisMonth } from '../approvals/buyers.js';
+
+export interface AdmissionDeps {
+  em: EntityManager;
+  temporal: Client;
+  config: Config;
+}
+
+export type ApprovalLine = { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string };
+
+/** What is being admitted: the order's customer, total and lines, and what an approval continues. */
+export interface AdmissionSubject {
+  subject: ApprovalSubject;
+  customerId: string | null;
+  customerNumber: string;
+  currencyCode: string;
+  total: Decimal;
+  lines: ApprovalLine[];
+  /** Cart: the checkout to continue once approved (workflow checkout-<cartId>). */
+  checkout?: CheckoutInput;
+  /** Quote: the accept to continue once approved (signal to workflow quote-<quoteId>). */
+  quoteAccept?: QuoteAcceptHold;
+  /** Order: the order stored PendingApproval (released by the approval). */
+  orderId?: string;
+}
+
+/** The buyer's limits at the customer and this month's spending, or null when the principal is not a limited buyer there. */
+export async function buyerSpending(em: EntityManager, orgId: string, auth: Principal, customerId: string | null): Promise<BuyerSpending | null> {
+  if (auth.role !== 'Customer' || auth.isSuper || !auth.userId || !customerId) return null;
+  const buyer = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId, userId: auth.userId });
+  if (!buyer) return null;
+  return { limits: { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }, spentThisMonth: await spentThisMonth(em, orgId, customerId, auth.userId) };
+}
+
+const sameSubject = (s: AdmissionSubject) => (s.subject === 'Quote' ? { quoteId: s.quoteAccept!.quoteId } : s.subject === 'Cart' ? { cartId: s.checkout!.cartId } : { orderId: s.orderId! });
+
+/**
+ * The spending admission of a checkout or a quote accept, before anything is charged: null when it
+ * may proceed; else the request holding it (a Pending one for the same cart or quote, or a new one).
+ * A request Approved for the same cart or quote at the same total lets it proceed (a retry after a
+ * declined card, or the approved accept itself).
+ */
+export async function admitSpending(deps: AdmissionDeps, orgId: string, auth: Principal, s: AdmissionSubject): Promise<PendingApproval | null> {
+  const { em } = deps;
+  const buyer = await buyerSpending(em, orgId, auth, s.customerId);
+  if (!buyer) return null;
+  const pending = await em.findOne(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Pending' });
+  if (pending) return { status: 'PendingApproval', approvalId: pending.id };
+  const approved = await em.findOne(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Approved' }, { orderBy: { updatedAt: 'desc' } });
+  // After a declined card a cart's approval still holds, for exactly the approved lines and prices.
+  const stillApproved = approved && (s.subject !== 'Cart' || sameCartLines(s.lines, approved.lines)) ? approved.total : null;
+  const check = spendingAdmission(s.total, buyer, stillApproved);
+  if (!check.needsApproval) return null;
+  let row: ApprovalRequest;
+  try {
+    row = await em.fork().transactional((tx) => insertApprovalRequest(tx, deps.config, orgId, auth, s, check.reason));
+  } catch (e) {
+    // Ten checkouts (or accepts) at once: one request, the others answer it.
+    if (!isUniqueViolation(e, 'approval_request_one_pending_per_cart') && !isUniqueViolation(e, 'approval_request_one_pending_per_quote')) throw e;
+    const other = await em.fork().findOneOrFail(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Pending' });
+    return { status: 'PendingApproval', approvalId: other.id };
+  }
+  await startApproval(deps, orgId, row, s);
+  return { status: 'PendingApproval', approvalId: row.id };
+}
+
+/** Whether an order of `total` by this principal needs an approval first (POST /api/orders, which stores the order PendingApproval and then asks). */
+export async function needsApproval(em: EntityManager, orgId: string, auth: Principal, customerId: string | null, total: Decimal): Promise<string | null> {
+  const check = spendingAdmission(total, await buyerSpending(em, orgId, auth, customerId));
+  return check.needsApproval ? check.reason : null;
+}
+
+/** Writes the request (Pending, level 1) and its approval.requested event in the caller's transaction. */
+export async function insertApprovalRequest(tx: EntityManager, config: Config, orgId: string, auth: Principal, s: AdmissionSubject, reason: string): Promise<ApprovalRequest> {
+  if (s.checkout) await assertCartAsRead(tx, orgId, s.checkout.cartId, s.lines);
+  const user = auth.userId ? await tx.findOne(User, { id: auth.userId }) : null;
+  const row = tx.create(ApprovalRequest, {
+    organizationId: orgId,
+    id: randomUUID(),
+    status: 'Pending',
+    subject: s.subject,
+    customerId: s.customerId,
+    customerNumber: s.customerNumber,
+    cartId: s.checkout?.cartId ?? null,
+    quoteId: s.quoteAccept?.quoteId ?? null,
+    orderId: s.orderId ?? null,
+    requesterUserId: auth.userId!,
+    requesterEmail: user?.email ?? null,
+    requesterName: user ? `${user.firstName} ${user.lastName}`.trim() : null,
+    reason,
+    currencyCode: s.currencyCode,
+    total: s.total.toFixed(),
+    lines: s.lines,
+    checkout: (s.checkout ?? s.quoteAccept ?? { orderId: s.orderId }) as unknown as Record<string, unknown>,
+    level: 1,
+    chain: [],
+    decidedBy: null,
+    decisionReason: null,
+    orderNumber: null,
+    supersededBy: null,
+    supersedes: null,
+    repricedTotal: null,
+    expiresAt: new Date(Date.now() + config.approvals.expiryMs),
+  });
+  await tx.flush();
+  await emitEventOnce(tx, orgId, 'approval.requested', approvalEvent(row), `approval-${row.id}-requested`);
+  return row;
+}
+
+/**
+ * Takes the cart's row lock (cart edits take it too, src/services/carts/carts.ts) and checks that
+ * the cart still has the lines the request is made of: an edit lands before the request (then
+ * this 409s and the buyer checks out again) or after it (then the edit is refused as held).
+ */
+async function assertCartAsRead(tx: EntityManager, orgId: string, cartId: string, lines: readonly HeldLine[]): Promise<void> {
+  const [row] = await boundRows<{ status: string }>(tx, 'select status from cart where organization_id = $1 and id = $2 for update', [orgId, cartId]);
+  // Lines in a statement of their own: one that waited for the lock would read its older snapshot.
+  const now = await boundRows<HeldLine>(tx, 'select sku, quantity, unit_price::text as "unitPrice" from cart_item where organization_id = $1 and cart_id = $2', [orgId, cartId]);
+  if (row?.status !== 'PENDING' || !sameCartLines(now, lines)) throw AppError.conflict('The cart changed while it was being checked out; nothing was charged. Review the cart and check out again.');
+}
+
+/** Starts the request's workflow approvePurchase (`approval-<id>`). */
+export async function startApproval(deps: AdmissionDeps, orgId: string, row: ApprovalRequest, s: AdmissionSubject): Promise<void> {
+  const input: ApprovePurchaseInput = {
+    organizationId: orgId,
+    approvalId: row.id,
+    customerNumber: s.customerNumber,
+    ...(s.checkout ? { checkout: s.checkout } : {}),
+    ...(s.quoteAccept ? { quoteAccept: s.quoteAccept } : {}),
+    ...(s.orderId ? { orderId: s.orderId } : {}),
+    escalationMs: deps.config.approvals.escalationMs,
+    expiryMs: deps.config.approvals.expiryMs,
+  };
+  const what = s.subject === 'Cart' ? 'checkout' : s.subject === 'Quote' ? 'quote accept' : 'order';
+  await startOnce(deps.temporal, deps.config, {
+    workflowType: 'approvePurchase',
+    workflowId: approvalWorkflowId(row.id),
+    args: [input],
+    keys: { organizationId: orgId, customerNumber: s.customerNumber },
+    summary: `Approval of a ${s.total.toFixed(2)} ${s.currencyCode} ${what} of customer ${s.customerNumber} (organization ${orgId})`,
+  });
+}
