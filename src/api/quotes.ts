@@ -57,7 +57,6 @@ export const quoteRoutes = [
       'Request a quote for a customer: items (sku, quantity, optional targetPrice), notes, or a cartId to start from. Customers for themselves, reps for their customers, admins for any. Starts workflow quote-<quoteId> (search attributes OrganizationId, CustomerNumber, QuoteNumber); webhook quote.requested',
     tag: TAG,
     auth: ['Admin', 'SalesRep', 'Customer'],
-    idempotent: true,
     body: requestSchema,
     responses: { 201: json(quote, 'The quote (Requested)', { headers: LOCATION }), 400: 'Invalid fields (unknown SKU, quantity rules, no lines)', 401: 'Unauthenticated', 403: 'Role not allowed', 404: 'No such customer or cart (or not visible)' },
     async handler({ em, deps, orgId, auth, body }) {
@@ -126,7 +125,6 @@ export const quoteRoutes = [
       'Accept the current offer (Quoted, before expiresAt): creates the order at the quoted net unit prices (channel Quote, linked by quoteId), then its invoice (Issued) and the confirmation e-mail. Once only: a second accept is a 409. Webhook quote.accepted',
     tag: TAG,
     auth: ['Admin', 'Customer'],
-    idempotent: true,
     body: acceptSchema,
     responses: { ...STEP, 402: "Bought on account: beyond the customer's available credit, or no credit limit (docs/credit.md); the quote stays Quoted", 409: 'Not Quoted, past expiresAt, already accepted, another step in flight, or the customer is on credit hold' },
     async handler({ em, deps, orgId, auth, params, body }) {

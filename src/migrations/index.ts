@@ -33,6 +33,7 @@ import { Migration20261125030000_rate_limit_unlogged as M29 } from './Migration2
 import { Migration20261128013000_commission_entry_lines_json as M30 } from './Migration20261128013000_commission_entry_lines_json.js';
 import { Migration20261128080000_cart_checkout_attempts as M31 } from './Migration20261128080000_cart_checkout_attempts.js';
 import { Migration20261128110000_tenant_id_indexes as M32 } from './Migration20261128110000_tenant_id_indexes.js';
+import { Migration20261129050000_idempotency_withheld as M33 } from './Migration20261129050000_idempotency_withheld.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -68,4 +69,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128013000_commission_entry_lines_json', class: M30 },
   { name: 'Migration20261128080000_cart_checkout_attempts', class: M31 },
   { name: 'Migration20261128110000_tenant_id_indexes', class: M32 },
+  { name: 'Migration20261129050000_idempotency_withheld', class: M33 },
 ];

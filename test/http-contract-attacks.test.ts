@@ -1,0 +1,188 @@
+/**
+ * Issue 38, findings 6-8: what an integrator's own HTTP tooling does to the API. Retries with an
+ * Idempotency-Key, concurrent updates with If-Match, strict clients and proxies that parse every
+ * answer. Each test is named after the attack; the matrix over every operation is in
+ * test/idempotency.test.ts.
+ */
+import { createHash } from 'node:crypto';
+import { API, call, createOrg, dbQuery, expectProblem, uniq, type OrgFixture } from './helpers';
+import { customerWithProduct, invoiceBody } from './matrix-fixtures';
+
+let org: OrgFixture;
+beforeAll(async () => {
+  org = await createOrg();
+});
+
+const customerBody = () => {
+  const n = uniq('C');
+  return {
+    customerNumber: n,
+    companyName: `Company ${n}`,
+    companyEmail: `${n.toLowerCase()}@example.com`,
+    companyPhone: '+1 555 0100',
+    pricing: 'Retail',
+    terms: 'NET30',
+    addresses: [{ line1: '1 Main St', city: 'Springfield', country: 'US', addressType: 'Billing', isPrimary: true }],
+  };
+};
+
+/** The raw answer, without the helper's JSON parsing: what a strict client sees. */
+async function raw(method: string, path: string, opts: { token?: string; body?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  return fetch(`${API}${path}`, { method, headers, body: opts.body });
+}
+
+describe('finding 8: answers that break clients', () => {
+  test('when a price tier is created, renamed and deleted, then each 200 has no body, Content-Length 0 and no Content-Type (res.json() is never handed an empty JSON answer)', async () => {
+    const name = uniq('Tier');
+    const steps: [string, unknown][] = [
+      ['POST', { Name: name, CurrencyCode: 'USD' }],
+      ['PUT', { CurrentName: name, NewName: `${name}x`, CurrencyCode: 'USD' }],
+      ['DELETE', { Name: `${name}x` }],
+    ];
+    for (const [method, body] of steps) {
+      const res = await raw(method, '/api/organizations/price-tiers', { token: org.adminToken, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBeNull();
+      expect(res.headers.get('content-length')).toBe('0');
+      expect(await res.text()).toBe('');
+    }
+  });
+
+  test('when a sales rep is deactivated and activated, then each 200 has no body and no Content-Type', async () => {
+    const created = await call('PUT', '/api/organizations/salesreps', {
+      token: org.adminToken,
+      body: { firstName: 'Rae', lastName: 'Rep', email: `${uniq('rep')}@example.com`, repNumber: uniq('R'), roles: 'SalesRep' },
+    });
+    expect(created.status).toBe(201);
+    for (const action of ['deactivate', 'activate']) {
+      const res = await raw('POST', `/api/organizations/salesreps/${action}`, {
+        token: org.adminToken,
+        body: JSON.stringify({ organizationSalesRepId: created.body.organizationSalesRepId }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBeNull();
+      expect(res.headers.get('content-length')).toBe('0');
+    }
+  });
+
+  test('when a request has no or a bad token, then the 401 names the Bearer scheme in WWW-Authenticate', async () => {
+    for (const token of [undefined, 'not-a-token']) {
+      const res = await call('GET', '/api/customers', { token });
+      expectProblem(res, 401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+    }
+  });
+
+  test('when a JSON operation is sent a text/plain, XML or form body, then 415 problem details, and nothing is written', async () => {
+    const body = customerBody();
+    for (const [type, text] of [
+      ['text/plain', JSON.stringify(body)],
+      ['application/xml', '<customer/>'],
+      ['application/x-www-form-urlencoded', `customerNumber=${body.customerNumber}`],
+    ]) {
+      const res = await call('PUT', '/api/customers', { token: org.adminToken, rawBody: text, headers: { 'content-type': type } });
+      expectProblem(res, 415);
+    }
+    expect((await call('GET', `/api/customers/${body.customerNumber}`, { token: org.adminToken })).status).toBe(404);
+  });
+
+  test('when a customer is updated with a misspelt field (compnyPhone), then 400 naming it, and the customer is unchanged', async () => {
+    const body = customerBody();
+    expect((await call('PUT', '/api/customers', { token: org.adminToken, body })).status).toBe(201);
+    const res = await call('PUT', `/api/customers/${body.customerNumber}`, { token: org.adminToken, body: { compnyPhone: '+1 555 9999' } });
+    expectProblem(res, 400);
+    expect(res.body.errors).toHaveProperty('compnyPhone');
+    expect(res.body.detail).toMatch(/compnyPhone/);
+    const nested = await call('PUT', `/api/customers/${body.customerNumber}`, { token: org.adminToken, body: { addresses: [{ line1: 'x', addressType: 'Billing', postCode: '1' }] } });
+    expectProblem(nested, 400);
+    expect(nested.body.errors).toHaveProperty(['addresses[0].postCode']);
+    const read = await call('GET', `/api/customers/${body.customerNumber}`, { token: org.adminToken });
+    expect(read.body.companyPhone).toBe(body.companyPhone);
+  });
+
+  test('when a customer is read, modified and PUT back whole (read-only fields included), then 200: the round trip keeps working', async () => {
+    const body = customerBody();
+    expect((await call('PUT', '/api/customers', { token: org.adminToken, body })).status).toBe(201);
+    const read = await call('GET', `/api/customers/${body.customerNumber}`, { token: org.adminToken });
+    const res = await call('PUT', `/api/customers/${body.customerNumber}`, { token: org.adminToken, body: { ...read.body, companyName: 'Renamed Inc' } });
+    expect(res.status).toBe(200);
+    expect(res.body.companyName).toBe('Renamed Inc');
+  });
+});
+
+describe('finding 6: money writes doubled by a retry', () => {
+  const keyed = (key: string) => ({ token: org.adminToken, headers: { 'Idempotency-Key': key } });
+
+  test('when a payment is retried with the same key and another amount, then 409 and only the first payment is recorded', async () => {
+    const inv = await call('POST', '/api/invoices', { token: org.adminToken, body: invoiceBody() });
+    expect(inv.status).toBe(201);
+    const key = uniq('pay-');
+    const pay = (amount: number) => call('POST', `/api/invoices/${inv.body.id}/payments`, { ...keyed(key), body: { amount, currencyCode: 'USD', method: 'Check', paymentDate: '2026-03-20T00:00:00Z' } });
+    const first = await pay(5);
+    expect(first.status).toBe(200);
+    expectProblem(await pay(7), 409);
+    const same = await pay(5);
+    expect(same.status).toBe(200);
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    const read = await call('GET', `/api/invoices/${inv.body.id}`, { token: org.adminToken });
+    expect(read.body.amountPaid).toBe(5);
+  });
+
+  test('when a cart item add is retried with the same key, then the quantity is not doubled and the answer is the replayed first one', async () => {
+    const { customerNumber, sku } = await customerWithProduct(org);
+    const cart = await call('POST', `/api/carts/${customerNumber}`, { token: org.adminToken, body: { organizationId: org.organizationId, orderType: 'Standard', userId: org.adminUserId } });
+    expect(cart.status).toBe(201);
+    const key = uniq('item-');
+    const add = () => call('POST', `/api/carts/${customerNumber}/${cart.body.shoppingCartId}/items`, { ...keyed(key), body: { sku, quantity: 3 } });
+    const first = await add();
+    expect(first.status).toBe(200);
+    const again = await add();
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const read = await call('GET', `/api/carts/${customerNumber}/${cart.body.shoppingCartId}`, { token: org.adminToken });
+    expect(read.body.items.map((i: { quantity: number }) => i.quantity)).toEqual([3]);
+  });
+
+  test('when a cart create is retried with the same key, then the first 201 is replayed instead of "already has an active cart"', async () => {
+    const { customerNumber, sku } = await customerWithProduct(org);
+    const key = uniq('cart-');
+    const create = () => call('POST', `/api/carts/${customerNumber}`, { ...keyed(key), body: { customerNumber, sku, quantity: 1, orderType: 'Standard' } });
+    const first = await create();
+    expect(first.status).toBe(201);
+    const again = await create();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.shoppingCartId).toBe(first.body.shoppingCartId);
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+  });
+
+  test('when a webhook is created with a key, then its whsec_ secret is not in idempotency_record, and the same key again is a 409 (never a second copy of the secret)', async () => {
+    const key = uniq('hook-');
+    const body = { url: 'https://hooks.example.com/erp', events: ['order.created'] };
+    const first = await call('POST', '/api/webhooks', { ...keyed(key), body });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const rows = await dbQuery<{ body: string | null }>(`select response_body::text as body from idempotency_record where organization_id = $1 and key = $2`, [org.organizationId, key]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].body ?? '').not.toMatch(/whsec_/);
+    const all = await dbQuery<{ n: string }>(`select count(*) as n from idempotency_record where response_body::text like '%whsec_%'`);
+    expect(Number(all[0].n)).toBe(0);
+    expectProblem(await call('POST', '/api/webhooks', { ...keyed(key), body }), 409);
+  });
+
+  test('when a request is repeated while the first with its key is still running, then 409 with Retry-After', async () => {
+    const key = uniq('busy-');
+    const path = `/api/customers/${uniq('C')}/activate`;
+    await dbQuery(
+      `insert into idempotency_record (id, organization_id, caller, route, key, request_hash, created_at) values (gen_random_uuid(), $1, $2, $3, $4, $5, now())`,
+      [org.organizationId, `user:${org.adminUserId}`, `POST ${path}`, key, createHash('sha256').update('null').digest('hex')],
+    );
+    const res = await call('POST', path, keyed(key));
+    expectProblem(res, 409);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
