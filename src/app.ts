@@ -24,6 +24,7 @@ import { countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders,
 import { honoursIdempotencyKey, readShapesOf, type Reply, type Req, type RouteDef } from './http/route.js';
 import { IDEMPOTENCY_HEADER, requestFingerprint, withIdempotencyKey, type KeyScope } from './http/idempotency.js';
 import { unknownFieldErrors, validate } from './http/validate.js';
+import { checkPreconditions, resourceReadOf, versionTag, type ResourceRead } from './http/versions.js';
 import type { AnySchema } from 'yup';
 import { log } from './logger.js';
 import { httpDuration, httpRequests } from './metrics.js';
@@ -251,9 +252,28 @@ function checkMediaType(ctx: Koa.Context, kind: NonNullable<RouteDef['bodyKind']
     );
 }
 
-function handle(def: RouteDef, deps: Deps, readShapes: AnySchema[] = []): Koa.Middleware {
+/** What a route learns from the other routes: the read shapes its body may echo, and the read of the resource it writes. */
+interface RouteContext {
+  readShapes: AnySchema[];
+  resource: ResourceRead | null;
+}
+
+/** The resource's current state as its own GET answers it (null when it does not exist): what If-Match compares with. */
+async function currentState(get: RouteDef, req: Req): Promise<unknown> {
+  try {
+    const query = get.query ? validate(get.query, {}, 'coerce') : {};
+    // The read is the resource's own GET, run for the writer (who may write it, so may read it).
+    const reply = await get.handler({ ...req, body: undefined, query } as never);
+    return reply.status >= 200 && reply.status < 300 && !reply.raw ? (reply.body ?? null) : null;
+  } catch (e) {
+    if (e instanceof AppError && e.kind === 'not_found') return null;
+    throw e;
+  }
+}
+
+function handle(def: RouteDef, deps: Deps, routeCtx: RouteContext = { readShapes: [], resource: null }): Koa.Middleware {
   if (def.bodyKind === 'multipart' || def.bodyKind === 'json-or-multipart') {
-    const inner = handleRoute(def, deps, readShapes);
+    const inner = handleRoute(def, deps, routeCtx);
     return async (ctx, next) => {
       try {
         await inner(ctx, next);
@@ -262,10 +282,10 @@ function handle(def: RouteDef, deps: Deps, readShapes: AnySchema[] = []): Koa.Mi
       }
     };
   }
-  return handleRoute(def, deps, readShapes);
+  return handleRoute(def, deps, routeCtx);
 }
 
-function handleRoute(def: RouteDef, deps: Deps, readShapes: AnySchema[]): Koa.Middleware {
+function handleRoute(def: RouteDef, deps: Deps, { readShapes, resource }: RouteContext): Koa.Middleware {
   const parse = bodyParser(def, deps);
   const bodyKind = def.bodyKind ?? (def.body ? 'json' : undefined);
   const jsonOnly = def.bodyKind === 'json' || !def.bodyKind;
@@ -312,6 +332,13 @@ function handleRoute(def: RouteDef, deps: Deps, readShapes: AnySchema[]): Koa.Mi
         if (def.rateLimit) ctx.set(rateLimitHeaders(await applyRateLimits(def, deps, em, ctx.ip, body)));
         // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
         const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
+        const ifMatch = ctx.get('If-Match');
+        const ifNoneMatch = ctx.get('If-None-Match');
+        if (resource && (ifMatch || ifNoneMatch))
+          await checkPreconditions({ ifMatch, ifNoneMatch }, resource.creates, async () => {
+            const readParams = resource.params(params, body);
+            return readParams ? currentState(resource.get, { ...req, params: readParams }) : null;
+          });
         // RouteDef stores handlers type-erased (src/http/route.ts); req was validated against the route's own schemas.
         return def.handler(req as never);
       };
@@ -381,6 +408,8 @@ function handleRoute(def: RouteDef, deps: Deps, readShapes: AnySchema[]): Koa.Mi
         typeof reply.body === 'object' && reply.body !== null && !Buffer.isBuffer(reply.body) && typeof (reply.body as { pipe?: unknown }).pipe !== 'function';
       ctx.body = isJson ? JSON.stringify(reply.body) : reply.body;
       if (isJson) ctx.type = 'application/json';
+      // A read's ETag is the version of what it shows (src/http/versions.ts), not a digest of its bytes.
+      if (isJson && def.method === 'get' && reply.status === 200 && !reply.headers?.ETag) ctx.set('ETag', versionTag(reply.body));
       const page = pagingOf(reply.body);
       if (page) ctx.set('Link', linkHeader(ctx.path, ctx.querystring, page));
     }
@@ -423,7 +452,7 @@ async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip:
 export function createApp(deps: Deps, routes: RouteDef[] = allRoutes): Koa {
   const app = new Koa();
   const router = new Router();
-  for (const def of routes) router[def.method](def.path, handle(def, deps, readShapesOf(def, routes)));
+  for (const def of routes) router[def.method](def.path, handle(def, deps, { readShapes: readShapesOf(def, routes), resource: resourceReadOf(def, routes) }));
   app.use(cacheControl());
   app.use(securityHeadersFor());
   app.use(corsFor(deps.config.corsOrigins));

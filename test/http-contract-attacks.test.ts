@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { API, call, createOrg, dbQuery, expectProblem, uniq, type OrgFixture } from './helpers';
+import { postMultipart } from './image-helpers';
 import { customerWithProduct, invoiceBody } from './matrix-fixtures';
 
 let org: OrgFixture;
@@ -184,5 +185,73 @@ describe('finding 6: money writes doubled by a retry', () => {
     const res = await call('POST', path, keyed(key));
     expectProblem(res, 409);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('finding 7: lost updates for integrators', () => {
+  test('when a customer is updated with a stale If-Match, then 412 naming the current ETag, and the newer version is not overwritten', async () => {
+    const body = customerBody();
+    expect((await call('PUT', '/api/customers', { token: org.adminToken, body })).status).toBe(201);
+    const path = `/api/customers/${body.customerNumber}`;
+    const read = await call('GET', path, { token: org.adminToken });
+    const tag = read.headers.get('etag')!;
+    expect(tag).toMatch(/^"v-/);
+    // Someone else changes it first.
+    expect((await call('PUT', path, { token: org.adminToken, body: { companyName: 'Newer Inc' } })).status).toBe(200);
+    for (const stale of ['"stale"', tag]) {
+      const res = await call('PUT', path, { token: org.adminToken, body: { companyName: 'Older Inc' }, headers: { 'If-Match': stale } });
+      expectProblem(res, 412);
+      const current = (await call('GET', path, { token: org.adminToken })).headers.get('etag')!;
+      expect(res.body.detail).toContain(current);
+      expect(res.headers.get('etag')).toBe(current);
+    }
+    expect((await call('GET', path, { token: org.adminToken })).body.companyName).toBe('Newer Inc');
+  });
+
+  test('when If-Match names the current version (also weak or with an encoding suffix), then the update and the delete run; without the header nothing changes', async () => {
+    const body = customerBody();
+    expect((await call('PUT', '/api/customers', { token: org.adminToken, body })).status).toBe(201);
+    const path = `/api/customers/${body.customerNumber}`;
+    const tagOf = async () => (await call('GET', path, { token: org.adminToken })).headers.get('etag')!;
+    const t1 = await tagOf();
+    expect((await call('PUT', path, { token: org.adminToken, body: { companyName: 'A' }, headers: { 'If-Match': t1 } })).status).toBe(200);
+    const t2 = await tagOf();
+    expect(t2).not.toBe(t1);
+    expect((await call('PUT', path, { token: org.adminToken, body: { companyName: 'B' }, headers: { 'If-Match': `W/${t2.replace(/"$/, '-gzip"')}` } })).status).toBe(200);
+    expect((await call('PUT', path, { token: org.adminToken, body: { companyName: 'C' } })).status).toBe(200);
+    expectProblem(await call('DELETE', path, { token: org.adminToken, headers: { 'If-Match': t2 } }), 412);
+    expect((await call('DELETE', path, { token: org.adminToken, headers: { 'If-Match': await tagOf() } })).status).toBe(204);
+  });
+
+  test('when a create is sent with If-None-Match: * for a customer that exists, then 412; for a new one, 201', async () => {
+    const body = customerBody();
+    expect((await call('PUT', '/api/customers', { token: org.adminToken, body, headers: { 'If-None-Match': '*' } })).status).toBe(201);
+    expectProblem(await call('PUT', '/api/customers', { token: org.adminToken, body: { ...body, companyName: 'Overwrite' }, headers: { 'If-None-Match': '*' } }), 412);
+    expect((await call('GET', `/api/customers/${body.customerNumber}`, { token: org.adminToken })).body.companyName).toBe(body.companyName);
+  });
+
+  test('when a document is read twice, each answer with a fresh signed cdnUrl, then its ETag stays the same (the version, not the bytes)', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n% etag\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n');
+    const up = await postMultipart('/api/companydocs/documents/upload', { base: org.base, token: org.adminToken, fields: {}, file: { field: 'file', name: 'etag.pdf', data: pdf, type: 'application/pdf' } });
+    expect(up.status).toBe(201);
+    const path = `/api/companydocs/documents/${up.body.document.id}`;
+    const a = await call('GET', path, { token: org.adminToken });
+    await new Promise((r) => setTimeout(r, 1100));
+    const b = await call('GET', path, { token: org.adminToken });
+    expect(a.status).toBe(200);
+    expect(b.body.document.cdnUrl).not.toBe(a.body.document.cdnUrl);
+    expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+    expect((await call('GET', path, { token: org.adminToken, headers: { 'If-None-Match': a.headers.get('etag')! } })).status).toBe(304);
+  });
+
+  test('when a webhook is read twice, then the ETag is its version: the same while it is unchanged, another after an update', async () => {
+    const created = await call('POST', '/api/webhooks', { token: org.adminToken, body: { url: 'https://hooks.example.com/v', events: ['order.created'] } });
+    expect(created.status).toBe(201);
+    const path = `/api/webhooks/${created.body.id ?? created.body.webhookId}`;
+    const a = await call('GET', path, { token: org.adminToken });
+    const b = await call('GET', path, { token: org.adminToken, headers: { 'accept-encoding': 'gzip' } });
+    expect(a.headers.get('etag')).toBe(b.headers.get('etag'));
+    expect((await call('PUT', path, { token: org.adminToken, body: { description: 'changed' }, headers: { 'If-Match': a.headers.get('etag')! } })).status).toBe(200);
+    expect((await call('GET', path, { token: org.adminToken })).headers.get('etag')).not.toBe(a.headers.get('etag'));
   });
 });

@@ -11,6 +11,7 @@ import { UUID_RE } from '../domain/ids.js';
 import type { ListSpec } from './paging.js';
 import { MAX_PAGE_SIZE } from './paging.js';
 import { honoursIdempotencyKey, type ResponseDoc, type RouteDef } from './route.js';
+import { resourceReadOf } from './versions.js';
 
 type Json = Record<string, unknown>;
 type Desc = SchemaDescription & {
@@ -264,7 +265,8 @@ const IDEMPOTENT_REPLAYED = {
 };
 const WWW_AUTHENTICATE = { description: 'The scheme to authenticate with: `Bearer`', schema: { type: 'string' } };
 const ETAG_HEADER = {
-  description: 'Entity tag of this answer; send it back as `If-None-Match` to get a 304 while it is unchanged',
+  description:
+    'Version of what this answer shows (not a digest of its bytes: a fresh signed URL keeps it); send it back as `If-None-Match` to get a 304 while it is unchanged, or as `If-Match` on a write of the resource',
   schema: { type: 'string' },
 };
 const IF_NONE_MATCH: Param = {
@@ -331,8 +333,21 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
           ? 'The answer carries a secret or token and is never stored: the first request with a key runs, a repeated key is a 409 (send a new key to ask again).'
           : 'The first 2xx answer for this key is stored and replayed (with `Idempotent-Replayed: true`) when the same key comes with the same request; the same key with another body is a 409, and while the first request still runs a 409 with Retry-After.',
       });
+    const resource = resourceReadOf(r, routes);
+    if (resource) {
+      params.push({
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: `The ETag of \`GET ${toOpenApiPath(resource.get.path)}\` as read before this change: the change runs only while it is still the current version, else 412 naming the current ETag (lost updates). \`*\` asks only that the resource exists. A weak prefix and an encoding suffix (\`-gzip\`) are ignored.`,
+      });
+      if (resource.creates)
+        params.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string', enum: ['*'] }, description: '`*`: create only; 412 when the resource already exists.' });
+    }
     const responses: Record<string, Json> = {};
-    const all: Record<number, string | ResponseDoc> = { ...commonErrors(r), ...r.responses };
+    const preconditions: Record<number, string> = resource ? { 412: 'If-Match names another version than the current one (the `ETag` header names it), or If-None-Match: * found the resource already there' } : {};
+    const all: Record<number, string | ResponseDoc> = { ...commonErrors(r), ...preconditions, ...r.responses };
     const conditional = isConditionalRead(r);
     if (conditional) all[304] ??= { description: 'Not Modified: `If-None-Match` named the current ETag; no body', empty: true, headers: { ETag: ETAG_HEADER } };
     for (const [status, resp] of Object.entries(all).sort(([a], [b]) => Number(a) - Number(b))) responses[status] = responseObject(Number(status), resp, ctx);
