@@ -21,9 +21,11 @@ import { checkInput, checkParams, MAX_QUERY_STRING } from './http/input-guard.js
 import { compression, conditionalReads, corsFor, securityHeadersFor } from './http/conventions.js';
 import { linkHeader, pagingOf } from './http/paging.js';
 import { callerClassOf, countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, admitTenantRequest, type RateLimitState, type TenantCaller } from './http/rate-limit.js';
-import type { Reply, Req, RouteDef } from './http/route.js';
-import { claimKey, completeKey, IDEMPOTENCY_HEADER, releaseKey, requestHash, type KeyScope } from './http/idempotency.js';
-import { validate } from './http/validate.js';
+import { honoursIdempotencyKey, readShapesOf, type Reply, type Req, type RouteDef } from './http/route.js';
+import { IDEMPOTENCY_HEADER, requestFingerprint, withIdempotencyKey, type KeyScope } from './http/idempotency.js';
+import { unknownFieldErrors, validate } from './http/validate.js';
+import { checkPreconditions, resourceReadOf, versionTag, type ResourceRead } from './http/versions.js';
+import type { AnySchema } from 'yup';
 import { log } from './logger.js';
 import { httpDuration, httpRequests } from './metrics.js';
 import { withServerSpan } from './tracing.js';
@@ -93,6 +95,8 @@ function errorHandler(deps: Deps): Koa.Middleware {
       ctx.type = 'application/problem+json';
       ctx.body = toProblem(appErr, traceId, deps.config.publicBaseUrl);
       for (const [k, v] of Object.entries(appErr.headers ?? {})) ctx.set(k, v);
+      // RFC 9110 section 11.6.1: a 401 names the scheme that would be accepted.
+      if (appErr.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Bearer');
       // Every 503 tells the client when to come back.
       if (appErr.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     }
@@ -229,33 +233,47 @@ async function removeUploads(ctx: Koa.Context): Promise<void> {
 /** Who an Idempotency-Key belongs to: the user, or the client / API key. */
 const callerOf = (auth: Principal): string => (auth.kind === 'user' ? `user:${auth.userId ?? auth.subject}` : `${auth.kind}:${auth.subject}`).slice(0, 120);
 
-/** Runs the handler, through the Idempotency-Key store when the route opts in and the header is sent. */
-async function runHandler(def: RouteDef, req: Req, ctx: Koa.Context): Promise<Reply> {
-  const key = def.idempotent && req.auth ? ctx.get(IDEMPOTENCY_HEADER) : '';
-  // RouteDef stores handlers type-erased (src/http/route.ts); req was validated against the route's own schemas.
-  if (!key) return def.handler(req as never);
-  const scope: KeyScope = { organizationId: req.orgId, caller: callerOf(req.auth), route: `${def.method.toUpperCase()} ${ctx.path}` };
-  const replay = await claimKey(req.em, scope, key, requestHash(req.body), req.deps.config.idempotencyClaimLeaseMs);
-  if (replay) {
-    ctx.set('Idempotent-Replayed', 'true');
-    return { status: replay.status, body: replay.body ?? undefined, headers: replay.headers };
-  }
-  let reply: Reply;
-  try {
-    reply = await def.handler(req as never); // type-erased handler, as above
-  } catch (e) {
-    await releaseKey(req.em, scope, key);
-    throw e;
-  }
-  if (reply.status < 300 && !reply.raw && !reply.redirect)
-    await completeKey(req.em, scope, key, reply.status, reply.body, reply.headers?.Location ? { Location: reply.headers.Location } : {});
-  else await releaseKey(req.em, scope, key);
-  return reply;
+/** Media types each body kind accepts; a body in any other is a 415 (JSON also in its `+json` suffix types). */
+const MEDIA_TYPES: Record<NonNullable<RouteDef['bodyKind']>, string[]> = {
+  json: ['application/json', 'application/*+json'],
+  form: ['application/x-www-form-urlencoded'],
+  multipart: ['multipart/form-data'],
+  'json-or-multipart': ['application/json', 'application/*+json', 'multipart/form-data'],
+};
+
+/** A request that carries a body must say it is one of the media types the operation reads. */
+function checkMediaType(ctx: Koa.Context, kind: NonNullable<RouteDef['bodyKind']>): void {
+  if (!ctx.request.length && !ctx.get('Transfer-Encoding')) return;
+  const accepted = MEDIA_TYPES[kind];
+  if (!ctx.is(accepted))
+    throw new AppError(
+      'unsupported_media_type',
+      `This operation reads a body of type ${accepted.filter((t) => !t.includes('*')).join(' or ')}; the request sent ${ctx.get('Content-Type') || 'no Content-Type'}.`,
+    );
 }
 
-function handle(def: RouteDef, deps: Deps): Koa.Middleware {
+/** What a route learns from the other routes: the read shapes its body may echo, and the read of the resource it writes. */
+interface RouteContext {
+  readShapes: AnySchema[];
+  resource: ResourceRead | null;
+}
+
+/** The resource's current state as its own GET answers it (null when it does not exist): what If-Match compares with. */
+async function currentState(get: RouteDef, req: Req): Promise<unknown> {
+  try {
+    const query = get.query ? validate(get.query, {}, 'coerce') : {};
+    // The read is the resource's own GET, run for the writer (who may write it, so may read it).
+    const reply = await get.handler({ ...req, body: undefined, query } as never);
+    return reply.status >= 200 && reply.status < 300 && !reply.raw ? (reply.body ?? null) : null;
+  } catch (e) {
+    if (e instanceof AppError && e.kind === 'not_found') return null;
+    throw e;
+  }
+}
+
+function handle(def: RouteDef, deps: Deps, routeCtx: RouteContext = { readShapes: [], resource: null }): Koa.Middleware {
   if (def.bodyKind === 'multipart' || def.bodyKind === 'json-or-multipart') {
-    const inner = handleRoute(def, deps);
+    const inner = handleRoute(def, deps, routeCtx);
     return async (ctx, next) => {
       try {
         await inner(ctx, next);
@@ -264,11 +282,12 @@ function handle(def: RouteDef, deps: Deps): Koa.Middleware {
       }
     };
   }
-  return handleRoute(def, deps);
+  return handleRoute(def, deps, routeCtx);
 }
 
-function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
+function handleRoute(def: RouteDef, deps: Deps, { readShapes, resource }: RouteContext): Koa.Middleware {
   const parse = bodyParser(def, deps);
+  const bodyKind = def.bodyKind ?? (def.body ? 'json' : undefined);
   const jsonOnly = def.bodyKind === 'json' || !def.bodyKind;
   return async (ctx) => {
     // The global EntityManager: each call resolves to the request's own fork, made on its first use (src/db.ts).
@@ -292,6 +311,7 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
         if (!auth.isSuper) throw AppError.forbidden('The organization in the path differs from the token organization.');
         orgId = params.organizationId;
       }
+      if (bodyKind) checkMediaType(ctx, bodyKind);
       if (parse) await parse(ctx, async () => undefined);
       const query = def.query ? validate(def.query, rawQuery, 'coerce') : rawQuery;
       let requestBody = requestBodyOf(ctx);
@@ -300,12 +320,41 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
       // Multipart: uploaded files join the fields, so one schema validates (and reports) both.
       const multipart = def.bodyKind === 'multipart' || (def.bodyKind === 'json-or-multipart' && !!ctx.is('multipart'));
       if (multipart) requestBody = { ...((requestBody as object) ?? {}), ...uploadedFiles(ctx) };
-      let body: unknown = requestBody;
-      if (def.body) body = validate(def.body, requestBody, jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart) ? 'strict' : 'coerce');
-      if (def.rateLimit) ctx.set(rateLimitHeaders(await applyRateLimits(def, deps, em, ctx.ip, body)));
-      // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
-      const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
-      const reply = await runHandler(def, req, ctx);
+      const isJsonBody = jsonOnly || (def.bodyKind === 'json-or-multipart' && !multipart);
+      /** Validation and the handler: what an Idempotency-Key's first request runs (and a replay does not). */
+      const run = async (): Promise<Reply> => {
+        let body: unknown = requestBody;
+        if (def.body && isJsonBody) {
+          const unknown = unknownFieldErrors(def.body, readShapes, requestBody);
+          if (unknown) throw AppError.validation(unknown, `The request body has fields this operation does not know: ${Object.keys(unknown).join(', ')}.`);
+        }
+        if (def.body) body = validate(def.body, requestBody, isJsonBody ? 'strict' : 'coerce');
+        if (def.rateLimit) ctx.set(rateLimitHeaders(await applyRateLimits(def, deps, em, ctx.ip, body)));
+        // Req.auth is declared present because handlers of non-public routes always have it; public handlers never read it.
+        const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
+        const ifMatch = ctx.get('If-Match');
+        const ifNoneMatch = ctx.get('If-None-Match');
+        if (resource && (ifMatch || ifNoneMatch))
+          await checkPreconditions({ ifMatch, ifNoneMatch }, resource.creates, async () => {
+            const readParams = resource.params(params, body);
+            return readParams ? currentState(resource.get, { ...req, params: readParams }) : null;
+          });
+        // RouteDef stores handlers type-erased (src/http/route.ts); req was validated against the route's own schemas.
+        return def.handler(req as never);
+      };
+      const key = auth && honoursIdempotencyKey(def) ? ctx.get(IDEMPOTENCY_HEADER) : '';
+      let reply: Reply;
+      if (!key) reply = await run();
+      else {
+        const scope: KeyScope = { organizationId: orgId, caller: callerOf(auth!), route: `${def.method.toUpperCase()} ${ctx.path}` };
+        const hash = await requestFingerprint(requestBodyOf(ctx), multipart ? uploadedFiles(ctx) : {}, ctx.querystring);
+        const keyed = await withIdempotencyKey(em, { scope, key, hash, leaseMs: deps.config.idempotencyClaimLeaseMs, withhold: !!def.answersSecret }, run);
+        reply = keyed.answer;
+        if (keyed.replayed) {
+          ctx.set('Idempotent-Replayed', 'true');
+          reply = { status: keyed.answer.status, body: keyed.answer.body ?? undefined, headers: keyed.answer.headers };
+        }
+      }
       // A write may have changed what the read cache holds (a removed admin, a rotated key): its NOTIFY
       // is handled before the reply goes out, so the caller's next request sees the change.
       if (def.method !== 'get') await deps.credentialVersions.sync();
@@ -347,17 +396,20 @@ function handleRoute(def: RouteDef, deps: Deps): Koa.Middleware {
     if (reply.raw) {
       ctx.type = reply.raw.contentType;
       ctx.body = reply.raw.data;
-    } else if (reply.status !== 204) {
+    } else if (reply.body === undefined || reply.body === null) {
+      // No body: an explicit null makes Koa answer Content-Length: 0 without a Content-Type (a 200
+      // stays a 200), so a client's JSON parser is never handed an empty "application/json".
+      ctx.body = null;
+      ctx.status = reply.status;
+    } else {
       // Serialised here, once: the ETag and compression middleware then hash and compress this text
       // instead of each calling JSON.stringify on the object again.
       const isJson =
-        reply.body === undefined ||
-        (typeof reply.body === 'object' &&
-          reply.body !== null &&
-          !Buffer.isBuffer(reply.body) &&
-          typeof (reply.body as { pipe?: unknown }).pipe !== 'function');
-      ctx.body = reply.body === undefined ? '' : isJson ? JSON.stringify(reply.body) : reply.body;
+        typeof reply.body === 'object' && reply.body !== null && !Buffer.isBuffer(reply.body) && typeof (reply.body as { pipe?: unknown }).pipe !== 'function';
+      ctx.body = isJson ? JSON.stringify(reply.body) : reply.body;
       if (isJson) ctx.type = 'application/json';
+      // A read's ETag is the version of what it shows (src/http/versions.ts), not a digest of its bytes.
+      if (isJson && def.method === 'get' && reply.status === 200 && !reply.headers?.ETag) ctx.set('ETag', versionTag(reply.body));
       const page = pagingOf(reply.body);
       if (page) ctx.set('Link', linkHeader(ctx.path, ctx.querystring, page));
     }
@@ -396,7 +448,7 @@ async function applyRateLimits(def: RouteDef, deps: Deps, em: EntityManager, ip:
 export function createApp(deps: Deps, routes: RouteDef[] = allRoutes): Koa {
   const app = new Koa();
   const router = new Router();
-  for (const def of routes) router[def.method](def.path, handle(def, deps));
+  for (const def of routes) router[def.method](def.path, handle(def, deps, { readShapes: readShapesOf(def, routes), resource: resourceReadOf(def, routes) }));
   app.use(cacheControl());
   app.use(securityHeadersFor());
   app.use(corsFor(deps.config.corsOrigins));

@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'method_not_allowed'
   | 'conflict'
   | 'payment_required'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -27,6 +28,7 @@ const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -43,6 +45,7 @@ const TITLE: Record<ErrorKind, string> = {
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
+  precondition_failed: 'Precondition failed',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
@@ -63,6 +66,11 @@ export const PROBLEM_REFERENCE: Record<ErrorKind, { slug: string; meaning: strin
   not_found: { slug: 'not-found', meaning: 'The resource does not exist, or belongs to another organization.', action: 'Check the id; do not retry unchanged.' },
   method_not_allowed: { slug: 'method-not-allowed', meaning: 'The path exists but not with this HTTP method; `Allow` lists the methods it has.', action: 'Use one of the methods in `Allow`.' },
   conflict: { slug: 'conflict', meaning: 'The request conflicts with the current state: a duplicate key, or a state that does not allow the change.', action: 'Read the current resource, then decide.' },
+  precondition_failed: {
+    slug: 'precondition-failed',
+    meaning: 'If-Match named another version than the current one (someone changed the resource since you read it), or If-None-Match: * found the resource already there. `detail` and the `ETag` header name the current version.',
+    action: 'Read the resource again, re-apply your change to it, and send it with the new ETag in If-Match.',
+  },
   payload_too_large: { slug: 'payload-too-large', meaning: 'The body or an uploaded file is larger than the operation accepts.', action: 'Send less (for bulk data use /api/imports).' },
   unsupported_media_type: { slug: 'unsupported-media-type', meaning: 'The content type or file type is not accepted by this operation.', action: 'Send JSON, or the multipart form the operation documents.' },
   rate_limited: { slug: 'rate-limited', meaning: 'Too many requests in the current window; `RateLimit` and `Retry-After` say when to come back.', action: 'Wait `Retry-After` seconds before retrying.' },

@@ -5,9 +5,9 @@
  * balance read without the order being admitted, one customer at a time, only in the limit's
  * currency); a quote can be accepted by card like a checkout. Each test is named after the attack.
  */
-import { call, createOrg, dbQuery, ensureCustomer, expectProblem, saveCard, uniq, type OrgFixture } from './helpers';
-import { buyerWorld, card } from './approval-fixtures';
-import { ensurePriceTier, invoiceBody } from './matrix-fixtures';
+import { call, createOrg, dbQuery, ensureCustomer, expectProblem, saveCard, uniq, type OrgFixture } from './support/helpers';
+import { buyerWorld, card } from './support/approval-fixtures';
+import { ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(180_000);
 

@@ -112,7 +112,6 @@ export const approvalRoutes = [
       'Approve: re-prices the cart at current catalog/tier prices; a total different from the requested one supersedes the request (409 naming both totals and the new approval that asks for the new total; nothing is charged). Otherwise continues the held checkout exactly once (workflow checkout-<cartId>) and answers the approval with its orderNumber. Admins, or an Approver who was asked',
     tag: 'Approvals',
     auth: ['Admin', 'Customer'],
-    idempotent: true,
     responses: DECIDE,
     async handler({ em, deps, orgId, auth, params }) {
       return ok(await decideApproval({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, params.approvalId, { action: 'approve' }));

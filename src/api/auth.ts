@@ -120,6 +120,7 @@ export const authRoutes = [
     summary: "Change the signed-in user's password (current password required); every other session ends and a fresh token is returned",
     tag: 'Authentication',
     auth: ['Admin', 'Customer', 'SalesRep'],
+    answersSecret: true,
     body: yup.object({ CurrentPassword: yup.string().required().max(1000), NewPassword: password().required() }),
     rateLimit: { scope: 'login', key: ({ ip }) => ip },
     responses: {

@@ -27,7 +27,6 @@ export const checkoutRoutes = [
       'Check out a cart: charge the saved paymentProfileId or the card in `payment` (tokenized first), or with `payment: { method: "OnAccount" }` buy against the customer\'s credit limit (no charge; the invoice is due by the customer\'s payment terms); create the order, close the cart. Runs as workflow checkout-<cartId>; repeated calls attach to it. confirmationId is the provider charge id (the workflow run id when nothing was charged)',
     tag: 'Carts',
     auth: ['Admin', 'SalesRep', 'Customer'],
-    idempotent: true,
     body: checkoutSchema,
     requestExample: {
       customerNumber: 'C-100',

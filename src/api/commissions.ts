@@ -145,7 +145,6 @@ export const commissionRoutes = [
     tag: TAG,
     auth: ['Admin'],
     body: planSchema,
-    idempotent: true,
     responses: { 201: json(schema.commissionPlan, 'The new plan', { headers: LOCATION }), 400: 'Invalid fields (rates 0 to 1, unique priorities, dates in order, patterns)', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Active and the rep already has an active plan' },
     async handler({ em, orgId, body }) {
       const plan = await createPlan(em, orgId, toPlanInput(body));
@@ -223,7 +222,6 @@ export const commissionRoutes = [
     tag: TAG,
     auth: ['Admin'],
     body: statementSchema,
-    idempotent: true,
     responses: { 202: json(schema.statementRequested, 'Generation started; the statement is Generating until its workflow wrote it (then Draft)', { headers: { Location: { description: 'Where the statement can be read', schema: { type: 'string', format: 'uri-reference' } } } }), 400: 'Invalid fields', 401: 'Unauthenticated', 403: 'Not Admin, or the caller is the rep', 409: 'The period overlaps another statement of the rep that is not Rejected' },
     async handler({ em, deps, orgId, auth, body }) {
       const r = await requestStatement({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, {

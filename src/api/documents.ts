@@ -73,7 +73,6 @@ export const documentRoutes = [
     tag: TAG,
     auth: WRITE,
     body: folderBody,
-    idempotent: true,
     responses: { 201: json(schema.folderReply, 'The new folder', { headers: LOCATION }), 400: 'Bad name or unknown parentId', 409: 'A sibling has that name', ...common },
     async handler({ em, orgId, body }) {
       const folder = folderView(await createFolder(em, orgId, body));
@@ -253,6 +252,7 @@ export const documentRoutes = [
     summary: 'A new signed cdnUrl valid 1 hour',
     tag: TAG,
     auth: READ,
+    answersSecret: true,
     responses: { 200: json(schema.documentUrl, 'A new signed URL'), 404: 'No such document', ...common },
     async handler(r) {
       const doc = await getDocument(r.em, r.orgId, r.params.documentId);

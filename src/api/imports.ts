@@ -43,7 +43,6 @@ export const importRoutes = [
     bodyLimits: { json: '100mb' },
     maxBodyBytes: MAX_FILE_BYTES,
     body: submitSchema,
-    idempotent: true,
     responses: { 202: json(schema.importJobStarted, 'The job was accepted and its workflow started', { headers: JOB_LOCATION }), 400: 'Invalid kind, mode, onError, or not exactly one of records, file, uploadId', 401: 'Unauthenticated', 403: 'Not Admin', 413: 'File larger than 200 MB' },
     async handler({ body, deps, em, orgId, auth }) {
       const input = await importInputOf(body);
@@ -59,8 +58,8 @@ export const importRoutes = [
     summary: 'A presigned PUT URL (1 hour) for a large import file; then POST /api/imports { kind, uploadId, format }',
     tag: 'Imports',
     auth: ['Admin'],
+    answersSecret: true,
     body: yup.object({ fileName: yup.string().trim().max(300) }),
-    idempotent: true,
     responses: { 201: json(schema.importUpload, 'Upload the file with PUT to uploadUrl before expiresAt', { headers: { Location: { ...LOCATION.Location, description: 'The presigned upload URL' } } }), 400: 'Invalid fileName', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ deps, orgId }) {
       const upload = await createUpload(deps, orgId);
@@ -148,7 +147,6 @@ export const importRoutes = [
     summary: 'Reprocess the failed records of a finished job (e.g. after creating the missing price tier)',
     tag: 'Imports',
     auth: ['Admin'],
-    idempotent: true,
     responses: { 202: json(schema.importJob, 'The job, queued again for its failed records', { headers: JOB_LOCATION }), 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such import job', 409: 'The job is not finished, or has no failed records' },
     async handler({ em, deps, orgId, params }) {
       const job = await retryJob(em, deps, orgId, params[jobParam]);

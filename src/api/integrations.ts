@@ -96,7 +96,6 @@ export const integrationRoutes = [
     tag: TAG,
     auth: ADMIN,
     body: createBody,
-    idempotent: true,
     responses: {
       201: json(schema.createdIntegration, 'The created integration (no secrets)', { headers: LOCATION }),
       400: 'Unknown provider, configuration or secret keys, missing required values',

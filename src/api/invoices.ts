@@ -74,7 +74,6 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     auth: WRITE,
     body: createSchema,
-    idempotent: true,
     responses: { 201: json(invoice, 'The created invoice (Draft)'), 204: empty('active:false: the matching invoice was soft-deleted'), 400: 'Invalid fields (a SalesRep\'s lines: items[i].sku or .quantity not in the catalog)', 401: 'Unauthenticated', 403: 'Customer token; a SalesRep\'s unassigned customer, or importedInvoiceTotal/importedBalance from a SalesRep (errors name the field)', 404: 'active:false and no matching invoice', 409: 'invoiceNumber or externalId already used' },
     async handler({ em, orgId, auth, body }) {
       if (body.active === false) {
@@ -94,7 +93,6 @@ export const invoiceRoutes = [
     tag: 'Invoices',
     auth: WRITE,
     body: yup.object({ invoices: yup.array(createSchema).required().min(1, '${path} must have at least one invoice.').max(MAX_BULK, `\${path} must have at most ${MAX_BULK} invoices (use /api/imports for more).`) }),
-    idempotent: true,
     responses: { 201: json(out.arr(createdInvoice), 'One entry per invoice, in input order'), 400: 'Invalid fields (named invoices[i].field) or more than 1000 invoices', 401: 'Unauthenticated', 403: 'Customer token; a SalesRep\'s entry for an unassigned customer or with importedInvoiceTotal/importedBalance (errors name invoices[i].field)', 404: 'A SalesRep\'s entry whose externalId or invoiceNumber names an invoice it may not see (errors name invoices[i].field); nothing changes', 409: 'An invoiceNumber or externalId clashes with another invoice' },
     async handler({ em, orgId, auth, body, deps }) {
       return created(await upsertInvoicesFor(em, deps.config.databaseUrl, orgId, auth, body.invoices), '/api/invoices');

@@ -27,7 +27,6 @@ export const orderRoutes = [
     summary: 'Create an order (orderNumber generated per organization)',
     tag: 'Orders',
     auth: ROLES,
-    idempotent: true,
     body: orderSchema,
     responses: {
       201: json(createdOrder, 'The new order\'s id and number, and its link'),
@@ -63,7 +62,6 @@ export const orderRoutes = [
     summary: 'Import orders: an existing externalId, else orderNumber, updates that order; active:false soft-deletes it',
     tag: 'Orders',
     auth: ['Admin'],
-    idempotent: true,
     body: yup.object({ orders: yup.array(bulkOrderSchema.required()).min(1).max(1000).required() }),
     responses: { 201: json(out.arr(createdOrder), 'One entry per order, in input order'), 400: 'Invalid input', 401: 'Unauthenticated', 403: 'Not Admin', 409: 'Conflicting keys' },
     async handler({ orgId, body, deps }) {

@@ -248,6 +248,7 @@ export const organizationRoutes = [
     summary: 'Issue ClientId, ClientSecret and an API key (shown once); invalidates all earlier tokens and keys',
     tag: 'Organizations',
     auth: ['Admin'],
+    answersSecret: true,
     responses: { 201: json(out.obj({ ClientId: out.str(), ClientSecret: out.str(), ApiKey: out.str() }), 'The new credentials, shown once (every older token and key is refused)'), 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, deps }) {
       return created(await issueApiAccess(em, deps, orgId), '/api/organization');

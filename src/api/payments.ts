@@ -235,7 +235,6 @@ export const paymentRoutes = [
     tag: TAG,
     auth: ROLES,
     body: paymentMethodSchema,
-    idempotent: true,
     responses: {
       201: json(
         out.obj({ requiresRedirect: out.bool(), redirectUrl: out.uriN(), provider: out.str(), paymentMethod: PAYMENT_METHOD.nullable() }),
@@ -271,7 +270,6 @@ export const paymentRoutes = [
     tag: TAG,
     auth: ROLES,
     body: transactionSetupSchema,
-    idempotent: true,
     responses: { 201: json(out.obj({ transactionSetupId: out.str(), hostedPaymentUrl: out.uri() }), 'The hosted payment page to send the customer to'), 400: 'Validation failed, or transactionAmount above the invoice balance', 404: 'Customer not found' },
     handler: async ({ em, deps, auth, orgId, body }) => {
       const setup = await setUpHostedPayment(em, deps, orgId, auth, body);

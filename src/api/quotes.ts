@@ -59,7 +59,6 @@ export const quoteRoutes = [
       'Request a quote for a customer: items (sku, quantity, optional targetPrice), notes, or a cartId to start from. Customers for themselves, reps for their customers, admins for any. Starts workflow quote-<quoteId> (search attributes OrganizationId, CustomerNumber, QuoteNumber); webhook quote.requested',
     tag: TAG,
     auth: ['Admin', 'SalesRep', 'Customer'],
-    idempotent: true,
     body: requestSchema,
     responses: { 201: json(quote, 'The quote (Requested)', { headers: LOCATION }), 400: 'Invalid fields (unknown SKU, quantity rules, no lines)', 401: 'Unauthenticated', 403: 'Role not allowed', 404: 'No such customer or cart (or not visible)' },
     async handler({ em, deps, orgId, auth, body }) {
@@ -128,7 +127,6 @@ export const quoteRoutes = [
       "Accept the current offer (Quoted, before expiresAt): creates the order at the quoted net unit prices (channel Quote, linked by quoteId), then its invoice (Issued) and the confirmation e-mail. Payment as complete-checkout takes it: on account against the customer's credit limit (the default, or payment.method OnAccount), a saved card (paymentProfileId) or card details (payment.creditCard, tokenized first), charged once by the quote's workflow. Above the buyer's spending limits the accept is held for an approval (202; the quote stays Quoted until the decision). Once only: a second accept is a 409. Webhook quote.accepted",
     tag: TAG,
     auth: ['Admin', 'Customer'],
-    idempotent: true,
     body: acceptSchema,
     responses: {
       ...STEP,

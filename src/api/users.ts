@@ -17,7 +17,6 @@ export const userRoutes = [
     tag: 'Users',
     auth: ['Admin'],
     body: userInput,
-    idempotent: true,
     responses: {
       201: json(PROFILE, 'The new user'),
       200: json(PROFILE, 'The user as submitted (existing account: pending membership, acceptance link e-mailed)'),

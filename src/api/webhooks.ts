@@ -57,8 +57,8 @@ export const webhookRoutes = [
     summary: 'Subscribe a URL to events; the signing secret (whsec_...) is shown only in this response',
     tag: TAG,
     auth: ADMIN,
+    answersSecret: true,
     body: createBody,
-    idempotent: true,
     responses: {
       201: json(schema.createdWebhook, 'The subscription with its signing secret (shown only here)', { headers: LOCATION }),
       400: 'Bad url (https only; no private addresses) or events',
@@ -127,6 +127,7 @@ export const webhookRoutes = [
     summary: 'New signing secret; the previous one keeps signing beside it for 24 hours',
     tag: TAG,
     auth: ADMIN,
+    answersSecret: true,
     responses: { 200: json(schema.webhookSecret, 'The new signing secret'), 404: 'No such webhook', ...common },
     async handler({ em, deps, orgId, params }) {
       return ok(await rotateSubscriptionSecret(em, deps.config, orgId, params.webhookId));
@@ -139,7 +140,6 @@ export const webhookRoutes = [
     summary: 'Send a webhook.test event to this subscription',
     tag: TAG,
     auth: ADMIN,
-    idempotent: true,
     responses: { 202: json(schema.webhookTestSent, 'The test event and its delivery'), 404: 'No such webhook', ...common },
     async handler({ em, orgId, params }) {
       return accepted(await sendTestEvent(em, orgId, params.webhookId));
@@ -177,7 +177,6 @@ export const webhookRoutes = [
     summary: 'Deliver the same event again (same webhook-id) as a new delivery',
     tag: TAG,
     auth: ADMIN,
-    idempotent: true,
     responses: { 202: json(schema.webhookDelivery, 'The new delivery (Pending)'), 404: 'No such webhook or delivery', ...common },
     async handler({ em, orgId, params }) {
       return accepted(await redeliver(em, orgId, params.webhookId, params.deliveryId));
@@ -191,7 +190,6 @@ export const webhookRoutes = [
     tag: TAG,
     auth: ADMIN,
     body: replayBody,
-    idempotent: true,
     responses: { 202: json(schema.webhookReplay, 'How many events are delivered again, and their new deliveries'), 400: 'since missing or not a date', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params, body }) {
       return accepted(await replayFailed(em, orgId, params.webhookId, new Date(body.since)));

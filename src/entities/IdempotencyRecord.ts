@@ -19,6 +19,8 @@ export const IdempotencyRecord = defineEntity({
     responseBody: p.json<unknown>().nullable(),
     /** Headers of the stored response a replay repeats (Location of a 201). */
     responseHeaders: p.json<Record<string, string>>().nullable(),
+    /** The answer carried a secret or token (RouteDef answersSecret): only its status is kept, and a repeated key is a 409. */
+    withheld: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     completedAt: p.datetime().nullable(),
   },

@@ -10,7 +10,8 @@ import type { AnySchema, SchemaDescription } from 'yup';
 import { UUID_RE } from '../domain/ids.js';
 import type { ListSpec } from './paging.js';
 import { MAX_PAGE_SIZE } from './paging.js';
-import type { ResponseDoc, RouteDef } from './route.js';
+import { honoursIdempotencyKey, type ResponseDoc, type RouteDef } from './route.js';
+import { resourceReadOf } from './versions.js';
 
 type Json = Record<string, unknown>;
 type Desc = SchemaDescription & {
@@ -258,7 +259,16 @@ function responseObject(status: number, r: string | ResponseDoc, ctx: BuildConte
   return out;
 }
 
-const ETAG_HEADER = { description: 'Entity tag of this answer; send it back as `If-None-Match` to get a 304 while it is unchanged', schema: { type: 'string' } };
+const IDEMPOTENT_REPLAYED = {
+  description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
+  schema: { type: 'string', enum: ['true'] },
+};
+const WWW_AUTHENTICATE = { description: 'The scheme to authenticate with: `Bearer`', schema: { type: 'string' } };
+const ETAG_HEADER = {
+  description:
+    'Version of what this answer shows (not a digest of its bytes: a fresh signed URL keeps it); send it back as `If-None-Match` to get a 304 while it is unchanged, or as `If-Match` on a write of the resource',
+  schema: { type: 'string' },
+};
 const IF_NONE_MATCH: Param = {
   name: 'If-None-Match',
   in: 'header',
@@ -282,9 +292,12 @@ function isConditionalRead(r: RouteDef): boolean {
 /** Errors every route can answer besides its own list: documented once per operation so clients type them. */
 function commonErrors(r: RouteDef): Record<number, string> {
   const out: Record<number, string> = {};
-  if (r.body || r.query || r.paged) out[400] = 'Invalid input (problem details name each field)';
+  if (r.body || r.query || r.paged) out[400] = 'Invalid input (problem details name each field; a JSON body field the operation does not know is one of them)';
+  if (r.body) out[415] = 'The request body is in a media type this operation does not read';
   if (r.auth !== 'public') out[401] = 'Missing, invalid or revoked token or API key';
   if (r.auth !== 'public' && r.auth.length < 3) out[403] = 'The role of the token does not allow this operation';
+  if (honoursIdempotencyKey(r))
+    out[409] = 'The Idempotency-Key was used with another request, its answer carried a secret, or its first request is still running (Retry-After)';
   if (r.rateLimit) out[429] = 'Rate limit exceeded (Retry-After says when to try again)';
   return out;
 }
@@ -310,20 +323,44 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
     for (const [name, p] of Object.entries(r.queryParams ?? {})) {
       if (!params.some((x) => x.name === name && x.in === 'query')) params.push({ name, in: 'query', required: p.required ?? false, schema: p.schema, description: p.description });
     }
-    if (r.idempotent)
+    if (honoursIdempotencyKey(r))
       params.push({
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
         schema: { type: 'string', maxLength: 200 },
-        description: 'Replays the first response for the same key and body; another body with the same key is a 409.',
+        description: r.answersSecret
+          ? 'The answer carries a secret or token and is never stored: the first request with a key runs, a repeated key is a 409 (send a new key to ask again).'
+          : 'The first 2xx answer for this key is stored and replayed (with `Idempotent-Replayed: true`) when the same key comes with the same request; the same key with another body is a 409, and while the first request still runs a 409 with Retry-After.',
       });
+    const resource = resourceReadOf(r, routes);
+    if (resource) {
+      params.push({
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: `The ETag of \`GET ${toOpenApiPath(resource.get.path)}\` as read before this change: the change runs only while it is still the current version, else 412 naming the current ETag (lost updates). \`*\` asks only that the resource exists. A weak prefix and an encoding suffix (\`-gzip\`) are ignored.`,
+      });
+      if (resource.creates)
+        params.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string', enum: ['*'] }, description: '`*`: create only; 412 when the resource already exists.' });
+    }
     const responses: Record<string, Json> = {};
-    const all: Record<number, string | ResponseDoc> = { ...commonErrors(r), ...r.responses };
+    const preconditions: Record<number, string> = resource ? { 412: 'If-Match names another version than the current one (the `ETag` header names it), or If-None-Match: * found the resource already there' } : {};
+    const all: Record<number, string | ResponseDoc> = { ...commonErrors(r), ...preconditions, ...r.responses };
     const conditional = isConditionalRead(r);
     if (conditional) all[304] ??= { description: 'Not Modified: `If-None-Match` named the current ETag; no body', empty: true, headers: { ETag: ETAG_HEADER } };
     for (const [status, resp] of Object.entries(all).sort(([a], [b]) => Number(a) - Number(b))) responses[status] = responseObject(Number(status), resp, ctx);
-    if (conditional) responses['200'].headers = { ETag: { description: ETAG_HEADER.description, schema: ETAG_HEADER.schema }, ...((responses['200'].headers as Json | undefined) ?? {}) };
+    if (honoursIdempotencyKey(r))
+      for (const [status, resp] of Object.entries(responses))
+        if (Number(status) >= 200 && Number(status) < 300)
+          resp.headers = { ...((resp.headers as Json | undefined) ?? {}), 'Idempotent-Replayed': IDEMPOTENT_REPLAYED };
+    if (responses['401']) responses['401'].headers = { 'WWW-Authenticate': WWW_AUTHENTICATE, ...((responses['401'].headers as Json | undefined) ?? {}) };
+    if (conditional)
+      responses['200'].headers = {
+        ETag: { description: ETAG_HEADER.description, schema: ETAG_HEADER.schema },
+        ...((responses['200'].headers as Json | undefined) ?? {}),
+      };
     if (conditional) params.push(IF_NONE_MATCH);
     responses.default = { description: 'Any other error, as problem details', content: { 'application/problem+json': { schema: PROBLEM_REF } } };
     const op: Json = {
@@ -336,6 +373,7 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
       security: r.auth === 'public' ? [] : [{ bearer: [] }, { apiKey: [] }],
       'x-roles': r.auth === 'public' ? [] : [...r.auth],
       ...(r.rateLimit ? { 'x-rate-limit': r.rateLimit.scope } : {}),
+      ...(honoursIdempotencyKey(r) ? { 'x-idempotency-key': r.answersSecret ? 'not-stored' : 'replayed' } : {}),
     };
     if (r.body) {
       const kind = r.bodyKind ?? 'json';
@@ -353,7 +391,7 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
       title: info.title,
       version: info.version,
       description:
-        'Multi-tenant B2B commerce API. Authenticate with `POST /api/auth/login` (client credentials) or `POST /api/auth/token` (e-mail and password) and send the `AccessToken` as `Authorization: Bearer`, or send an API key as `x-api-key`. Another organization\'s data answers 404. Errors are `application/problem+json` (components/schemas/Problem). Routes that create or charge accept an `Idempotency-Key` header.',
+        "Multi-tenant B2B commerce API. Authenticate with `POST /api/auth/login` (client credentials) or `POST /api/auth/token` (e-mail and password) and send the `AccessToken` as `Authorization: Bearer`, or send an API key as `x-api-key`. Another organization's data answers 404. Errors are `application/problem+json` (components/schemas/Problem); a 401 carries `WWW-Authenticate: Bearer`. A JSON body may carry only the fields its operation declares, plus the read-only fields its resource's GET answers (a GET-modify-PUT round trip); another field is a 400 naming it, and a body in another media type is a 415. An answer without a body is `Content-Length: 0` with no `Content-Type`. Every POST, PUT and PATCH of an authenticated caller honours an `Idempotency-Key` header (replay with `Idempotent-Replayed: true`; another body with the same key is a 409).",
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: info.servers.map((url) => ({ url })),

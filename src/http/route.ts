@@ -90,8 +90,12 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   queryParams?: Record<string, { description: string; schema: Record<string, unknown>; required?: boolean }>;
   /** Example request body (JSON). */
   requestExample?: unknown;
-  /** Honours an `Idempotency-Key` header (routes that create or charge). */
-  idempotent?: boolean;
+  /**
+   * The 2xx answer carries a secret or a token (credentials, a webhook signing secret, an access
+   * token, a presigned upload URL): under an `Idempotency-Key` it is never stored, and a repeated
+   * key is a 409 (src/http/idempotency.ts).
+   */
+  answersSecret?: true;
   /**
    * Documented responses, status -> ResponseDoc (json(schema), file(mime), empty()) or, for
    * errors, a description string (answered as application/problem+json). test/openapi.test.ts
@@ -122,3 +126,30 @@ export const file = (mediaType: string, description: string): ResponseDoc => ({ 
 export const empty = (description: string): ResponseDoc => ({ description, empty: true });
 /** The Location header of a 201. */
 export const LOCATION = { Location: { description: 'URL of the created resource', schema: { type: 'string', format: 'uri-reference' } } };
+
+/** The JSON schema a route answers 200 with, when it has one. */
+function okSchema(def: RouteDef): AnySchema | undefined {
+  const doc = def.responses[200];
+  return typeof doc === 'object' && doc.schema ? doc.schema : undefined;
+}
+
+/**
+ * What the resource a write addresses looks like when read: the 200 schema of the GET on the
+ * same path, or of the GET on one of its items (`/api/webhooks` -> `/api/webhooks/:webhookId`),
+ * lists excepted. The read-only fields of that shape may come back in the write's body (a
+ * GET-modify-PUT round trip) without being refused as unknown fields.
+ */
+export function readShapesOf(def: RouteDef, routes: readonly RouteDef[]): AnySchema[] {
+  if (def.method === 'get') return [];
+  const item = new RegExp(`^${def.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/:[A-Za-z]+$`);
+  return routes
+    .filter((r) => r.method === 'get' && !r.paged && (r.path === def.path || item.test(r.path)))
+    .map(okSchema)
+    .filter((s): s is AnySchema => !!s && s.type === 'object');
+}
+
+/** Methods whose requests change state: each honours an Idempotency-Key (src/http/idempotency.ts). */
+const KEYED_METHODS: ReadonlySet<Method> = new Set(['post', 'put', 'patch']);
+
+/** Whether an operation honours `Idempotency-Key`: every state-changing one with an authenticated caller (the key's scope). */
+export const honoursIdempotencyKey = (def: RouteDef): boolean => KEYED_METHODS.has(def.method) && def.auth !== 'public';

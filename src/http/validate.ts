@@ -1,5 +1,5 @@
 /** yup validation that reports every failing field at once as an AppError (400). */
-import { ValidationError, type AnyObject, type ObjectSchema, type SchemaDescription, type SchemaFieldDescription } from 'yup';
+import { ValidationError, type AnyObject, type AnySchema, type ObjectSchema, type SchemaDescription, type SchemaFieldDescription } from 'yup';
 import { AppError, type FieldErrors } from '../errors.js';
 import { boundMessage, MAX_REPORTED_ERRORS } from './input-guard.js';
 
@@ -31,7 +31,7 @@ function toFieldErrors(err: ValidationError): FieldErrors {
 }
 
 const descriptions = new WeakMap<object, SchemaDescription>();
-function describeOnce(schema: ObjectSchema<AnyObject>): SchemaDescription {
+function describeOnce(schema: AnySchema): SchemaDescription {
   let d = descriptions.get(schema);
   if (!d) descriptions.set(schema, (d = schema.describe()));
   return d;
@@ -103,4 +103,41 @@ export function validate<T>(schema: ObjectSchema<AnyObject>, input: unknown, mod
   numberBoundErrors(describeOnce(schema), value, '', boundErrors);
   if (Object.keys(shapeErrors).length || Object.keys(boundErrors).length) throw AppError.validation({ ...boundErrors, ...shapeErrors });
   return value;
+}
+
+type FieldTree = SchemaFieldDescription & { fields?: Record<string, SchemaFieldDescription>; innerType?: SchemaFieldDescription | SchemaFieldDescription[] };
+
+const hasFields = (d: FieldTree) => d.type === 'object' && !!d.fields && Object.keys(d.fields).length > 0;
+
+/**
+ * Fields of a JSON body that neither the operation's schema nor its resource's read shape
+ * (`readShapes`: what the resource's own GET answers) declares, as field errors: a misspelt
+ * `compnyPhone` is a 400 naming it instead of a silent no-op, while a GET-modify-PUT round trip
+ * (which sends back read-only fields such as `id` or `createdAt`) still passes. A part of the
+ * body that one of the shapes leaves open (yup.mixed, an object without declared fields, a lazy
+ * schema) is not inspected: free-form attributes and import records stay free-form.
+ */
+export function unknownFieldErrors(schema: ObjectSchema<AnyObject>, readShapes: readonly AnySchema[], input: unknown): FieldErrors | null {
+  const out: FieldErrors = {};
+  const shapes = [describeOnce(schema), ...readShapes.map((s) => describeOnce(s))] as FieldTree[];
+  walkUnknown(shapes, input, '', out);
+  return Object.keys(out).length ? out : null;
+}
+
+function walkUnknown(shapes: FieldTree[], value: unknown, path: string, out: FieldErrors): void {
+  if (value === null || typeof value !== 'object' || Object.keys(out).length >= MAX_REPORTED_ERRORS) return;
+  if (Array.isArray(value)) {
+    const inner = shapes.filter((s) => s.type === 'array' && s.innerType && !Array.isArray(s.innerType)).map((s) => s.innerType as FieldTree);
+    if (!inner.length || shapes.some((s) => s.type !== 'array')) return;
+    value.forEach((v, i) => walkUnknown(inner, v, `${path}[${i}]`, out));
+    return;
+  }
+  // Only where every shape that describes this level declares its fields is an unknown key an error.
+  if (!shapes.length || !shapes.every(hasFields)) return;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const next = shapes.map((s) => s.fields?.[k]).filter((d): d is FieldTree => !!d);
+    const field = path ? `${path}.${k}` : k;
+    if (!next.length) (out[boundMessage(field, 120)] ??= []).push(`${boundMessage(field, 120)} is not a field of this operation.`);
+    else walkUnknown(next, v, field, out);
+  }
 }

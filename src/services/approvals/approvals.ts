@@ -13,7 +13,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../../config.js';
 import { approvalRefusal, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
-import { ApprovalRequest, CustomerBuyer } from '../../entities/index.js';
+import { ApprovalRequest } from '../../entities/index.js';
 import type { Out } from '../../domain/contract.js';
 import type { approval } from '../../domain/resources.js';
 import { AppError } from '../../errors.js';
