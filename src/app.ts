@@ -24,7 +24,7 @@ import { callerClassOf, countRequest, enforceTenantLimits, rateLimitExceeded, ra
 import { honoursIdempotencyKey, readShapesOf, type Reply, type Req, type RouteDef } from './http/route.js';
 import { IDEMPOTENCY_HEADER, requestFingerprint, withIdempotencyKey, type KeyScope } from './http/idempotency.js';
 import { unknownFieldErrors, validate } from './http/validate.js';
-import { checkPreconditions, resourceReadOf, versionTag, type ResourceRead } from './http/versions.js';
+import { checkPreconditions, resourceReadOf, versionTag, withResourceLock, type ResourceRead } from './http/versions.js';
 import type { AnySchema } from 'yup';
 import { log } from './logger.js';
 import { httpDuration, httpRequests } from './metrics.js';
@@ -334,13 +334,14 @@ function handleRoute(def: RouteDef, deps: Deps, { readShapes, resource }: RouteC
         const req: Req = { ctx, em, deps, auth: auth as Principal, orgId, body, query, params };
         const ifMatch = ctx.get('If-Match');
         const ifNoneMatch = ctx.get('If-None-Match');
-        if (resource && (ifMatch || ifNoneMatch))
-          await checkPreconditions({ ifMatch, ifNoneMatch }, resource.creates, async () => {
-            const readParams = resource.params(params, body);
-            return readParams ? currentState(resource.get, { ...req, params: readParams }) : null;
-          });
         // RouteDef stores handlers type-erased (src/http/route.ts); req was validated against the route's own schemas.
-        return def.handler(req as never);
+        if (!resource || !(ifMatch || ifNoneMatch)) return def.handler(req as never);
+        const readParams = resource.params(params, body);
+        // The check and the write under one lock per resource: two writers naming the same version cannot both pass.
+        return withResourceLock(deps.orm.em, `${orgId} ${resource.get.path} ${JSON.stringify(readParams)}`, async () => {
+          await checkPreconditions({ ifMatch, ifNoneMatch }, resource.creates, async () => (readParams ? currentState(resource.get, { ...req, params: readParams }) : null));
+          return def.handler(req as never);
+        });
       };
       const key = auth && honoursIdempotencyKey(def) ? ctx.get(IDEMPOTENCY_HEADER) : '';
       let reply: Reply;

@@ -215,6 +215,19 @@ describe('finding 7: lost updates for integrators', () => {
     expect((await call('GET', path, { token: org.adminToken })).body.companyName).toBe('Newer Inc');
   });
 
+  test('when two integrators update the same customer at once naming the same version, then one wins and the other gets 412, not a lost update', async () => {
+    const body = customerBody();
+    statusOf(await call('PUT', '/api/customers', { token: org.adminToken, body }), 201);
+    const path = `/api/customers/${body.customerNumber}`;
+    const tag = (await call('GET', path, { token: org.adminToken })).headers.get('etag')!;
+    const names = Array.from({ length: 6 }, (_, i) => `Writer ${i} Inc`);
+    const answers = await Promise.all(names.map((companyName) => call('PUT', path, { token: org.adminToken, body: { companyName }, headers: { 'If-Match': tag } })));
+    const won = answers.map((r, i) => (r.status === 200 ? names[i] : null)).filter((n) => n !== null);
+    expect(won).toHaveLength(1);
+    for (const r of answers) if (r.status !== 200) expectProblem(r, 412);
+    expect((await call('GET', path, { token: org.adminToken })).body.companyName).toBe(won[0]);
+  });
+
   test('when If-Match names the current version (also weak or with an encoding suffix), then the update and the delete run; without the header nothing changes', async () => {
     const body = customerBody();
     statusOf(await call('PUT', '/api/customers', { token: org.adminToken, body }), 201);

@@ -17,6 +17,7 @@
  *   (`"...-gzip"`, `"...-br"`), since the version is the same whatever the encoding.
  */
 import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import type { RouteDef } from './route.js';
 
@@ -118,4 +119,17 @@ export async function checkPreconditions(headers: { ifMatch: string; ifNoneMatch
   }
   if (ifNoneMatch && tag !== null && (ifNoneMatch === '*' || ifNoneMatch.includes(opaqueTag(tag))))
     throw new AppError('precondition_failed', `If-None-Match: the resource already exists (current version ${tag}).`, undefined, { ETag: tag });
+}
+
+/**
+ * Runs a conditional write (its If-Match / If-None-Match check and the write itself) holding a
+ * transaction-scoped advisory lock on the resource, taken on a connection of its own: a second
+ * conditional write of the same resource waits, then reads the version the first one wrote and
+ * answers 412. Writes without a precondition take no lock (they asked for none).
+ */
+export async function withResourceLock<T>(root: EntityManager, resourceKey: string, write: () => Promise<T>): Promise<T> {
+  return root.fork().transactional(async (tx) => {
+    await tx.getConnection().execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [resourceKey]);
+    return write();
+  });
 }
