@@ -102,10 +102,10 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
         addresses: [
           {
             externalId: uniq('AX-'),
-            address1: '1 Main St',
+            line1: '1 Main St',
             city: 'Springfield',
-            stateProvince: 'IL',
-            zipPostalCode: '62701',
+            state: 'IL',
+            postalCode: '62701',
             country: 'US',
             addressType: 'Billing',
             isPrimary: true,
