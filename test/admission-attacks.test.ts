@@ -32,6 +32,10 @@ async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_0
   }
 }
 
+/** Waits until the request's first level has been asked (the workflow asks it just after the request is stored). */
+const asked = (approvalId: string, token: string) =>
+  waitFor(async () => (await call('GET', `/api/approvals/${approvalId}`, { base: org.base, token })).body, (b: any) => b.chain?.some((e: any) => e.type === 'Asked'));
+
 async function customer(creditLimit: number | null): Promise<string> {
   const customerNumber = uniq('AC');
   await ensureCustomer(org, customerNumber);
@@ -116,6 +120,7 @@ describe('spending limits on every path (item 3)', () => {
     expect((await call('GET', `/api/quotes/${id}`, A())).body).toMatchObject({ status: 'Quoted', orderId: null });
     const approval = await call('GET', `/api/approvals/${held.body.approvalId}`, { base: org.base, token: w.approver1.token });
     expect(approval.body).toMatchObject({ subject: 'Quote', quoteId: id, total: 1000, status: 'Pending' });
+    await asked(held.body.approvalId, w.approver1.token);
     const approved = await call('POST', `/api/approvals/${held.body.approvalId}/approve`, { base: org.base, token: w.approver1.token });
     expect(approved.status).toBe(200);
     const q = await waitFor(async () => (await call('GET', `/api/quotes/${id}`, A())).body, (b) => b.status === 'Accepted');
@@ -147,6 +152,7 @@ describe('spending limits on every path (item 3)', () => {
     const inv = invoiceBody({ orderId, orderNumber: res.body.data.orderNumber });
     inv.customer.customerNumber = w.customerNumber;
     expectProblem(await call('POST', '/api/invoices', { ...A(), body: inv }), 409);
+    await asked(res.body.approvalId, w.approver1.token);
     const rejected = await call('POST', `/api/approvals/${res.body.approvalId}/reject`, { base: org.base, token: w.approver1.token, body: { reason: 'Too much' } });
     expect(rejected.status).toBe(200);
     expect((await call('GET', `/api/orders/${orderId}`, A())).body.orderStatus).toBe('Cancelled');
