@@ -119,7 +119,7 @@ describe('on-account checkout', () => {
     const id = await cartFor(customerNumber, sku, 1);
     expect((await onAccount(customerNumber, id)).status).toBe(200);
     // Ten orders of 25 at once through the checkout's order step (createOrder + reserveCredit), in ten overlapping transactions.
-    const script = path.join((stack as unknown as { distDir: string }).distDir, 'scripts', 'credit-race.js');
+    const script = path.join((stack as unknown as { distDir: string }).distDir, 'scripts', 'chaos', 'credit-race.js');
     const { stdout } = await promisify(execFile)(process.execPath, [script, org.organizationId, customerNumber, '10', '25'], { env: { ...process.env, DATABASE_URL: stack.env.production.DATABASE_URL } });
     const out = JSON.parse(stdout.trim().split('\n').pop()!) as { placed: number; refused: string[] };
     expect(out.placed).toBe(2);
