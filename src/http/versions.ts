@@ -129,7 +129,7 @@ export async function checkPreconditions(headers: { ifMatch: string; ifNoneMatch
  */
 export async function withResourceLock<T>(root: EntityManager, resourceKey: string, write: () => Promise<T>): Promise<T> {
   return root.fork().transactional(async (tx) => {
-    await tx.getConnection().execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [resourceKey]);
+    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [resourceKey]);
     return write();
   });
 }
