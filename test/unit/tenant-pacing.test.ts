@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../src/errors';
-import { admitTenantRequest, type CallerClass, type TenantCaller } from '../../src/http/rate-limit';
+import { admitTenantRequest, type TenantCaller } from '../../src/http/rate-limit';
+import type { CallerClass } from '../../src/domain/organizations/rate-classes';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());

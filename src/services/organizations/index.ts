@@ -3,9 +3,9 @@
  * return origins of hosted payments, and API access credentials.
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { classBudget, type CallerClass } from '../../http/rate-limit.js';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
+import { classBudget, type CallerClass } from '../../domain/organizations/rate-classes.js';
 import type { Deps } from '../../deps.js';
 import { hashSecret, newApiCredentials, newOrgCode, sha256, slugify } from '../../domain/auth/secrets.js';
 import { initialMembershipStatus } from '../../domain/organizations/membership.js';
