@@ -9,6 +9,7 @@ import { Decimal } from 'decimal.js';
 import type { BuyerGrant, BuyerRole } from '../../domain/approvals/rules.js';
 import { buyerChangeRefusal, monthStart } from '../../domain/approvals/rules.js';
 import { moneyNumber } from '../../domain/money.js';
+import type { BuyerSpending } from '../../domain/orders/admission.js';
 import { CustomerBuyer, PriceTier, User, UserCustomer, type Customer } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
@@ -59,6 +60,13 @@ export async function spentThisMonth(em: EntityManager, orgId: string, customerI
     [orgId, customerId, userId, monthStart(now)],
   );
   return new Decimal(rows[0]?.spent ?? 0);
+}
+
+/** A user's limits as a buyer at the customer and what they spent there this month, or null when the user has no buyer role there. */
+export async function limitedBuyer(em: EntityManager, orgId: string, customerId: string, userId: string): Promise<BuyerSpending | null> {
+  const buyer = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId, userId });
+  if (!buyer) return null;
+  return { limits: { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }, spentThisMonth: await spentThisMonth(em, orgId, customerId, userId) };
 }
 
 async function buyerView(em: EntityManager, orgId: string, b: CustomerBuyer, currency: string): Promise<Out<typeof customerBuyer>> {

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { approvalLevels, approvalRefusal, checkSpending, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
+import { approvalLevels, approvalRefusal, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
+import { spendingAdmission } from '../../domain/orders/admission.js';
 import { formatMoney, minorUnitDigits } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
 import { ApprovalRequest, Cart, CustomerBuyer, Order, OrganizationMember, Quote, User } from '../../entities/index.js';
@@ -18,7 +19,7 @@ import type { SendEmailInput } from '../../workflows/send-email-defs.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import { priceLine } from '../catalog/pricing.js';
 import { approvalEvent } from './approvals.js';
-import { spentThisMonth } from './buyers.js';
+import { limitedBuyer } from './buyers.js';
 
 const wrongState = (message: string) => ApplicationFailure.create({ type: APPROVAL_WRONG_STATE, message, nonRetryable: true });
 
@@ -278,8 +279,7 @@ async function supersede(tx: EntityManager, a: ApprovalRequest, cart: Cart, tota
   const orgId = input.organizationId;
   const at = new Date(input.at);
   const lines = cart.items.getItems().map(lineOf);
-  const buyer = a.customerId ? await tx.findOne(CustomerBuyer, { organizationId: orgId, customerId: a.customerId, userId: a.requesterUserId }) : null;
-  const check = buyer && a.customerId ? checkSpending(total, await spentThisMonth(tx, orgId, a.customerId, a.requesterUserId), { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }) : ({ needsApproval: false } as const);
+  const check = spendingAdmission(total, a.customerId ? await limitedBuyer(tx, orgId, a.customerId, a.requesterUserId) : null);
   // The old request leaves Pending before the new one is inserted (at most one Pending request per cart).
   a.status = 'Superseded';
   a.repricedTotal = total.toFixed();

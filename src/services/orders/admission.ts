@@ -15,7 +15,7 @@ import type { Client } from '@temporalio/client';
 import type { Decimal } from 'decimal.js';
 import type { Config } from '../../config.js';
 import { spendingAdmission, type BuyerSpending } from '../../domain/orders/admission.js';
-import { ApprovalRequest, CustomerBuyer, User, type ApprovalSubject } from '../../entities/index.js';
+import { ApprovalRequest, User, type ApprovalSubject } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { sameCartLines, type HeldLine } from '../../domain/approvals/rules.js';
 import { boundRows } from '../db/bound.js';
@@ -25,7 +25,7 @@ import type { ApprovePurchaseInput, QuoteAcceptHold } from '../../workflows/appr
 import type { CheckoutInput } from '../../workflows/checkout-cart-defs.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import { approvalEvent, approvalWorkflowId, type PendingApproval } from '../approvals/approvals.js';
-import { spentThisMonth } from '../approvals/buyers.js';
+import { limitedBuyer } from '../approvals/buyers.js';
 
 export interface AdmissionDeps {
   em: EntityManager;
@@ -54,9 +54,7 @@ export interface AdmissionSubject {
 /** The buyer's limits at the customer and this month's spending, or null when the principal is not a limited buyer there. */
 export async function buyerSpending(em: EntityManager, orgId: string, auth: Principal, customerId: string | null): Promise<BuyerSpending | null> {
   if (auth.role !== 'Customer' || auth.isSuper || !auth.userId || !customerId) return null;
-  const buyer = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId, userId: auth.userId });
-  if (!buyer) return null;
-  return { limits: { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }, spentThisMonth: await spentThisMonth(em, orgId, customerId, auth.userId) };
+  return limitedBuyer(em, orgId, customerId, auth.userId);
 }
 
 const sameSubject = (s: AdmissionSubject) => (s.subject === 'Quote' ? { quoteId: s.quoteAccept!.quoteId } : s.subject === 'Cart' ? { cartId: s.checkout!.cartId } : { orderId: s.orderId! });
