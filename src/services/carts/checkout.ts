@@ -26,7 +26,8 @@ import { findActivePaymentMethod } from '../payments/methods.js';
 import type { PendingApproval } from '../approvals/approvals.js';
 import { admitSpending } from '../orders/admission.js';
 import { assertBodyCustomer, type CartRef } from './carts.js';
-import { amountDue, orderTotals } from '../../domain/orders/totals.js';
+import { Decimal } from 'decimal.js';
+import { amountDue } from '../../domain/orders/totals.js';
 
 export interface CheckoutRequest {
   customerNumber: string;
@@ -49,6 +50,10 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
   if (cart.status !== 'PENDING') return finishedCheckout(deps, workflowId);
   assertCheckoutReady(cart, body);
   const onAccount = isOnAccount(body);
+  const total = amountDue(
+    cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
+    cart.currencyCode,
+  );
   const input: CheckoutInput = {
     organizationId: orgId,
     cartId: cart.id,
@@ -59,14 +64,11 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
     // The credit check (reserveCredit, src/services/credit/accounts.ts) runs in the order's transaction.
     ...(onAccount ? { paymentMethod: 'OnAccount' as const } : {}),
     // The total admitted here (spending limits below): the checkout refuses a cart edited since.
-    expectedAmount: amountDue(
-      cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
-      cart.currencyCode,
-    ),
+    expectedAmount: total,
     // The lines admitted with it: an approval is for exactly these (docs/approvals.md).
     expectedLines: cart.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPrice: String(i.unitPrice) })),
   };
-  const held = await checkSpendingLimit(em, deps, orgId, auth, cart, input);
+  const held = await checkSpendingLimit(em, deps, orgId, auth, cart, input, total);
   if (held) return held;
   // A failed checkout (declined card) may be retried under the same id; a finished one is attached to.
   return countCheckout(runWorkflow<CheckoutResult>(deps.temporal, deps.config, {
@@ -100,13 +102,13 @@ async function countCheckout<T>(run: Promise<T>): Promise<T> {
  * remaining monthly limit is held for approval (workflow approvePurchase), which continues exactly
  * this checkout input once approved. Null: go ahead.
  */
-async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: CheckoutCart, input: CheckoutInput): Promise<PendingApproval | null> {
+async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: CheckoutCart, input: CheckoutInput, total: string): Promise<PendingApproval | null> {
   return admitSpending({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, {
     subject: 'Cart',
     customerId: cart.customerId,
     customerNumber: cart.customerNumber,
     currencyCode: cart.currencyCode,
-    total: orderTotals(cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total,
+    total: new Decimal(total),
     lines: cart.items.map((i) => ({ sku: i.sku, name: i.name, quantity: i.quantity, unitPrice: String(i.unitPrice), lineTotal: String(i.lineTotal) })),
     checkout: input,
   });
