@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { withRequestEntityManager } from './db.js';
+import { withRequestEntityManager } from './db/orm.js';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';

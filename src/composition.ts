@@ -8,14 +8,14 @@
  * arguments.
  */
 import { loadConfig } from './config.js';
-import { openOrm } from './db.js';
+import { openOrm } from './db/orm.js';
 import type { Deps } from './deps.js';
 import { createMailer, type Mailer } from './adapters/mail.js';
 import { createStorage } from './adapters/storage.js';
 import { attachStartOutbox, connectTemporal } from './adapters/temporal.js';
 import { keepStart } from './services/workflow-outbox.js';
 import { ReadCache } from './services/auth/cache.js';
-import { closeReadPools } from './services/db/reads.js';
+import { closePools } from './db/pools.js';
 import { configureLogger } from './logger.js';
 import { startProcessMetrics } from './metrics.js';
 import { initTracing } from './tracing.js';
@@ -58,7 +58,7 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
     async close() {
       mailer.close();
       await readCache.stop();
-      await Promise.all([orm.close(), temporal.connection.close(), closeReadPools()]);
+      await Promise.all([orm.close(), temporal.connection.close(), closePools()]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { openOrm } from './db.js';
+import { openOrm } from './db/orm.js';
 
 /** Applies every pending migration to the database at `databaseUrl`. */
 export async function runMigrations(databaseUrl: string): Promise<void> {

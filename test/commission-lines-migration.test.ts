@@ -33,7 +33,7 @@ async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
 
 /** Runs the ORM's migrator (`up` or `down`, with its options) on the test's database. */
 async function migrate(direction: 'up' | 'down', options: Record<string, unknown> = {}): Promise<void> {
-  const db = path.join((stack as unknown as { distDir: string }).distDir, 'src', 'db.js');
+  const db = path.join((stack as unknown as { distDir: string }).distDir, 'src', 'db', 'orm.js');
   const script = `const { openOrm } = await import(${JSON.stringify(db)}); const orm = await openOrm(process.env.DATABASE_URL, 2);
     try { await orm.migrator.${direction}(${JSON.stringify(options)}); } finally { await orm.close(true); }`;
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, DATABASE_URL: dbUrl } });

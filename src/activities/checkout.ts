@@ -17,10 +17,10 @@ import { sameCartLines } from '../domain/approvals/rules.js';
 import { Cart, Invoice, Order } from '../entities/index.js';
 import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
-import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
+import { allocateNumber, ORDER_NUMBERS } from '../services/numbering.js';
 import { reserveCredit } from '../services/credit/accounts.js';
 import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress, type CustomerFacts } from '../services/orders/orders.js';
-import { boundRows } from '../services/db/bound.js';
+import { boundRows, boundSql } from '../db/sql.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
 
@@ -169,7 +169,7 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
               'The cart changed while it was being checked out: its lines are no longer those the checkout was admitted for (by the buyer\'s limits, or an approval). ' +
                 'Nothing was charged; review the cart and check out again.',
             );
-          const orderNumber = cart.reservedOrderNumber ?? (await allocateNumber(emSql(tem), ORDER_NUMBERS, input.organizationId));
+          const orderNumber = cart.reservedOrderNumber ?? (await allocateNumber(boundSql(tem), ORDER_NUMBERS, input.organizationId));
           // The number is kept for every later attempt; the attempt is counted in the same transaction.
           const [{ attempt }] = await boundRows<{ attempt: number }>(
             tem,

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { claimSlot, finish, prepare, processChunk, resetProgress, type ChunkTask, type JobRef } from '../services/imports/process.js';
-import { createImportPool } from '../services/imports/sql.js';
+import { batchPool } from '../db/pools.js';
 import type { Storage } from '../adapters/storage.js';
 import type { SendEmailInput } from '../workflows/send-email-defs.js';
 
@@ -22,7 +22,7 @@ const heartbeat = (details?: unknown) => {
 type OlderJobRef = Omit<JobRef, 'organizationId'> & { organizationId?: string };
 
 export function createImportActivities(deps: { orm: MikroORM; config: Config; storage: Storage }) {
-  const pool = createImportPool(deps.config.databaseUrl, Math.max(2, (deps.config.workerConcurrency.imports ?? 2) + 1));
+  const pool = batchPool(deps.config.databaseUrl, Math.max(2, (deps.config.workerConcurrency.imports ?? 2) + 1));
   /**
    * Workflows name a job with its organization; one scheduled before they did (a bare job id, or a
    * chunk task without organizationId) has its organization read once, by the job's id index.

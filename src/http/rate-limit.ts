@@ -10,7 +10,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { tenantLimitCounts } from '../metrics.js';
-import { rowsOf } from '../services/db/reads.js';
+import { rowsOf } from '../db/sql.js';
 import { classBudget, type CallerClass, type TenantShares } from '../domain/organizations/rate-classes.js';
 
 const WINDOW_SECONDS = 60;

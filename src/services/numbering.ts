@@ -16,7 +16,7 @@
  *   except a number reserved by a checkout that never completes and a stored number that an edit
  *   later replaces.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql.js';
 
 export interface NumberSequence {
   /** `SO-`, `INV-`: a generated number is the prefix and the value, zero-padded to 6 digits. */
@@ -33,25 +33,11 @@ export const ORDER_NUMBERS: NumberSequence = { prefix: 'SO-', counterTable: 'ord
 export const INVOICE_NUMBERS: NumberSequence = { prefix: 'INV-', counterTable: 'invoice_counter', counterColumn: 'last_number', table: 'invoice', column: 'invoice_number' };
 export const QUOTE_NUMBERS: NumberSequence = { prefix: 'Q-', counterTable: 'quote_number_counter', counterColumn: 'last_value', table: 'quote', column: 'quote_number' };
 
-/** Runs one parameterized statement (`?` placeholders) in the caller's transaction and returns its rows. */
-export type NumberingSql = <T>(text: string, params: unknown[]) => Promise<T[]>;
-
-/** The statement runner of a MikroORM EntityManager (inside `transactional`, its transaction). */
-export const emSql =
-  (em: EntityManager): NumberingSql =>
-  <T>(text: string, params: unknown[]) =>
-    em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
-
-/** The statement runner of a pg-style `$1` handle (the import appliers' transaction). */
-export const pgSql =
-  (sql: <T>(text: string, params?: unknown[]) => Promise<T[]>): NumberingSql =>
-  <T>(text: string, params: unknown[]) => {
-    let i = 0;
-    return sql<T>(
-      text.replace(/\?/g, () => `$${++i}`),
-      params,
-    );
-  };
+/**
+ * Every function here takes the caller's statement runner (`$n` placeholders), so the numbers are
+ * drawn in the caller's transaction: `boundSql(em)` (src/db/sql.ts) inside `em.transactional()`,
+ * or the `sql` handle of a set-based applier's pg transaction (`inTransaction`).
+ */
 
 /** Values up to 18 digits (a bigint); 6 digits zero-padded, more without a leading zero. */
 const FORMAT = '^([0-9]{6}|[1-9][0-9]{6,17})$';
@@ -69,16 +55,16 @@ export function sequenceValue(seq: NumberSequence, s: string | null | undefined)
  * Bumps the organization's counter by `by` and answers, in the same statement, the numbers of the new values that are stored already (formatted
  * in SQL as formatNumber does: 6 digits zero-padded, more as they are). One round trip per allocation.
  */
-async function bumpAndCheck(q: NumberingSql, seq: NumberSequence, orgId: string, by: number): Promise<{ last: bigint; stored: Set<string> }> {
+async function bumpAndCheck(q: Sql, seq: NumberSequence, orgId: string, by: number): Promise<{ last: bigint; stored: Set<string> }> {
   const { counterTable: t, counterColumn: c, table, column } = seq;
   const [row] = await q<{ last: string; stored: string | null }>(
     `with b as (
-       insert into "${t}" (organization_id, "${c}") values (?, ?)
+       insert into "${t}" (organization_id, "${c}") values ($1, $2)
        on conflict (organization_id) do update set "${c}" = "${t}"."${c}" + excluded."${c}" returning "${c}" as v)
      select b.v::text as last,
             (select string_agg(s."${column}", ',') from "${table}" s
-              where s.organization_id = ? and s."${column}" = any(
-                select ?::text || case when g < 1000000 then lpad(g::text, 6, '0') else g::text end from generate_series(b.v - ?::bigint + 1, b.v) g)) as stored
+              where s.organization_id = $3 and s."${column}" = any(
+                select $4::text || case when g < 1000000 then lpad(g::text, 6, '0') else g::text end from generate_series(b.v - $5::bigint + 1, b.v) g)) as stored
        from b`,
     [orgId, by, orgId, seq.prefix, by],
   );
@@ -86,9 +72,9 @@ async function bumpAndCheck(q: NumberingSql, seq: NumberSequence, orgId: string,
 }
 
 /** Takes the counter row's lock (creating the row) without moving it. */
-async function lockCounter(q: NumberingSql, seq: NumberSequence, orgId: string): Promise<void> {
+async function lockCounter(q: Sql, seq: NumberSequence, orgId: string): Promise<void> {
   const { counterTable: t, counterColumn: c } = seq;
-  await q(`insert into "${t}" (organization_id, "${c}") values (?, 0) on conflict (organization_id) do update set "${c}" = "${t}"."${c}"`, [orgId]);
+  await q(`insert into "${t}" (organization_id, "${c}") values ($1, 0) on conflict (organization_id) do update set "${c}" = "${t}"."${c}"`, [orgId]);
 }
 
 /**
@@ -96,21 +82,21 @@ async function lockCounter(q: NumberingSql, seq: NumberSequence, orgId: string):
  * has the sequence's format, the counter row is locked until the writing transaction ends, so no
  * allocation hands the number out meanwhile. Call it in that transaction, before the rows are written.
  */
-export async function claimNumbers(q: NumberingSql, seq: NumberSequence, orgId: string, numbers: Iterable<string | null | undefined>): Promise<void> {
+export async function claimNumbers(q: Sql, seq: NumberSequence, orgId: string, numbers: Iterable<string | null | undefined>): Promise<void> {
   for (const s of numbers) {
     if (sequenceValue(seq, s) !== null) return lockCounter(q, seq, orgId);
   }
 }
 
 /** The smallest value above `after` whose number is not stored (stored numbers of other formats never collide). */
-async function firstFreeAbove(q: NumberingSql, seq: NumberSequence, orgId: string, after: bigint): Promise<bigint> {
+async function firstFreeAbove(q: Sql, seq: NumberSequence, orgId: string, after: bigint): Promise<bigint> {
   const from = seq.prefix.length + 1;
   const [row] = await q<{ free: string }>(
     `with s as (
-       select v from (select case when substr("${seq.column}", ?) ~ ? then substr("${seq.column}", ?)::bigint end as v
-                        from "${seq.table}" where organization_id = ? and starts_with("${seq.column}", ?)) n
-        where v > ?)
-     select (min(x.v) + 1)::text as free from (select ?::bigint as v union all select v from s) x
+       select v from (select case when substr("${seq.column}", $1) ~ $2 then substr("${seq.column}", $3)::bigint end as v
+                        from "${seq.table}" where organization_id = $4 and starts_with("${seq.column}", $5)) n
+        where v > $6)
+     select (min(x.v) + 1)::text as free from (select $7::bigint as v union all select v from s) x
       where not exists (select 1 from s s2 where s2.v = x.v + 1)`,
     [from, FORMAT, from, orgId, seq.prefix, after.toString(), after.toString()],
   );
@@ -121,7 +107,7 @@ async function firstFreeAbove(q: NumberingSql, seq: NumberSequence, orgId: strin
  * `count` fresh numbers of the organization, in order, none stored already (nor `alsoTaken`: numbers
  * the caller is about to store in the same statement). Call it in the transaction that stores them.
  */
-export async function allocateNumbers(q: NumberingSql, seq: NumberSequence, orgId: string, count: number, alsoTaken: (n: string) => boolean = () => false): Promise<string[]> {
+export async function allocateNumbers(q: Sql, seq: NumberSequence, orgId: string, count: number, alsoTaken: (n: string) => boolean = () => false): Promise<string[]> {
   const out: string[] = [];
   while (out.length < count) {
     const need = count - out.length;
@@ -132,13 +118,13 @@ export async function allocateNumbers(q: NumberingSql, seq: NumberSequence, orgI
     if (stored.size) {
       // A run of stored numbers (an import): continue just below the first free value after it.
       const next = await firstFreeAbove(q, seq, orgId, last);
-      if (next > last + 1n) await q(`update "${seq.counterTable}" set "${seq.counterColumn}" = ? where organization_id = ?`, [(next - 1n).toString(), orgId]);
+      if (next > last + 1n) await q(`update "${seq.counterTable}" set "${seq.counterColumn}" = $1 where organization_id = $2`, [(next - 1n).toString(), orgId]);
     }
   }
   return out;
 }
 
 /** One fresh number (see allocateNumbers). */
-export async function allocateNumber(q: NumberingSql, seq: NumberSequence, orgId: string): Promise<string> {
+export async function allocateNumber(q: Sql, seq: NumberSequence, orgId: string): Promise<string> {
   return (await allocateNumbers(q, seq, orgId, 1))[0];
 }

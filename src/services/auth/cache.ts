@@ -18,11 +18,12 @@
  * - Entries also expire after `maxAgeMs` (CREDENTIAL_CACHE_SECONDS), a safety net only.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LiveClaims } from '../../domain/auth/claims.js';
 import type { ApiKeyOwner, CredentialVersions } from '../../http/auth.js';
 import { log } from '../../logger.js';
-import { readRows } from '../db/reads.js';
+import { listenClient } from '../../db/pools.js';
+import { readRows } from '../../db/sql.js';
 import { CLAIMS_SQL, claimsOfRow, type ClaimsRow } from './claims.js';
 
 export const CACHE_CHANNEL = 'b2b_cache';
@@ -92,7 +93,7 @@ export class ReadCache implements CredentialVersions {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true, application_name: 'b2b-read-cache' });
+    const client = listenClient(this.databaseUrl, 'b2b-read-cache');
     const lost = (why: string) => {
       if (this.client !== client) return;
       this.client = null;

@@ -6,7 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LiveClaims } from '../../domain/auth/claims.js';
-import { rowsOf } from '../db/reads.js';
+import { rowsOf } from '../../db/sql.js';
 
 export type { LiveClaims };
 

@@ -14,7 +14,7 @@ import type { Deps } from '../../deps.js';
 import type { Cart } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { rowsOf } from '../db/reads.js';
+import { rowsOf } from '../../db/sql.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { gatewayFor } from '../integrations/provider-settings.js';

@@ -1,6 +1,7 @@
 /** PUT /api/products/prices: the `prices` import applier run in process, one transaction for the request (up to 1,000 entries). */
 import { applyPrices } from '../imports/products.js';
-import { apiPool, inTransaction } from '../imports/sql.js';
+import { batchPool } from '../../db/pools.js';
+import { inTransaction } from '../../db/sql.js';
 
 const skuOf = (entry: unknown): string | null =>
   entry && typeof entry === 'object' && typeof (entry as { sku?: unknown }).sku === 'string' ? (entry as { sku: string }).sku.trim() || null : null;
@@ -8,7 +9,7 @@ const skuOf = (entry: unknown): string | null =>
 /** Good entries are applied, bad ones reported: `{ updated: [sku], errors: [{ sku, reason }] }` in input order. */
 export async function replacePricesInBulk(databaseUrl: string, orgId: string, entries: unknown[]): Promise<{ updated: string[]; errors: { sku: string | null; reason: string }[] }> {
   const records = entries.map((data, i) => ({ n: i + 1, data, source: null }));
-  const out = await inTransaction(apiPool(databaseUrl), (sql) => applyPrices({ sql, orgId, write: true }, records));
+  const out = await inTransaction(batchPool(databaseUrl), (sql) => applyPrices({ sql, orgId, write: true }, records));
   const failed = new Map(out.failures.map((f) => [f.n, f.errors]));
   const updated: string[] = [];
   const errors: { sku: string | null; reason: string }[] = [];

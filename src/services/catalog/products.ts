@@ -19,8 +19,9 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, escapeLike, parseAfter, parseList, type ListQuery, type ListSpec } from '../../http/paging.js';
 import type { Storage } from '../../adapters/storage.js';
-import { apiPool, inTransaction } from '../imports/sql.js';
-import { dollarParams, rowsOf } from '../db/reads.js';
+import { batchPool } from '../../db/pools.js';
+import { inTransaction } from '../../db/sql.js';
+import { dollarParams, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
 
@@ -243,7 +244,7 @@ const CONFLICT = /^Another product already has/;
 
 /** One product through the shared upsert, in its own transaction; a concurrent create of the same sku is retried once (it then updates). */
 async function upsertOne(databaseUrl: string, orgId: string, body: ProductInput): Promise<{ id: string; created: boolean }> {
-  const run = () => inTransaction(apiPool(databaseUrl), (sql) => upsertProducts({ sql, orgId, write: true }, [body], { touch: true }));
+  const run = () => inTransaction(batchPool(databaseUrl), (sql) => upsertProducts({ sql, orgId, write: true }, [body], { touch: true }));
   const race = (e: unknown) => isUniqueViolation(e, SKU_UNIQUE) || isUniqueViolation(e, EXTERNAL_ID_UNIQUE);
   const [r] = await run().catch((e) => {
     if (!race(e)) throw e;

@@ -12,7 +12,7 @@ import { Decimal } from 'decimal.js';
 import type { FieldErrors } from '../../errors.js';
 import { checkPrices, type PriceRow } from '../../domain/products/prices.js';
 import type { PriceUpdateInput, ProductInput } from '../../domain/products/schemas.js';
-import type { Sql } from '../imports/sql.js';
+import type { Sql } from '../../db/sql.js';
 import { stableJson } from '../imports/validate-record.js';
 
 export interface CatalogWrite {

@@ -19,7 +19,7 @@ import type { StatementEvent, StoredEntryLine } from '../../entities/Commission.
 import { moneyNumber } from '../../domain/money.js';
 import { CommissionPlan, CommissionStatement } from '../../entities/index.js';
 import type { InvoiceLine } from '../../entities/Invoice.js';
-import { boundRows } from '../db/bound.js';
+import { boundRows } from '../../db/sql.js';
 
 /** Invoice states whose lines earn commission. */
 export const COMMISSIONABLE_STATUSES = ['Issued', 'PartiallyPaid', 'Paid'] as const;

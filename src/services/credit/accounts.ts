@@ -17,7 +17,7 @@ import { moneyNumber } from '../../domain/money.js';
 import { Customer, PaymentTerm, PriceTier, type Order } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { emSql } from '../numbering.js';
+import { boundSql } from '../../db/sql.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { findPaymentTerm } from './terms.js';
 
@@ -37,14 +37,14 @@ export async function customerCurrency(em: EntityManager, orgId: string, custome
  * never part of the balance it is admitted against.
  */
 export async function openBalance(em: EntityManager, orgId: string, customerId: string, currency: string, exceptOrderId: string | null = null): Promise<Decimal> {
-  const [row] = await emSql(em)<{ invoices: string; orders: string }>(
+  const [row] = await boundSql(em)<{ invoices: string; orders: string }>(
     `select
        (select coalesce(sum(i."total" - i."amount_paid"), 0) from "invoice" i
-         where i."organization_id" = ? and i."customer_id" = ? and i."active" and i."status" in ('Issued', 'PartiallyPaid')
-           and upper(i."currency_code") = upper(?)) as invoices,
+         where i."organization_id" = $1 and i."customer_id" = $2 and i."active" and i."status" in ('Issued', 'PartiallyPaid')
+           and upper(i."currency_code") = upper($3)) as invoices,
        (select coalesce(sum(o."total"), 0) from "sales_order" o
-         where o."organization_id" = ? and o."customer_id" = ? and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
-           and upper(o."currency_code") = upper(?) and o."id" is distinct from ?::uuid
+         where o."organization_id" = $4 and o."customer_id" = $5 and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
+           and upper(o."currency_code") = upper($6) and o."id" is distinct from $7::uuid
            and not exists (select 1 from "invoice" i where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft')) as orders`,
     [orgId, customerId, currency, orgId, customerId, currency, exceptOrderId],
   );
@@ -53,8 +53,8 @@ export async function openBalance(em: EntityManager, orgId: string, customerId: 
 
 /** The unpaid invoices that hold the customer's credit (numbers, oldest due first); empty when not on hold. */
 export async function holdingInvoices(em: EntityManager, orgId: string, customerId: string): Promise<string[]> {
-  const rows = await emSql(em)<{ invoice_number: string }>(
-    `select "invoice_number" from "invoice" where "organization_id" = ? and "customer_id" = ? and "active" and "credit_hold_at" is not null
+  const rows = await boundSql(em)<{ invoice_number: string }>(
+    `select "invoice_number" from "invoice" where "organization_id" = $1 and "customer_id" = $2 and "active" and "credit_hold_at" is not null
        and "status" in ('Issued', 'PartiallyPaid') and "total" > "amount_paid" order by "due_date", "invoice_number"`,
     [orgId, customerId],
   );
@@ -121,8 +121,8 @@ export async function setCreditAccount(em: EntityManager, orgId: string, auth: P
 export async function reserveCredit(tem: EntityManager, orgId: string, order: Pick<Order, 'id' | 'customerId' | 'total' | 'currencyCode' | 'paymentMethod'>): Promise<void> {
   order.paymentMethod = 'OnAccount';
   const [c] = order.customerId
-    ? await emSql(tem)<{ id: string; credit_limit: string | null; pricing: string }>(
-        `select "id", "credit_limit"::text, "pricing" from "customer" where "organization_id" = ? and "id" = ? for no key update`,
+    ? await boundSql(tem)<{ id: string; credit_limit: string | null; pricing: string }>(
+        `select "id", "credit_limit"::text, "pricing" from "customer" where "organization_id" = $1 and "id" = $2 for no key update`,
         [orgId, order.customerId],
       )
     : [];

@@ -13,7 +13,7 @@ import { removeCustomer } from './links.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, escapeLike, parseAfter, parseList, type ListSpec } from '../../http/paging.js';
-import { rowsOf } from '../db/reads.js';
+import { rowsOf } from '../../db/sql.js';
 import { customerStore, defined, fieldsOf } from './store.js';
 import { customerScope, findVisibleCustomer } from './visibility.js';
 import type { Out } from '../../domain/contract.js';

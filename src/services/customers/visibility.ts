@@ -8,7 +8,7 @@ import { Customer } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { rowsOf } from '../db/reads.js';
+import { rowsOf } from '../../db/sql.js';
 
 /** Matches no row (a principal without a customer or rep number sees nothing). */
 const NOTHING = { id: { $in: [] as string[] } };

@@ -13,7 +13,7 @@ import { adminOnlyChanges } from '../../domain/invoices/admin-fields.js';
 import { createSchema } from '../../domain/invoices/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { apply, needsOrderNumber, recompute, type InvoiceState, type NewInvoice } from '../invoices/invoices.js';
-import { allocateNumbers, claimNumbers, INVOICE_NUMBERS, pgSql } from '../numbering.js';
+import { allocateNumbers, claimNumbers, INVOICE_NUMBERS } from '../numbering.js';
 import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson, validateRecord } from './validate-record.js';
@@ -224,7 +224,7 @@ export async function applyInvoices(ctx: ApplyContext, records: ChunkRecord[]): 
 
   // Numbers (src/services/numbering.ts), before any row is written: explicit ones lock the counter
   // until commit; new invoices without one draw fresh numbers, none stored or used in this chunk.
-  const q = pgSql(sql);
+  const q = sql;
   await claimNumbers(q, INVOICE_NUMBERS, orgId, [...created, ...changed].map((h) => h.invoiceNumber));
   const need = [...created].filter((h) => !h.invoiceNumber);
   const drawn = await allocateNumbers(q, INVOICE_NUMBERS, orgId, need.length, (n) => byNumber.has(n));

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { bulkOrderSchema } from '../../domain/orders/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
-import { allocateNumbers, claimNumbers, ORDER_NUMBERS, pgSql } from '../numbering.js';
+import { allocateNumbers, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
 import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
@@ -196,7 +196,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
 
   // Numbers (src/services/numbering.ts), before any row is written: explicit ones lock the counter
   // until commit; new orders without one draw fresh numbers, none stored or used in this chunk.
-  const q = pgSql(sql);
+  const q = sql;
   await claimNumbers(q, ORDER_NUMBERS, orgId, [...created, ...changed].map((h) => h.orderNumber));
   const need = [...created].filter((h) => !h.orderNumber);
   const drawn = await allocateNumbers(q, ORDER_NUMBERS, orgId, need.length, (n) => byNumber.has(n));

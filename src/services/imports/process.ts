@@ -14,7 +14,7 @@ import { applyInvoices } from './invoices.js';
 import { applyLinks } from './links.js';
 import { applyOrders } from './orders.js';
 import { applyPrices, applyProducts } from './products.js';
-import { inTransaction } from './sql.js';
+import { inTransaction } from '../../db/sql.js';
 import { emitEventOnceSql } from '../webhooks/events.js';
 import type { ChunkApplier, ChunkRecord } from './types.js';
 

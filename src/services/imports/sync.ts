@@ -6,7 +6,8 @@
 import { AppError, type FieldErrors } from '../../errors.js';
 import { applyInvoices } from './invoices.js';
 import { applyOrders } from './orders.js';
-import { apiPool, inTransaction } from './sql.js';
+import { batchPool } from '../../db/pools.js';
+import { inTransaction } from '../../db/sql.js';
 import type { ChunkApplier, WriteScope } from './types.js';
 
 /**
@@ -18,7 +19,7 @@ import type { ChunkApplier, WriteScope } from './types.js';
  */
 async function bulkUpsert(databaseUrl: string, orgId: string, list: string, applier: ChunkApplier, entries: unknown[], caller?: WriteScope): Promise<{ id: string; number: string }[]> {
   const records = entries.map((data, i) => ({ n: i + 1, data, source: null }));
-  const out = await inTransaction(apiPool(databaseUrl), async (sql) => {
+  const out = await inTransaction(batchPool(databaseUrl), async (sql) => {
     const o = await applier({ sql, orgId, write: true, caller }, records);
     if (o.failures.length) {
       const errors: FieldErrors = {};

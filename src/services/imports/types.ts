@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../../errors.js';
 import type { JsonRecord } from '../../domain/imports/records.js';
-import type { Sql } from './sql.js';
+import type { Sql } from '../../db/sql.js';
 import type { InvoiceState, NewInvoice } from '../invoices/invoices.js';
 
 /** One record of a chunk: its 1-based number in the input, the record, and (CSV) its columns. */

@@ -10,7 +10,8 @@ import { Invoice, Order } from '../../entities/index.js';
 import { isUniqueViolation } from '../../errors.js';
 import { PREPAID_TERMS } from '../../domain/credit/terms.js';
 import { onAccountTerms } from '../credit/accounts.js';
-import { allocateNumber, emSql, INVOICE_NUMBERS } from '../numbering.js';
+import { allocateNumber, INVOICE_NUMBERS } from '../numbering.js';
+import { boundSql } from '../../db/sql.js';
 import { applyPayment, recordInvoicePayment, type RecordPaymentInput } from './record-payment.js';
 
 /** The checkout charge as the invoice's payment (null: nothing charged or nothing to pay). */
@@ -78,7 +79,7 @@ export async function writeCheckoutInvoice(tx: EntityManager, order: Order, inpu
     organization: input.organizationId,
     orderId: order.id,
     orderNumber: order.orderNumber,
-    invoiceNumber: await allocateNumber(emSql(tx), INVOICE_NUMBERS, input.organizationId),
+    invoiceNumber: await allocateNumber(boundSql(tx), INVOICE_NUMBERS, input.organizationId),
     externalId: `order-${order.id}`,
     status: 'Issued',
     invoiceDate: now,

@@ -14,7 +14,8 @@ import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { byVisibleCustomer, liveCustomerId, mayActFor, ofCustomerNumber, visibleCustomerNumbers } from '../customers/visibility.js';
-import { allocateNumber, claimNumbers, emSql, INVOICE_NUMBERS } from '../numbering.js';
+import { allocateNumber, claimNumbers, INVOICE_NUMBERS } from '../numbering.js';
+import { boundSql } from '../../db/sql.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalDunning, signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';
@@ -201,8 +202,8 @@ export async function createInvoice(em: EntityManager, orgId: string, input: New
         throw AppError.conflict('The order is waiting for approval (PendingApproval); it is invoiced once its approval request is approved.');
       if (input.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: input.invoiceNumber }))) throw dupNumber(input.invoiceNumber);
       if (input.externalId && (await tx.count(Invoice, { organization: orgId, externalId: input.externalId }))) throw dupExternal(input.externalId);
-      if (input.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [input.invoiceNumber]);
-      const invoiceNumber = input.invoiceNumber || (await allocateNumber(emSql(tx), INVOICE_NUMBERS, orgId));
+      if (input.invoiceNumber) await claimNumbers(boundSql(tx), INVOICE_NUMBERS, orgId, [input.invoiceNumber]);
+      const invoiceNumber = input.invoiceNumber || (await allocateNumber(boundSql(tx), INVOICE_NUMBERS, orgId));
       const inv = tx.create(Invoice, {
         organization: orgId,
         orderId: input.orderId,
@@ -377,7 +378,7 @@ export async function updateInvoice(em: EntityManager, orgId: string, auth: Prin
       must(inv.status, { type: 'edit', fields });
       if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber && (await tx.count(Invoice, { organization: orgId, invoiceNumber: body.invoiceNumber }))) throw dupNumber(body.invoiceNumber);
       if (body.externalId && body.externalId !== inv.externalId && (await tx.count(Invoice, { organization: orgId, externalId: body.externalId }))) throw dupExternal(body.externalId);
-      if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber) await claimNumbers(emSql(tx), INVOICE_NUMBERS, orgId, [body.invoiceNumber]);
+      if (body.invoiceNumber && body.invoiceNumber !== inv.invoiceNumber) await claimNumbers(boundSql(tx), INVOICE_NUMBERS, orgId, [body.invoiceNumber]);
       const input = await withOrderNumber(tx, orgId, await repPriced(tx, orgId, auth, body, inv), inv.orderId);
       apply(inv, input, input.customer ? { customerId: await liveCustomerId(tx, orgId, input.customer.customerNumber) } : null);
       if (inv.status === 'Draft') recompute(inv);

@@ -21,7 +21,8 @@ import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayActFor, readVisibleRow, visibleCustomerNumbers, visibleCustomerSql } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
-import { allocateNumber, claimNumbers, emSql, ORDER_NUMBERS } from '../numbering.js';
+import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
+import { boundSql } from '../../db/sql.js';
 import { insertApprovalRequest, needsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
 import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
@@ -164,10 +165,10 @@ export interface CreateOrderOptions {
 export async function createOrder(em: EntityManager, orgId: string, draft: OrderDraft, opts: CreateOrderOptions = {}): Promise<Order> {
   try {
     return await em.transactional(async (tem) => {
-      if (draft.orderNumber && !opts.numberAllocated) await claimNumbers(emSql(tem), ORDER_NUMBERS, orgId, [draft.orderNumber]);
+      if (draft.orderNumber && !opts.numberAllocated) await claimNumbers(boundSql(tem), ORDER_NUMBERS, orgId, [draft.orderNumber]);
       const o = tem.create(Order, {
         organization: orgId,
-        orderNumber: draft.orderNumber || (await allocateNumber(emSql(tem), ORDER_NUMBERS, orgId)),
+        orderNumber: draft.orderNumber || (await allocateNumber(boundSql(tem), ORDER_NUMBERS, orgId)),
         orderDate: new Date(),
         orderStatus: 'Pending',
         orderType: draft.orderType,

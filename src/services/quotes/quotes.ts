@@ -35,7 +35,8 @@ import {
 } from '../../workflows/negotiate-quote-defs.js';
 import { findCart } from '../carts/carts.js';
 import { byVisibleCustomer, customerNumberFiltersById } from '../customers/visibility.js';
-import { allocateNumber, emSql, QUOTE_NUMBERS } from '../numbering.js';
+import { allocateNumber, QUOTE_NUMBERS } from '../numbering.js';
+import { boundSql } from '../../db/sql.js';
 import { catalogPricing } from '../orders/orders.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import type { PendingApproval } from '../approvals/approvals.js';
@@ -131,7 +132,7 @@ export async function requestQuote(deps: QuoteDeps, orgId: string, auth: Princip
   const { priced, version } = await buyerVersion(em, orgId, auth, body.customerNumber, items, 'Request', body.notes ?? null);
   const id = randomUUID();
   const quote = await em.fork().transactional(async (tx) => {
-    const quoteNumber = await allocateNumber(emSql(tx), QUOTE_NUMBERS, orgId);
+    const quoteNumber = await allocateNumber(boundSql(tx), QUOTE_NUMBERS, orgId);
     const q = tx.create(Quote, {
       organizationId: orgId,
       id,

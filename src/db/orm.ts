@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { defineConfig, MikroORM, RequestContext, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { entities } from './entities/index.js';
-import { migrationsList } from './migrations/index.js';
+import { entities } from '../entities/index.js';
+import { migrationsList } from '../migrations/index.js';
 
 /** Bounds of the API's and workers' pools (issue 21); scripts and migrations run without them. */
 export interface DbTimeouts {

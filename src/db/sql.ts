@@ -1,0 +1,114 @@
+/**
+ * Every statement written as SQL text goes through here, with PostgreSQL's own `$1`, `$2`, ...
+ * placeholders and the values bound at the wire (never interpolated into the text). Three runners,
+ * by where the statement must run:
+ *
+ * - `boundRows(em, ...)` / `boundSql(em)`: on the ORM's connection, so inside `em.transactional()`
+ *   in that transaction (its locks and its snapshot), outside it on the ORM's pool.
+ * - `readRows(url, ...)` / `rowsOf(em, ...)`: one read as a named prepared statement on the read
+ *   pool (src/db/pools.ts), for the hot paths (authentication, the catalog, single resources).
+ * - `inTransaction(pool, fn)`: a pg transaction on one connection of a pool (the batch pool:
+ *   set-based writes of the bulk endpoints, the product upsert, import chunks), `fn` getting an `Sql`.
+ *
+ * Why not `em.execute`: MikroORM 7.2.1 interpolates every value into the SQL text before
+ * executing it (`AbstractSqlConnection.execute` runs `platform.formatQuery(sql, params)`, which
+ * escapes strings one character at a time, and sends the result with an empty bind array;
+ * mikro-orm/mikro-orm#8001): a 3 MB payload costs seconds of CPU and garbage, and each statement
+ * has a unique text that PostgreSQL parses and plans afresh (docs/decisions.md "Read path").
+ */
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
+import type pg from 'pg';
+import { readPool } from './pools.js';
+
+/** One statement with `$n` placeholders and its rows: the handle every SQL-text caller takes. */
+export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+
+/**
+ * Runs one statement on the ORM's connection, through the Kysely instance MikroORM runs on: inside
+ * `em.transactional()` that is the transaction's connection, outside it the ORM's pool. Rows come
+ * back with the ORM pool's type parsers (timestamps as text, as `em.execute` gives them); errors
+ * are converted like the ORM's own. It prepares no named statement (writes in a transaction,
+ * texts that vary).
+ */
+export async function boundRows<T>(em: EntityManager, text: string, params: readonly unknown[] = []): Promise<T[]> {
+  try {
+    const res = await em.getKysely().executeQuery<T>(CompiledQuery.raw(text, [...params]));
+    return res.rows;
+  } catch (e) {
+    throw e instanceof Error ? em.getDriver().convertException(e) : e;
+  }
+}
+
+/** `boundRows` as an `Sql` handle (the numbering allocator takes one from either side). */
+export const boundSql =
+  (em: EntityManager): Sql =>
+  <T>(text: string, params: unknown[] = []) =>
+    boundRows<T>(em, text, params);
+
+const names = new Map<string, string>();
+/** A stable prepared-statement name per SQL text. */
+function statementName(text: string): string {
+  let n = names.get(text);
+  if (!n) {
+    n = `r_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    if (names.size < 10_000) names.set(text, n);
+  }
+  return n;
+}
+
+/** The database URL of an EntityManager (its ORM's `clientUrl`). */
+export const databaseUrlOf = (em: EntityManager): string => em.config.get('clientUrl');
+
+/**
+ * Runs one read statement with bound parameters as a named prepared statement on the read pool,
+ * so PostgreSQL parses it once per connection and can reuse its plan. Use only with SQL texts that
+ * are constants (or chosen from a small fixed set): each distinct text is prepared once per pooled
+ * connection.
+ */
+export async function readRows<T>(databaseUrl: string, text: string, params: unknown[] = [], prepare = true): Promise<T[]> {
+  const res = await readPool(databaseUrl).query(prepare ? { name: statementName(text), text, values: params } : { text, values: [...params] });
+  return res.rows as T[];
+}
+
+/** `readRows` on the database of the request's EntityManager. */
+export const rowsOf = <T>(em: EntityManager, text: string, params: unknown[] = [], prepare = true): Promise<T[]> => readRows<T>(databaseUrlOf(em), text, params, prepare);
+
+/**
+ * Turns the `?` placeholders of SQL compiled by MikroORM's QueryBuilder (`qb.toQuery()`) into
+ * PostgreSQL's `$n`, numbering from `first`, so the builder's where clause can be run with bound
+ * parameters. `?` inside quoted identifiers or string literals is left alone.
+ */
+export function dollarParams(sql: string, first = 1): string {
+  let n = first;
+  let out = '';
+  let quote: string | null = null;
+  for (const ch of sql) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else out += ch === '?' ? `$${n++}` : ch;
+  }
+  return out;
+}
+
+/** Runs `fn` in one transaction on one connection of `pool`; rolls back on any error. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const sql: Sql = async <R>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as R[];
+  try {
+    await client.query('begin');
+    const out = await fn(sql);
+    await client.query('commit');
+    return out;
+  } catch (e) {
+    await client.query('rollback').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
