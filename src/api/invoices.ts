@@ -17,7 +17,7 @@ import {
   updateInvoice,
 } from '../services/invoices/invoices.js';
 import { applyDiscount, invoicePdf, issueDraftInvoice, readInvoice } from '../services/invoices/lifecycle.js';
-import { upsertInvoicesFor } from '../services/invoices/bulk.js';
+import { upsertInvoicesFor } from '../services/imports/sync.js';
 import { payInvoice, refundInvoice, type PaymentStatus } from '../services/payments/invoice-payments.js';
 import { createSchema, discountFields, isoDate, str, updateSchema } from '../domain/invoices/schemas.js';
 import { currencyCode, uuid } from './schemas.js';

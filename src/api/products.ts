@@ -1,12 +1,13 @@
 /**
  * Product endpoints: list, search, read, upsert by sku, bulk price replacement, activate and
- * deactivate. The use cases are in src/services/catalog; who sees which prices is
+ * deactivate. The use cases are in src/services/catalog (bulk price replacement: the `prices` import
+ * applier run in process, src/services/imports/sync.ts); who sees which prices is
  * src/domain/products/view.ts.
  */
 import * as yup from 'yup';
 import { priceUpdateEntry, productInput } from '../domain/products/schemas.js';
 import { created, defineRoute, json, ok } from '../http/route.js';
-import { replacePricesInBulk } from '../services/catalog/prices.js';
+import { replacePricesInBulk } from '../services/imports/sync.js';
 import { listProducts, productListSpec, readProduct, searchProducts, setProductActive, upsertProduct } from '../services/catalog/products.js';
 import { arr, obj, str, strN } from '../domain/contract.js';
 import { product, productPage } from '../domain/resources.js';

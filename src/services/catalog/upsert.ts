@@ -13,7 +13,7 @@ import type { FieldErrors } from '../../errors.js';
 import { checkPrices, type PriceRow } from '../../domain/products/prices.js';
 import type { PriceUpdateInput, ProductInput } from '../../domain/products/schemas.js';
 import type { Sql } from '../../db/sql.js';
-import { stableJson } from '../imports/validate-record.js';
+import { stableJson } from '../../domain/json.js';
 
 export interface CatalogWrite {
   sql: Sql;

@@ -12,7 +12,8 @@ import { salesRepCustomerRules, withRepDefault } from '../../domain/customers/re
 import { upsertCustomer, type CustomerStore } from '../../domain/customers/upsert.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { ADOPT_UNLINKED_SQL } from '../customers/links.js';
-import { stableJson, validateRecord } from './validate-record.js';
+import { stableJson } from '../../domain/json.js';
+import { validateRecord } from './validate-record.js';
 
 interface Held {
   id: string;

@@ -16,7 +16,8 @@ import { apply, needsOrderNumber, recompute, type InvoiceState, type NewInvoice 
 import { allocateNumbers, claimNumbers, INVOICE_NUMBERS } from '../numbering.js';
 import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
-import { stableJson, validateRecord } from './validate-record.js';
+import { stableJson } from '../../domain/json.js';
+import { validateRecord } from './validate-record.js';
 
 interface Held extends InvoiceState {
   id: string;

@@ -15,7 +15,8 @@ import { allocateNumbers, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
 import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
-import { stableJson, validateRecord } from './validate-record.js';
+import { stableJson } from '../../domain/json.js';
+import { validateRecord } from './validate-record.js';
 
 type Line = OrderValues['items'][number];
 type Scalars = OrderValues['scalars'];
