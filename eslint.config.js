@@ -37,6 +37,39 @@ const NO_TEST_ENV = {
 };
 
 /**
+ * One data-access layer (issue 39 item 1): src/db alone opens database connections (the ORM in
+ * src/db/orm.ts, the pg pools and the LISTEN client in src/db/pools.ts) and runs SQL text with
+ * `$n` placeholders (src/db/sql.ts). Elsewhere in src, pg and kysely are imported as types only.
+ */
+const DB_DRIVERS = [
+  { name: 'pg', allowTypeImports: true, message: 'Only src/db opens pg pools and clients (src/db/pools.ts); run SQL through src/db/sql.ts.' },
+  { name: 'kysely', allowTypeImports: true, message: 'Run SQL text through src/db/sql.ts (boundRows, boundSql, rowsOf, inTransaction).' },
+];
+const NO_ORM_INIT = {
+  selector: "CallExpression[callee.object.name='MikroORM'][callee.property.name='init'], NewExpression[callee.name='MikroORM']",
+  message: 'Only src/db/orm.ts creates a MikroORM instance: call openOrm.',
+};
+/** src/db sits under services and http: it imports neither them nor anything above them. */
+const DB_DOWN = {
+  regex: '(^|/)(services|http|adapters|activities|workflows)(/|$)',
+  message: 'src/db is the bottom layer: it imports neither src/services, src/http, src/adapters, src/activities nor src/workflows.',
+};
+/** src/http is Koa plumbing under src/services: what it needs from below comes from src/db or src/domain, the rest is injected (Deps). */
+const HTTP_DOWN = {
+  regex: '(^|/)services(/|$)',
+  message: 'src/http does not import src/services: read through src/db, take rules from src/domain, or receive the service as a dependency (src/deps.ts).',
+};
+/**
+ * Service modules that others build on never import the import jobs (issue 39 item 1): imports
+ * uses catalog's upsert and the invoice rules, one way; their in-process bulk endpoints live in
+ * src/services/imports/sync.ts.
+ */
+const NOT_IMPORTS = {
+  regex: '^\\.\\./imports(/|$)|(^|/)services/imports(/|$)',
+  message: 'services/catalog and services/invoices do not import services/imports (imports builds on them): move the shared piece to src/db or src/domain, the bulk use case to services/imports.',
+};
+
+/**
  * Outside src/workflows, code sees a workflow only through its contract: the side-effect-free
  * src/workflows/*-defs.ts files (inputs, results, signals, queries, updates). Workflow modules
  * themselves (activity proxies, deterministic code) are loaded by the worker's bundle only.
@@ -115,45 +148,63 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/**', 'src/api/**', 'src/app.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
+  },
+  // One data-access layer (issue 39 item 1): src/db at the bottom, src/http under src/services,
+  // and no cycle between imports and the services it builds on.
+  {
+    files: ['src/db/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, DB_DOWN] }] },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, HTTP_DOWN], paths: DB_DRIVERS }] },
+  },
+  {
+    files: ['src/services/catalog/**/*.ts', 'src/services/invoices/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, NOT_IMPORTS], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/api/**/*.ts'],
     ignores: ['src/api/index.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...API_LAYER] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...API_LAYER], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/api/index.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/app.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   {
     files: ['server.ts', 'worker.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/domain/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/adapters/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/workflows/retry-policies.ts'],
+    ignores: ['src/workflows/retry-policies.ts', 'src/db/orm.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT] },
+  },
+  {
+    files: ['src/db/orm.ts'],
     rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV] },
   },
   {
     files: ['src/api/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV, NO_ORM_INIT] },
   },
   {
     files: ['src/workflows/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   // The bench workflows (scripts/bench/workflows, bundled by scripts/lib/bench-worker.ts) are workflow code too.
   {
@@ -163,7 +214,7 @@ export default tseslint.config(
   },
   {
     files: ['worker.ts', 'server.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV] },
+    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV, NO_ORM_INIT] },
   },
   // Bench and test-only code does not come back into src (issue 39 item 4): such a file fails lint by its name.
   {
@@ -178,7 +229,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE],
-          paths: [{ name: '@temporalio/workflow', allowImportNames: ['defineSignal', 'defineQuery', 'defineUpdate'], message: 'A *-defs.ts file holds contracts only (defineSignal, defineQuery, defineUpdate and types).' }],
+          paths: [...DB_DRIVERS, { name: '@temporalio/workflow', allowImportNames: ['defineSignal', 'defineQuery', 'defineUpdate'], message: 'A *-defs.ts file holds contracts only (defineSignal, defineQuery, defineUpdate and types).' }],
         },
       ],
     },

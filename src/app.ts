@@ -291,7 +291,7 @@ function handleRoute(def: RouteDef, deps: Deps, { readShapes, resource }: RouteC
   const bodyKind = def.bodyKind ?? (def.body ? 'json' : undefined);
   const jsonOnly = def.bodyKind === 'json' || !def.bodyKind;
   return async (ctx) => {
-    // The global EntityManager: each call resolves to the request's own fork, made on its first use (src/db.ts).
+    // The global EntityManager: each call resolves to the request's own fork, made on its first use (src/db/orm.ts).
     const em = deps.orm.em;
     // @koa/router sets ctx.params; the plain Koa.Context type does not declare it.
     const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};

@@ -20,8 +20,7 @@ import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, escapeLike, parseAfter, parseList, type ListQuery, type ListSpec } from '../../http/paging.js';
 import type { Storage } from '../../adapters/storage.js';
 import { batchPool } from '../../db/pools.js';
-import { inTransaction } from '../../db/sql.js';
-import { dollarParams, rowsOf } from '../../db/sql.js';
+import { dollarParams, inTransaction, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
 
