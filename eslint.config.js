@@ -39,11 +39,11 @@ const NO_TEST_ENV = {
 /**
  * One data-access layer (issue 39 item 1): src/db alone opens database connections (the ORM in
  * src/db/orm.ts, the pg pools and the LISTEN client in src/db/pools.ts) and runs SQL text with
- * `$n` placeholders (src/db/sql.ts). Elsewhere in src, pg and kysely are imported as types only.
+ * `$n` placeholders (src/db/sql.ts, src/db/orm-sql.ts). Elsewhere in src, pg and kysely are imported as types only.
  */
 const DB_DRIVERS = [
   { name: 'pg', allowTypeImports: true, message: 'Only src/db opens pg pools and clients (src/db/pools.ts); run SQL through src/db/sql.ts.' },
-  { name: 'kysely', allowTypeImports: true, message: 'Run SQL text through src/db/sql.ts (boundRows, boundSql, rowsOf, inTransaction).' },
+  { name: 'kysely', allowTypeImports: true, message: 'Run SQL text through src/db: boundRows/boundSql (orm-sql.ts), rowsOf/readRows/inTransaction (sql.ts).' },
 ];
 const NO_ORM_INIT = {
   selector: "CallExpression[callee.object.name='MikroORM'][callee.property.name='init'], NewExpression[callee.name='MikroORM']",

@@ -20,7 +20,7 @@ import { AppError } from '../errors.js';
 import { allocateNumber, ORDER_NUMBERS } from '../services/numbering.js';
 import { reserveCredit } from '../services/credit/accounts.js';
 import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress, type CustomerFacts } from '../services/orders/orders.js';
-import { boundRows, boundSql } from '../db/sql.js';
+import { boundRows, boundSql } from '../db/orm-sql.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';
 

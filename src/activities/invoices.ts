@@ -7,7 +7,7 @@ import { invoiceRecipients } from '../domain/email/recipients.js';
 import { Invoice } from '../entities/index.js';
 import { invoicePdfKey, renderInvoicePdf } from '../services/invoices/pdf.js';
 import type { Storage } from '../adapters/storage.js';
-import { boundRows } from '../db/sql.js';
+import { boundRows } from '../db/orm-sql.js';
 
 export interface InvoiceRef {
   organizationId: string;

@@ -1,10 +1,11 @@
 /**
- * Every statement written as SQL text goes through here, with PostgreSQL's own `$1`, `$2`, ...
+ * Every statement written as SQL text goes through src/db, with PostgreSQL's own `$1`, `$2`, ...
  * placeholders and the values bound at the wire (never interpolated into the text). Three runners,
  * by where the statement must run:
  *
- * - `boundRows(em, ...)` / `boundSql(em)`: on the ORM's connection, so inside `em.transactional()`
- *   in that transaction (its locks and its snapshot), outside it on the ORM's pool.
+ * - `boundRows(em, ...)` / `boundSql(em)` (src/db/orm-sql.ts, apart because it loads the ESM-only
+ *   kysely, which the unit tests' CommonJS cannot): on the ORM's connection, so inside
+ *   `em.transactional()` in that transaction (its locks and its snapshot), outside it on the ORM's pool.
  * - `readRows(url, ...)` / `rowsOf(em, ...)`: one read as a named prepared statement on the read
  *   pool (src/db/pools.ts), for the hot paths (authentication, the catalog, single resources).
  * - `inTransaction(pool, fn)`: a pg transaction on one connection of a pool (the batch pool:
@@ -18,34 +19,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { readPool } from './pools.js';
 
 /** One statement with `$n` placeholders and its rows: the handle every SQL-text caller takes. */
 export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
-
-/**
- * Runs one statement on the ORM's connection, through the Kysely instance MikroORM runs on: inside
- * `em.transactional()` that is the transaction's connection, outside it the ORM's pool. Rows come
- * back with the ORM pool's type parsers (timestamps as text, as `em.execute` gives them); errors
- * are converted like the ORM's own. It prepares no named statement (writes in a transaction,
- * texts that vary).
- */
-export async function boundRows<T>(em: EntityManager, text: string, params: readonly unknown[] = []): Promise<T[]> {
-  try {
-    const res = await em.getKysely().executeQuery<T>(CompiledQuery.raw(text, [...params]));
-    return res.rows;
-  } catch (e) {
-    throw e instanceof Error ? em.getDriver().convertException(e) : e;
-  }
-}
-
-/** `boundRows` as an `Sql` handle (the numbering allocator takes one from either side). */
-export const boundSql =
-  (em: EntityManager): Sql =>
-  <T>(text: string, params: unknown[] = []) =>
-    boundRows<T>(em, text, params);
 
 const names = new Map<string, string>();
 /** A stable prepared-statement name per SQL text. */

@@ -35,7 +35,7 @@ export const QUOTE_NUMBERS: NumberSequence = { prefix: 'Q-', counterTable: 'quot
 
 /**
  * Every function here takes the caller's statement runner (`$n` placeholders), so the numbers are
- * drawn in the caller's transaction: `boundSql(em)` (src/db/sql.ts) inside `em.transactional()`,
+ * drawn in the caller's transaction: `boundSql(em)` (src/db/orm-sql.ts) inside `em.transactional()`,
  * or the `sql` handle of a set-based applier's pg transaction (`inTransaction`).
  */
 

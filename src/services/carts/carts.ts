@@ -18,7 +18,7 @@ import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId, readVisibleRow, visibleCustomerSql } from '../customers/visibility.js';
-import { boundRows } from '../../db/sql.js';
+import { boundRows } from '../../db/orm-sql.js';
 import type { Out } from '../../domain/contract.js';
 import type { cart } from '../../domain/resources.js';
 

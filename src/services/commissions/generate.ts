@@ -3,7 +3,7 @@
  * the rep in the period (lines included), the pure rule engine prices them 2,000 at a time, and one
  * insert per chunk writes their entries (column arrays unnested in lockstep, each entry's lines as
  * compact json rows), sent while the engine prices the next chunk; these and the statement's other writes
- * run with bound parameters (src/db/sql.ts), never inlined into the SQL text, and the
+ * run with bound parameters (src/db/orm-sql.ts), never inlined into the SQL text, and the
  * entries are never made entities. Clawbacks are computed from one query over the rep's
  * Approved/Paid entries whose invoices were since voided, cancelled or refunded, and inserted with
  * ON CONFLICT DO NOTHING on (organization, entry, cause), so none is applied twice.
@@ -19,7 +19,7 @@ import type { StatementEvent, StoredEntryLine } from '../../entities/Commission.
 import { moneyNumber } from '../../domain/money.js';
 import { CommissionPlan, CommissionStatement } from '../../entities/index.js';
 import type { InvoiceLine } from '../../entities/Invoice.js';
-import { boundRows } from '../../db/sql.js';
+import { boundRows } from '../../db/orm-sql.js';
 
 /** Invoice states whose lines earn commission. */
 export const COMMISSIONABLE_STATUSES = ['Issued', 'PartiallyPaid', 'Paid'] as const;

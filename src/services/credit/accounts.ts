@@ -17,7 +17,7 @@ import { moneyNumber } from '../../domain/money.js';
 import { Customer, PaymentTerm, PriceTier, type Order } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { boundSql } from '../../db/sql.js';
+import { boundSql } from '../../db/orm-sql.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { findPaymentTerm } from './terms.js';
 

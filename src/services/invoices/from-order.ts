@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../../errors.js';
 import { PREPAID_TERMS } from '../../domain/credit/terms.js';
 import { onAccountTerms } from '../credit/accounts.js';
 import { allocateNumber, INVOICE_NUMBERS } from '../numbering.js';
-import { boundSql } from '../../db/sql.js';
+import { boundSql } from '../../db/orm-sql.js';
 import { applyPayment, recordInvoicePayment, type RecordPaymentInput } from './record-payment.js';
 
 /** The checkout charge as the invoice's payment (null: nothing charged or nothing to pay). */

@@ -15,7 +15,7 @@ import type { Principal } from '../../http/auth.js';
 import { itemsEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { byVisibleCustomer, liveCustomerId, mayActFor, ofCustomerNumber, visibleCustomerNumbers } from '../customers/visibility.js';
 import { allocateNumber, claimNumbers, INVOICE_NUMBERS } from '../numbering.js';
-import { boundSql } from '../../db/sql.js';
+import { boundSql } from '../../db/orm-sql.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
 import { signalDunning, signalInvoiceClosed } from './signal.js';
 import { invoiceView } from './view.js';

@@ -18,7 +18,7 @@ import { spendingAdmission, type BuyerSpending } from '../../domain/orders/admis
 import { ApprovalRequest, User, type ApprovalSubject } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { sameCartLines, type HeldLine } from '../../domain/approvals/rules.js';
-import { boundRows } from '../../db/sql.js';
+import { boundRows } from '../../db/orm-sql.js';
 import type { Principal } from '../../http/auth.js';
 import { startOnce } from '../../adapters/temporal.js';
 import type { ApprovePurchaseInput, QuoteAcceptHold } from '../../workflows/approve-purchase-defs.js';

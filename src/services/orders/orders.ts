@@ -22,7 +22,7 @@ import { findPriceTier, priceLine } from '../catalog/pricing.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayActFor, readVisibleRow, visibleCustomerNumbers, visibleCustomerSql } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
-import { boundSql } from '../../db/sql.js';
+import { boundSql } from '../../db/orm-sql.js';
 import { insertApprovalRequest, needsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
 import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
