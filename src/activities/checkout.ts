@@ -189,15 +189,12 @@ export function createCheckoutActivities(deps: { orm: MikroORM; config: Config }
     },
 
     /**
-     * Creates the order from the cart and closes the cart, in one transaction; an existing order for
-     * the cart is returned. With `paymentKey` (workflow patch `order-with-invoice`) the order's invoice
-     * and its card payment are written in the same transaction and returned; when the order exists
-     * already (an earlier attempt, or a run from before the patch) its invoice is written or found as
-     * invoiceCheckoutOrder does. Without it, the order alone (histories from before the patch).
+     * Creates the order from the cart, closes the cart and writes the order's invoice and its card
+     * payment, in one transaction; when the order exists already (an earlier attempt) it is returned
+     * and its invoice written or found as invoiceCheckoutOrder does.
      */
-    async createOrderFromCart(input: OrderInput & { paymentKey?: string }): Promise<CreatedOrder & { invoice?: CheckoutInvoice }> {
+    async createOrderFromCart(input: OrderInput & { paymentKey: string }): Promise<CreatedOrder & { invoice: CheckoutInvoice }> {
       const paymentKey = input.paymentKey;
-      if (!paymentKey) return mapped(() => orderFromCart(input));
       return mapped(async () => {
         const invoiceInput = (orderId: string): CheckoutInvoiceInput => ({
           organizationId: input.organizationId,

@@ -38,9 +38,7 @@ export type TaskQueueName = (typeof TASK_QUEUES)[number];
  */
 export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName, Record<string, unknown>> {
   return {
-    // deliverEmail stays here too: histories from before patch `email-mail-queue` deliver on this queue or as local activities.
     commerce: {
-      ...createEmailActivities(deps),
       ...createCheckoutActivities(deps),
       ...createInvoiceActivities(deps),
       ...createPaymentActivities(deps),

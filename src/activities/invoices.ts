@@ -84,8 +84,5 @@ export function createInvoiceActivities(deps: { orm: MikroORM; config: Config; s
       await em.nativeUpdate(Invoice, { organization: ref.organizationId, id: inv.id }, { pdfKey: key });
       return f;
     },
-    async invoiceMailFacts(ref: InvoiceRef): Promise<InvoiceMailFacts> {
-      return (await facts(ref)).facts;
-    },
   };
 }

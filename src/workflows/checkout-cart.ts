@@ -3,38 +3,35 @@
  * saved payment profile (provider idempotency key `checkout-<cartId>`, `checkout-<cartId>-<n>` from
  * the cart's second checkout attempt on; none for an on-account
  * checkout, whose credit check runs in the order's transaction) -> create the order, close the
- * cart and write the order's invoice with its payment (one activity, one transaction, since patch
- * `order-with-invoice`; before it two activities) -> queue the confirmation e-mail. Steps after the
+ * cart and write the order's invoice with its payment (one local activity, one transaction) ->
+ * start the invoice's issuance and the confirmation e-mail together. Steps after the
  * charge must eventually succeed and retry without limit (a worker crash resumes where history
  * left off, even inside the charge: the provider key charges once); business refusals surface
  * at once. A non-retryable failure or a cancellation after the charge voids it (saga
  * compensation); the cart stays PENDING. A cart edited during the run no longer comes to the
  * amount charged: its order is refused (409) and the charge voided. Raw card data never enters this workflow.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, deprecatePatch, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 import { chargeOrReportDecline, surface } from './payment-failed.js';
-import { localMustSucceed, mustSucceed, providerCall } from './retry-policies.js';
+import { localMustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 import { amountText, childTags, emailSummary, SA } from './tags-defs.js';
 
 
-const remote = proxyActivities<ReturnType<typeof createCheckoutActivities>>(mustSucceed);
 const local = proxyLocalActivities<ReturnType<typeof createCheckoutActivities>>(localMustSucceed);
 const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
 
 export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult> {
   const runId = workflowInfo().runId;
-  // Since patch `checkout-local-steps` the database steps run as local activities (history markers,
-  // no task round trip through the server each) and both children start together.
-  const lean = patched('checkout-local-steps');
-  const acts = lean ? local : remote;
+  // The database steps run as local activities (history markers, no task round trip through the server each).
+  deprecatePatch('checkout-local-steps'); // retired patch: docs/operations.md, "Retiring a patch"
   let prepared;
   try {
-    prepared = await acts.reserveOrderNumber(input);
+    prepared = await local.reserveOrderNumber(input);
   } catch (e) {
     surface(e);
   }
@@ -65,21 +62,17 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     );
   }
   let order;
-  // The order, the closed cart, the invoice and its payment in one activity and one transaction;
-  // histories from before the patch (and a worker from before it, which ignores paymentKey) write
-  // the order, then the invoice, in two activities.
-  const withInvoice = patched('order-with-invoice');
-  let invoice;
+  // The order, the closed cart, the invoice and its payment in one activity and one transaction.
+  deprecatePatch('order-with-invoice'); // retired patch
   try {
     // `amount`: the order is refused (and the charge voided below) when the cart no longer comes to what was charged.
-    order = await acts.createOrderFromCart({
+    order = await local.createOrderFromCart({
       ...input,
       orderNumber: prepared.orderNumber,
       chargeId,
       amount: prepared.amount,
-      ...(withInvoice ? { paymentKey: `checkout-${input.cartId}` } : {}),
+      paymentKey: `checkout-${input.cartId}`,
     });
-    invoice = order.invoice;
   } catch (e) {
     const charged = chargeId;
     if (charged) {
@@ -89,18 +82,11 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     }
     surface(e);
   }
-  // The order's invoice: Issued and paid by this charge; its issuance workflow stores the PDF and e-mails it.
-  invoice ??= await acts.invoiceCheckoutOrder({
-    organizationId: input.organizationId,
-    orderId: order.orderId,
-    chargeId,
-    paymentKey: `checkout-${input.cartId}`,
-    paymentProfileId: input.paymentProfileId,
-  });
+  const invoice = order.invoice;
   const issuance = started(
     startChild('issueInvoice', {
       workflowId: `invoice-${invoice.invoiceId}`,
-      args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId, reminderDelaySeconds: invoice.reminderDelaySeconds }],
+      args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // The parent's keys too (OrderNumber), so the order's issuance and reminders are found by order.
       ...childTags(
@@ -109,8 +95,6 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       ),
     }),
   );
-  // Histories from before `checkout-local-steps` started the e-mail once the issuance had started.
-  if (!lean) await issuance;
   const customerEmail = order.customerEmail;
   const confirmation = async () => {
     if (!customerEmail) return;

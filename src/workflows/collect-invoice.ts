@@ -9,15 +9,13 @@
  * refunds) wakes it at once; it also re-reads the invoice once a dunning day, so a change without
  * a signal is seen too. Time is the workflow clock.
  */
-import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, deprecatePatch, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createDunningActivities } from '../activities/dunning.js';
-import type { createEmailActivities } from '../activities/email.js';
 import { invoiceChangedSignal, type CollectInvoiceInput, type CollectInvoiceResult } from './collect-invoice-defs.js';
 import { deliverOnMailQueue, MAIL_QUEUE_PATCH } from './mail-delivery.js';
-import { emailDelivery, mustSucceed } from './retry-policies.js';
+import { mustSucceed } from './retry-policies.js';
 
 const acts = proxyActivities<ReturnType<typeof createDunningActivities>>({ ...mustSucceed, startToCloseTimeout: '1 minute' });
-const { deliverEmail } = proxyActivities<ReturnType<typeof createEmailActivities>>(emailDelivery);
 
 export async function collectInvoice(input: CollectInvoiceInput): Promise<CollectInvoiceResult> {
   let changes = 0;
@@ -43,8 +41,11 @@ export async function collectInvoice(input: CollectInvoiceInput): Promise<Collec
     if (!(await stillOpenAt(step.atMs))) return finish();
     const r = await acts.dunningStep({ ...ref, step });
     if (!r.open) return finish();
-    // Since patch `email-mail-queue` on the mail queue (mail-delivery.ts), so a silent SMTP server holds no commerce activity slot.
-    if (r.mail) await (patched(MAIL_QUEUE_PATCH) ? deliverOnMailQueue : deliverEmail)(r.mail);
+    // On the mail queue (mail-delivery.ts), so a silent SMTP server holds no commerce activity slot.
+    if (r.mail) {
+      deprecatePatch(MAIL_QUEUE_PATCH); // retired patch: docs/operations.md, "Retiring a patch"
+      await deliverOnMailQueue(r.mail);
+    }
     done.push(step.key);
   }
   // On hold: wait for the invoice to close (a signal at once, else re-read once a dunning day).

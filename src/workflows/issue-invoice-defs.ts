@@ -4,13 +4,15 @@ import { defineSignal } from '@temporalio/workflow';
 export interface IssueInvoiceInput {
   organizationId: string;
   invoiceId: string;
-  /** Seconds to wait before the reminder instead of the due date (INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS). */
-  reminderDelaySeconds?: number | null;
 }
 
+/** `reminded` is always false: reminders belong to the dunning process (collectInvoice). */
 export interface IssueInvoiceResult {
   reminded: boolean;
 }
 
-/** Sent on Paid, Voided, Cancelled: the workflow stops waiting and sends no reminder. */
+/**
+ * Once told an issuance waiting for its reminder that the invoice closed. Nothing waits for it any
+ * more; payInvoiceByCard still sends it (a command of its recorded histories), and it is ignored.
+ */
 export const invoiceClosedSignal = defineSignal('invoiceClosed');

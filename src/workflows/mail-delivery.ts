@@ -1,5 +1,5 @@
 /**
- * E-mail delivery on the `mail` task queue (since patch `email-mail-queue`). An SMTP server that
+ * E-mail delivery on the `mail` task queue. An SMTP server that
  * does not answer (the deployment's, or one tenant's own Smtp integration) then holds only a slot
  * of the mail worker's activities: never a workflow-task slot (a local activity holds one while it
  * runs) nor a commerce activity slot, so other tenants' checkouts, charges and dunning steps go on
@@ -10,6 +10,7 @@ import type { createEmailActivities } from '../activities/email.js';
 import { emailDelivery } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 
+/** Retired (deprecatePatch): every delivery is on the mail queue. */
 export const MAIL_QUEUE_PATCH = 'email-mail-queue';
 
 /**

@@ -209,7 +209,7 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
     await startOnce(
       'issueInvoice',
       `invoice-${invoice.invoiceId}`,
-      [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId, reminderDelaySeconds: invoice.reminderDelaySeconds }],
+      [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
       childTags(invoiceKeys, `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber}) to customer ${invoice.customerNumber}: ${amountText(accepted.total, accepted.currency)}`),
     );
     if (accepted.customerEmail) {

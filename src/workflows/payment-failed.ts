@@ -1,10 +1,9 @@
 /**
  * Workflow-side card charging shared by payInvoiceByCard and checkoutCart (not a workflow
  * itself): charge a saved profile; when the provider declines, write the `payment.failed`
- * webhook event, then surface the refusal as the workflow's failure. The event is behind
- * `patched('payment-failed-event')`: histories recorded before the event existed replay unchanged.
+ * webhook event, then surface the refusal as the workflow's failure.
  */
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, deprecatePatch, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChargeInput, createPaymentActivities, PaymentFailedInput } from '../activities/payments.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 
@@ -30,7 +29,8 @@ export type DeclineContext = Pick<PaymentFailedInput, 'source' | 'invoiceId' | '
 
 /** When `e` is a decline, writes the payment.failed event (once per workflow run) before the caller surfaces `e`. */
 async function reportDecline(e: unknown, charge: ChargeInput, about: DeclineContext): Promise<void> {
-  if (!declined(e) || !patched('payment-failed-event')) return;
+  if (!declined(e)) return;
+  deprecatePatch('payment-failed-event'); // retired patch: docs/operations.md, "Retiring a patch"
   const info = workflowInfo();
   await events.recordPaymentFailed({
     organizationId: charge.organizationId,

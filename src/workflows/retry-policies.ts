@@ -37,4 +37,3 @@ export const emailDelivery: ActivityOptions = { startToCloseTimeout: '30 seconds
 /** The same attempt timeout and retries for a local activity (run by the worker of the workflow task). */
 export const asLocal = (o: ActivityOptions): LocalActivityOptions => ({ startToCloseTimeout: o.startToCloseTimeout, retry: o.retry });
 export const localMustSucceed = asLocal(mustSucceed);
-export const localEmailDelivery = asLocal(emailDelivery);

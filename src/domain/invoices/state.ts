@@ -15,8 +15,6 @@ export const INVOICE_STATUSES = ['Draft', 'Issued', 'PartiallyPaid', 'Paid', 'Vo
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 export const FINAL_STATUSES: readonly InvoiceStatus[] = ['Voided', 'Cancelled'];
-/** States in which the invoice is closed for the issuance workflow (no reminder). */
-export const CLOSED_STATUSES: readonly InvoiceStatus[] = ['Paid', 'Voided', 'Cancelled'];
 
 export type InvoiceEvent =
   | { type: 'issue' }

@@ -7,7 +7,7 @@ import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postg
 import type { Client } from '@temporalio/client';
 import { Decimal } from 'decimal.js';
 import { balanceOf, computeTotals } from '../../domain/invoices/money.js';
-import { CLOSED_STATUSES, INVOICE_STATUSES, isInvoiceStatus, transition, type InvoiceEvent, type InvoiceStatus } from '../../domain/invoices/state.js';
+import { INVOICE_STATUSES, isInvoiceStatus, transition, type InvoiceEvent, type InvoiceStatus } from '../../domain/invoices/state.js';
 import { Invoice, InvoicePayment, Order } from '../../entities/index.js';
 import type { InvoiceCustomer, InvoiceDiscount, InvoiceSalesRep } from '../../entities/Invoice.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
@@ -17,7 +17,7 @@ import { byVisibleCustomer, liveCustomerId, mayActFor, ofCustomerNumber, visible
 import { allocateNumber, claimNumbers, INVOICE_NUMBERS } from '../numbering.js';
 import { boundSql } from '../../db/orm-sql.js';
 import { assertNoAdminOnlyChanges, repPriced, writesAsGiven } from './rep-rules.js';
-import { signalDunning, signalInvoiceClosed } from './signal.js';
+import { signalDunning } from './signal.js';
 import { invoiceView } from './view.js';
 import { UUID_RE } from '../../domain/ids.js';
 
@@ -265,15 +265,13 @@ export const invoiceLinks = (id: string) => [
   { rel: 'pdf', href: `/api/invoices/${id}/pdf` },
 ];
 
-/** Runs a status move under the row lock and signals the workflow when the invoice closes. */
+/** Runs a status move under the row lock and tells the invoice's dunning process. */
 export async function move(em: EntityManager, temporal: Client, orgId: string, auth: Principal, id: string, event: InvoiceEvent) {
-  const status = await em.fork().transactional(async (tx) => {
+  await em.fork().transactional(async (tx) => {
     const inv = await findInvoice(tx, orgId, id, auth, true);
     inv.status = must(inv.status, event);
     await tx.flush();
-    return inv.status as InvoiceStatus;
   });
-  if (CLOSED_STATUSES.includes(status)) await signalInvoiceClosed(temporal, id);
   await signalDunning(temporal, id);
   return reload(em, orgId, id);
 }

@@ -46,7 +46,7 @@ export async function issueDraftInvoice(em: EntityManager, deps: Deps, orgId: st
   await startOnce(deps.temporal, deps.config, {
     workflowType: 'issueInvoice',
     workflowId: invoiceWorkflowId(inv.id),
-    args: [{ organizationId: orgId, invoiceId: inv.id, reminderDelaySeconds: deps.config.invoiceReminderDelayOverrideSeconds }],
+    args: [{ organizationId: orgId, invoiceId: inv.id }],
     keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
     summary: `Issue invoice ${inv.invoiceNumber} to customer ${inv.customerNumber}: ${amountText(inv.total, inv.currencyCode)}`,
   });

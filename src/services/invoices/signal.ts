@@ -1,28 +1,17 @@
-/** Tells an invoice's issuance workflow that the invoice is closed (Paid, Voided or Cancelled). */
+/** Tells an invoice's dunning workflow that what the invoice owes changed, or starts it again. */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { log } from '../../logger.js';
 import type { Config } from '../../config.js';
 import { taskQueue } from '../../config.js';
 import { searchAttributes } from '../../adapters/temporal.js';
 import { dunningWorkflowId, invoiceChangedSignal, type CollectInvoiceInput } from '../../workflows/collect-invoice-defs.js';
-import { invoiceClosedSignal } from '../../workflows/issue-invoice-defs.js';
 
 export const invoiceWorkflowId = (invoiceId: string) => `invoice-${invoiceId}`;
-
-/** Best effort: no workflow (never issued) or a finished one is fine; the reminder re-checks the status anyway. */
-export async function signalInvoiceClosed(client: Client, invoiceId: string): Promise<void> {
-  try {
-    await client.workflow.getHandle(invoiceWorkflowId(invoiceId)).signal(invoiceClosedSignal);
-  } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return;
-    log.warn('could not signal the invoice workflow', { invoiceId, error: String(e) });
-  }
-}
 
 /**
  * Tells the invoice's dunning workflow (collectInvoice) that what the invoice owes changed
  * (payment, void, cancel, refund): it re-reads the invoice at once and stops when it is closed.
- * Best effort like signalInvoiceClosed: the workflow also re-reads the invoice on its own timers.
+ * Best effort: the workflow also re-reads the invoice on its own timers.
  */
 export async function signalDunning(client: Client, invoiceId: string): Promise<void> {
   try {

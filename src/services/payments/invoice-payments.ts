@@ -27,7 +27,7 @@ import { amountText } from '../../workflows/tags-defs.js';
 import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget, type RefundInput } from '../invoices/card-payments.js';
 import { findInvoice, reload } from '../invoices/invoices.js';
 import { checkPayment, recordInvoicePayment } from '../invoices/record-payment.js';
-import { resumeDunning, signalDunning, signalInvoiceClosed } from '../invoices/signal.js';
+import { resumeDunning, signalDunning } from '../invoices/signal.js';
 import { findActivePaymentMethod } from './methods.js';
 
 /** `<scope>:<Idempotency-Key>`; without the header `<scope>:<derived>` when given (card money), else a fresh key. */
@@ -89,7 +89,7 @@ async function payByCard(em: EntityManager, deps: Deps, orgId: string, inv: Invo
 }
 
 async function payOffline(em: EntityManager, deps: Deps, orgId: string, inv: Invoice, body: InvoicePaymentRequest & { status: PaymentStatus }, header?: string): Promise<void> {
-  const result = await recordInvoicePayment(em, {
+  await recordInvoicePayment(em, {
     organizationId: orgId,
     invoiceId: inv.id,
     amount: new Decimal(body.amount).toFixed(),
@@ -104,7 +104,6 @@ async function payOffline(em: EntityManager, deps: Deps, orgId: string, inv: Inv
     idempotencyKey: idempotencyKey(header, `invoice-payment:${inv.id}`),
     status: body.status,
   });
-  if (result.status === 'Paid') await signalInvoiceClosed(deps.temporal, inv.id);
 }
 
 export interface InvoiceRefundRequest {

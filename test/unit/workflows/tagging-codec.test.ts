@@ -23,10 +23,15 @@ const codecConfig = { payloadCodecKeys: `k1:${randomBytes(32).toString('base64')
 const mailed: { emailId: string; to: string }[] = [];
 const activities = {
   reserveOrderNumber: async () => ({ orderNumber: 'SO-7001', amount: '0', currency: 'USD', existingOrderId: null }),
-  createOrderFromCart: async () => ({ orderId: 'order-1', orderNumber: 'SO-7001', customerEmail: EMAIL, total: '125.50', currency: 'USD' }),
-  invoiceCheckoutOrder: async () => ({ invoiceId: 'invoice-1', invoiceNumber: 'INV-7001', customerNumber: 'C-77', reminderDelaySeconds: 1 }),
+  createOrderFromCart: async () => ({
+    orderId: 'order-1',
+    orderNumber: 'SO-7001',
+    customerEmail: EMAIL,
+    total: '125.50',
+    currency: 'USD',
+    invoice: { invoiceId: 'invoice-1', invoiceNumber: 'INV-7001', customerNumber: 'C-77' },
+  }),
   storeInvoicePdf: async () => ({ invoiceNumber: 'INV-7001', organizationName: 'Org', companyName: 'Co', dueDate: '2030-01-01', totalFormatted: '$125.50', pdfUrl: 'http://x', to: null, open: true }),
-  invoiceMailFacts: async () => ({ open: false, to: null }),
   deliverEmail: async (i: { emailId: string; to: string }) => {
     mailed.push(i);
     return { delivered: true };
