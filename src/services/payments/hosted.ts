@@ -20,7 +20,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import type { CallbackFields } from '../../domain/payments/callback-signature.js';
 import { HostedPaymentSetup } from '../../entities/index.js';
