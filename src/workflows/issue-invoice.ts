@@ -9,18 +9,17 @@
 import {
   type ActivityOptions,
   condition,
-  ParentClosePolicy,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  startChild,
 } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createEmailActivities } from '../activities/email.js';
 import type { createInvoiceActivities } from '../activities/invoices.js';
 import { dunningWorkflowId } from './collect-invoice-defs.js';
 import { invoiceClosedSignal, type IssueInvoiceInput, type IssueInvoiceResult } from './issue-invoice-defs.js';
+import { startChildOnce } from './lib/start-child-once.js';
 import { deliverOnMailQueue, MAIL_QUEUE_PATCH } from './mail-delivery.js';
 import { asLocal, emailDelivery, localEmailDelivery, mustSucceed } from './retry-policies.js';
 
@@ -64,19 +63,14 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
   // The reminder folds into the dunning process (collectInvoice, docs/credit.md); executions started before keep their one reminder.
   if (patched('dunning-replaces-reminder')) {
     if (facts.open) {
-      try {
-        await startChild('collectInvoice', {
-          workflowId: dunningWorkflowId(input.invoiceId),
-          args: [ref],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          typedSearchAttributes: [
-            { key: OrganizationIdKey, value: input.organizationId },
-            { key: InvoiceNumberKey, value: facts.invoiceNumber },
-          ],
-        });
-      } catch (e) {
-        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-      }
+      await startChildOnce('collectInvoice', {
+        workflowId: dunningWorkflowId(input.invoiceId),
+        args: [ref],
+        typedSearchAttributes: [
+          { key: OrganizationIdKey, value: input.organizationId },
+          { key: InvoiceNumberKey, value: facts.invoiceNumber },
+        ],
+      });
     }
     return { reminded: false };
   }
