@@ -78,6 +78,28 @@ const WORKFLOW_CONTRACTS = {
   regex: '(^|/)workflows/(?![^/]*-defs(\\.js)?$)',
   message: 'Import a workflow contract from src/workflows/*-defs.ts, never a workflow module.',
 };
+/**
+ * One Temporal client module (issue 39 items 3 and 7): only src/adapters/temporal.ts imports
+ * @temporalio/client (types included: it re-exports Client and WorkflowExecutionInfo), and only it
+ * starts workflows or schedules, so every start goes through its startWorkflow / startOnce (the
+ * start outbox) / runWorkflow and every failure maps to AppError there. scripts/ and test/ connect
+ * their own clients.
+ */
+const ONE_CLIENT = {
+  name: '@temporalio/client',
+  message: 'Only src/adapters/temporal.ts imports @temporalio/client: start, await and read failures through it (startWorkflow, startOnce, runWorkflow, awaitWorkflow, updateRefusal, isWorkflowNotFound; types Client, WorkflowExecutionInfo).',
+};
+const RAW_START = {
+  selector:
+    "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(start|signalWithStart|execute)$/][callee.object.type='MemberExpression'][callee.object.property.name='workflow'], CallExpression[callee.type='MemberExpression'][callee.property.name='create'][callee.object.type='MemberExpression'][callee.object.property.name='schedule']",
+  message: 'Start workflows and schedules through src/adapters/temporal.ts (startWorkflow, startOnce, runWorkflow, signalWithStart, ensureSchedule), never with the client directly.',
+};
+/** A contract owns its types: services import the contract, never the other way round (issue 39 items 3 and 7). */
+const DEFS_OWN_TYPES = {
+  regex: '(^|/)services(/|$)',
+  message: 'A src/workflows/*-defs.ts contract defines its own types and never imports src/services (not even as types): move the type here and let the service import it.',
+};
+
 /** Retry policies come from src/workflows/retry-policies.ts only (named by what a step means). */
 const RETRY_FROM_POLICIES = [
   { selector: "Property[key.name='retry'] > ObjectExpression", message: 'Use a policy of src/workflows/retry-policies.ts (retry: MUST_SUCCEED, bounded(n), ...).' },
@@ -93,6 +115,22 @@ const WORKFLOW_PATTERNS = [
     allowTypeImports: true,
     message: 'Workflows import activities, services, adapters and entities as types only (import type).',
   },
+];
+
+/**
+ * What a contract (src/workflows/*-defs.ts) may import: as workflow code, except src/services even
+ * as types (DEFS_OWN_TYPES). typescript-eslint skips a type import that any allowTypeImports
+ * pattern matches, so services is left out of that pattern here rather than added on top.
+ */
+const DEFS_PATTERNS = [
+  NO_API,
+  WORKFLOW_PATTERNS[1],
+  {
+    regex: '(^|/)(activities|adapters|entities)(/|$)',
+    allowTypeImports: true,
+    message: 'Workflows import activities, adapters and entities as types only (import type).',
+  },
+  DEFS_OWN_TYPES,
 ];
 
 /** Route files: routes and yup schemas only; the use cases (and every query) live in src/services. */
@@ -148,63 +186,73 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/**', 'src/api/**', 'src/app.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   // One data-access layer (issue 39 item 1): src/db at the bottom, src/http under src/services,
   // and no cycle between imports and the services it builds on.
   {
     files: ['src/db/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, DB_DOWN] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, DB_DOWN], paths: [ONE_CLIENT] }] },
   },
   {
     files: ['src/http/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, HTTP_DOWN], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, HTTP_DOWN], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/services/catalog/**/*.ts', 'src/services/invoices/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, NOT_IMPORTS], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, NOT_IMPORTS], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/api/**/*.ts'],
     ignores: ['src/api/index.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...API_LAYER], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...API_LAYER], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/api/index.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/app.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PRODUCTION_CODE], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['server.ts', 'worker.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PRODUCTION_CODE], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/domain/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, PURE_DOMAIN, DOMAIN_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/adapters/**/*.ts'],
+    ignores: ['src/adapters/temporal.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
+  },
+  // The one Temporal client module (ONE_CLIENT, RAW_START).
+  {
+    files: ['src/adapters/temporal.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, ADAPTERS_DOWN, WORKFLOW_CONTRACTS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/workflows/retry-policies.ts', 'src/db/orm.ts'],
+    ignores: ['src/workflows/retry-policies.ts', 'src/adapters/temporal.ts', 'src/db/orm.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, RAW_START] },
+  },
+  {
+    files: ['src/adapters/temporal.ts'],
     rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT] },
   },
   {
     files: ['src/db/orm.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, RAW_START] },
   },
   {
     files: ['src/api/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV, NO_ORM_INIT] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV, NO_ORM_INIT, RAW_START] },
   },
   {
     files: ['src/workflows/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE], paths: DB_DRIVERS }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   // The bench workflows (scripts/bench/workflows, bundled by scripts/lib/bench-worker.ts) are workflow code too.
   {
@@ -214,22 +262,27 @@ export default tseslint.config(
   },
   {
     files: ['worker.ts', 'server.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV, NO_ORM_INIT] },
+    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV, NO_ORM_INIT, RAW_START] },
   },
   // Bench and test-only code does not come back into src (issue 39 item 4): such a file fails lint by its name.
   {
     files: NOT_IN_SRC,
     rules: { 'no-restricted-syntax': ['error', { selector: 'Program', message: 'Bench code belongs in scripts/bench/, test-only code in test/support/: not in src.' }] },
   },
-  // A contract file defines and declares only: no activity proxies, timers or other workflow calls.
+  // A contract file defines and declares only: no activity proxies, timers or other workflow calls,
+  // and it owns its types (DEFS_OWN_TYPES: no src/services, not even as types).
   {
     files: ['src/workflows/*-defs.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [...WORKFLOW_PATTERNS, PRODUCTION_CODE],
-          paths: [...DB_DRIVERS, { name: '@temporalio/workflow', allowImportNames: ['defineSignal', 'defineQuery', 'defineUpdate'], message: 'A *-defs.ts file holds contracts only (defineSignal, defineQuery, defineUpdate and types).' }],
+          patterns: [...DEFS_PATTERNS, PRODUCTION_CODE],
+          paths: [
+            ...DB_DRIVERS,
+            { name: '@temporalio/workflow', allowImportNames: ['defineSignal', 'defineQuery', 'defineUpdate'], message: 'A *-defs.ts file holds contracts only (defineSignal, defineQuery, defineUpdate and types).' },
+            ONE_CLIENT,
+          ],
         },
       ],
     },

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from './adapters/temporal.js';
 import type { Config } from './config.js';
 import type { CredentialVersions } from './http/auth.js';
 import type { ReadCache } from './services/auth/cache.js';

@@ -8,9 +8,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { roundMoney } from '../domain/money.js';
 import { Invoice, InvoicePayment } from '../entities/index.js';
 import { AppError } from '../errors.js';
-import { checkPayment, recordInvoicePayment, type RecordPaymentResult } from '../services/invoices/record-payment.js';
-import { applyInvoiceRefund, type RefundInput } from '../services/invoices/card-payments.js';
-import type { InvoiceCardPaymentInput } from '../workflows/invoice-payments-defs.js';
+import { checkPayment, recordInvoicePayment } from '../services/invoices/record-payment.js';
+import { applyInvoiceRefund } from '../services/invoices/card-payments.js';
+import type { InvoiceCardPaymentInput, RecordPaymentResult, RefundInput } from '../workflows/invoice-payments-defs.js';
 import { mapped } from './failures.js';
 
 

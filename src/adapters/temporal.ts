@@ -1,20 +1,40 @@
 /**
- * Temporal client side: connecting (with a deadline on every call), search attribute keys, and
- * starting a workflow exactly once per business key (a second start with the same id is a no-op;
- * a start that cannot reach Temporal is kept in the outbox when the client has one).
+ * The one Temporal client module (issue 39 item 3): connecting (with a deadline on every call),
+ * search attribute keys, and every way the API and the worker start or await a workflow:
+ * `startWorkflow` (a plain start; false when the id is taken), `startOnce` (a start made once per
+ * business key, kept in the start outbox when Temporal cannot be reached), `startPending` (the
+ * outbox relay's start), `runWorkflow`/`awaitWorkflow` (start or attach, wait, and map the failure
+ * to the AppError it carried), `signalWithStart` and `ensureSchedule`. Temporal's client errors are
+ * read here only (`isWorkflowNotFound`, `updateRefusal`, `appErrorOf`); no other file of src
+ * imports @temporalio/client (ESLint).
  */
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  ScheduleAlreadyRunning,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type ScheduleOptions,
+  type WorkflowIdReusePolicy,
+  type WorkflowSignalWithStartOptions,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config.js';
 import { taskQueue } from '../config.js';
-import { dependencyDown } from '../errors.js';
-import type { SendEmailInput } from '../workflows/send-email-defs.js';
-import { emailSummary, searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
+import { AppError, dependencyDown, type ErrorKind, type FieldErrors } from '../errors.js';
+import { searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
 import { dataConverterFor } from './payload-codec.js';
 import { currentTracing } from '../tracing.js';
 
 export { SA, searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
+/** The client and the read-only shapes the rest of src sees (they never import @temporalio/client themselves). */
+export type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 
 /** Calls that wait on the server by design (long polls): they get a longer bound than the rest. */
 const LONG_POLL_METHODS = /\/(GetWorkflowExecutionHistory|PollWorkflowExecutionUpdate|UpdateWorkflowExecution|ExecuteMultiOperation|PollActivityTaskQueue|PollWorkflowTaskQueue)$/;
@@ -50,6 +70,28 @@ export async function connectTemporal(config: Config): Promise<Client> {
   return new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFor(config), interceptors });
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Starting workflows
+
+/** The task queues that have workflows (the mail queue has activities only). */
+export type WorkflowQueue = 'commerce' | 'media' | 'imports';
+
+/** One workflow start: the workflow, its business-key id, its queue and how it is tagged. */
+export interface WorkflowStart {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  /** Default `commerce`. */
+  queue?: WorkflowQueue;
+  /** The search attributes (none when absent). */
+  keys?: BusinessKeys;
+  /** One line for the memo: what, for whom, how much (no personal data). */
+  summary: string;
+  /** Default REJECT_DUPLICATE: a business key runs once. */
+  reuse?: WorkflowIdReusePolicy;
+}
+
 /** A workflow start as the outbox keeps it (everything startOnce needs, JSON only). */
 export interface PendingStart {
   workflowType: string;
@@ -69,26 +111,36 @@ export function attachStartOutbox(client: Client, outbox: StartOutbox): void {
   outboxes.set(client, outbox);
 }
 
-async function start(client: Client, s: PendingStart): Promise<void> {
-  await client.workflow.start(s.workflowType, {
-    workflowId: s.workflowId,
-    taskQueue: s.taskQueue,
-    args: s.args,
-    typedSearchAttributes: searchAttributes(s.keys),
-    memo: summaryMemo(s.summary),
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-  });
+/**
+ * The one call of `client.workflow.start`: true when it started, false when the workflow id is
+ * taken (WorkflowExecutionAlreadyStartedError, the only place the client side reads it).
+ */
+async function start(client: Client, s: Omit<PendingStart, 'keys'> & { keys?: BusinessKeys }, reuse: WorkflowIdReusePolicy): Promise<boolean> {
+  try {
+    await client.workflow.start(s.workflowType, {
+      workflowId: s.workflowId,
+      taskQueue: s.taskQueue,
+      args: s.args,
+      ...(s.keys ? { typedSearchAttributes: searchAttributes(s.keys) } : {}),
+      memo: summaryMemo(s.summary),
+      workflowIdReusePolicy: reuse,
+    });
+    return true;
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw e;
+  }
+}
+
+/** Starts a workflow now (no outbox: a Temporal that cannot be reached is the caller's error); false when its id is taken. */
+export async function startWorkflow(client: Client, config: Config, s: WorkflowStart): Promise<boolean> {
+  return start(client, { ...s, taskQueue: taskQueue(config, s.queue ?? 'commerce') }, s.reuse ?? 'REJECT_DUPLICATE');
 }
 
 /** Starts a kept start: true when it started or had already started (the outbox row can go). */
 export async function startPending(client: Client, s: PendingStart): Promise<boolean> {
-  try {
-    await start(client, s);
-    return true;
-  } catch (e) {
-    if (e instanceof WorkflowExecutionAlreadyStartedError) return true;
-    throw e;
-  }
+  await start(client, s, 'REJECT_DUPLICATE');
+  return true;
 }
 
 /**
@@ -97,17 +149,11 @@ export async function startPending(client: Client, s: PendingStart): Promise<boo
  * and made once Temporal is back, and this answers true: what the caller already wrote stays valid
  * and its follow-up work (an e-mail, an invoice's issuance) is not lost.
  */
-export async function startOnce(
-  client: Client,
-  config: Config,
-  opts: { workflowType: string; workflowId: string; args: unknown[]; queue?: 'commerce' | 'media' | 'imports'; keys: BusinessKeys; summary: string },
-): Promise<boolean> {
+export async function startOnce(client: Client, config: Config, opts: Omit<WorkflowStart, 'reuse' | 'keys'> & { keys: BusinessKeys }): Promise<boolean> {
   const s: PendingStart = { workflowType: opts.workflowType, workflowId: opts.workflowId, taskQueue: taskQueue(config, opts.queue ?? 'commerce'), args: opts.args, keys: opts.keys, summary: opts.summary };
   try {
-    await start(client, s);
-    return true;
+    return await start(client, s, 'REJECT_DUPLICATE');
   } catch (e) {
-    if (e instanceof WorkflowExecutionAlreadyStartedError) return false;
     const outbox = outboxes.get(client);
     if (outbox && dependencyDown(e) === 'temporal') {
       await outbox(s);
@@ -117,14 +163,110 @@ export async function startOnce(
   }
 }
 
-/** Queues an e-mail through the sendEmail workflow; `emailId` is its business key; `keys` tag it beyond its organization. */
-export async function queueEmail(client: Client, config: Config, input: SendEmailInput, keys: BusinessKeys = {}): Promise<void> {
-  const tags = { organizationId: input.organizationId, ...keys };
-  await startOnce(client, config, {
-    workflowType: 'sendEmail',
-    workflowId: `email-${input.emailId}`,
-    args: [input],
-    keys: tags,
-    summary: emailSummary(input.template, tags),
+/** Signals the workflow with this id, starting it first when none runs (signal-with-start). */
+export async function signalWithStart<A extends unknown[]>(
+  client: Client,
+  config: Config,
+  s: { workflowType: string; workflowId: string; args: unknown[]; queue?: WorkflowQueue; keys?: BusinessKeys; signal: WorkflowSignalWithStartOptions<A>['signal']; signalArgs: A },
+): Promise<void> {
+  await client.workflow.signalWithStart(s.workflowType, {
+    workflowId: s.workflowId,
+    taskQueue: taskQueue(config, s.queue ?? 'commerce'),
+    args: s.args,
+    signal: s.signal,
+    signalArgs: s.signalArgs,
+    ...(s.keys ? { typedSearchAttributes: searchAttributes(s.keys) } : {}),
   });
+}
+
+/** Creates a Temporal Schedule unless one with its id exists; true when it was created. */
+export async function ensureSchedule(client: Client, options: ScheduleOptions): Promise<boolean> {
+  try {
+    await client.schedule.create(options);
+    return true;
+  } catch (e) {
+    if (e instanceof ScheduleAlreadyRunning) return false;
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Awaiting workflows and mapping their failures to AppError (the one error type, src/errors.ts)
+
+/** The kinds a workflow (or an update) may answer a client with; anything else is the service's own failure. */
+const CLIENT_KINDS: ErrorKind[] = ['validation', 'bad_request', 'payment_required', 'not_found', 'conflict'];
+
+/** The AppError an ApplicationFailure carries (type = AppError kind, details[0] = field errors) when its kind is a client's; else null. */
+function carriedAppError(cause: unknown): AppError | null {
+  if (!(cause instanceof ApplicationFailure) || !CLIENT_KINDS.includes(cause.type as ErrorKind)) return null;
+  const details = cause.details?.[0];
+  return new AppError(cause.type as ErrorKind, cause.message, details && typeof details === 'object' ? (details as FieldErrors) : undefined);
+}
+
+/** A failed workflow as the AppError it carried, or `internal` ("<what> failed.") when it carried none a client may see. */
+export function appErrorOf(e: WorkflowFailedError, what: string): AppError {
+  return carriedAppError(e.cause) ?? new AppError('internal', `${what} failed.`);
+}
+
+/** The refusal of a workflow update (its validator's or handler's ApplicationFailure), or null when `e` is something else. */
+export function updateRefusal(e: unknown): ApplicationFailure | null {
+  return e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure ? e.cause : null;
+}
+
+/** An update's refusal of a client kind as its AppError (as a workflow's failure maps), or null. */
+export function updateAppError(e: unknown): AppError | null {
+  return carriedAppError(updateRefusal(e));
+}
+
+/** Whether `e` says no workflow runs with the id (it never started, or it closed). */
+export function isWorkflowNotFound(e: unknown): boolean {
+  return e instanceof WorkflowNotFoundError;
+}
+
+/** A business workflow run from a request: what runWorkflow starts, and how long the request waits for it. */
+export interface WorkflowRun {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  keys: BusinessKeys;
+  /** One line for the memo: what, for whom, how much (no personal data). */
+  summary: string;
+  waitMs: number;
+  /** Names the work in messages: "<what> failed.", "<what> is still in progress; ...". */
+  what: string;
+  /** The 503 detail when the wait runs out (default: repeat the request with the same Idempotency-Key). */
+  inProgress?: string;
+}
+
+/**
+ * Running a business workflow from a request and answering with its result: start it under its
+ * business-key id on the commerce queue (a second call with the same id attaches to the first
+ * run; a failed run may be retried), wait at most `waitMs`, and map its failure back to the
+ * AppError it carried, so the API answers the same problem details as if the work had run inline.
+ */
+export async function runWorkflow<T>(client: Client, config: Config, opts: WorkflowRun): Promise<T> {
+  await startWorkflow(client, config, { ...opts, reuse: 'ALLOW_DUPLICATE_FAILED_ONLY' });
+  return awaitWorkflow<T>(client, opts);
+}
+
+/**
+ * Waits at most `waitMs` for the result of the run with this id, without starting one
+ * (WorkflowNotFoundError when there is none); failures map as in runWorkflow.
+ */
+export async function awaitWorkflow<T>(client: Client, opts: Pick<WorkflowRun, 'workflowId' | 'waitMs' | 'what' | 'inProgress'>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError('unavailable', opts.inProgress ?? `${opts.what} is still in progress; repeat the request (same Idempotency-Key) to get its result.`)),
+      opts.waitMs,
+    );
+  });
+  try {
+    return (await Promise.race([client.workflow.getHandle(opts.workflowId).result(), timeout])) as T;
+  } catch (e) {
+    if (e instanceof WorkflowFailedError) throw appErrorOf(e, opts.what);
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -38,7 +38,7 @@ const PAYMENT_METHOD = out.component(
   }),
 );
 import { addPaymentMethod, listPaymentMethods, type NewCardResult } from '../services/payments/cards-on-file.js';
-import type { HostedOutcome } from '../services/payments/hosted.js';
+import type { HostedOutcome } from '../workflows/hosted-payment-defs.js';
 import { acceptHostedCallback, setUpHostedPayment } from '../services/payments/hosted-pages.js';
 import { paymentMethodView } from '../services/payments/methods.js';
 import { listReconciliation, reconciliationListSpec, runReconciliation } from '../services/payments/reconciliation.js';

@@ -6,8 +6,7 @@
  * REJECT_DUPLICATE, so a start that did reach Temporal before the error is not made twice.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
-import { startPending, type PendingStart } from '../adapters/temporal.js';
+import { startPending, type Client, type PendingStart } from '../adapters/temporal.js';
 import { log } from '../logger.js';
 
 /** Platform-wide starts (no organization, e.g. a password reset) are kept under the nil id. */

@@ -13,11 +13,14 @@
  * signalled to quote-<quoteId> (accepted there once, or the quote stays open); a held order was
  * released by the decision itself.
  */
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ParentClosePolicy, allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createApprovalActivities } from '../activities/approvals.js';
 import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type QuoteAcceptHold, type Supersession } from './approve-purchase-defs.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
+import { startChildOnce } from './lib/start-child-once.js';
+// A refusal of an activity (a WrongState 409, e.g. the cart closed) answers as the update's own failure, so the API maps it.
+import { surfaced } from './lib/surface.js';
 import { acceptApprovedSignal } from './negotiate-quote-defs.js';
 import { mustSucceed } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
@@ -27,26 +30,10 @@ const CustomerNumberKey = defineSearchAttributeKey('CustomerNumber', SearchAttri
 
 const acts = proxyActivities<ReturnType<typeof createApprovalActivities>>(mustSucceed);
 
-/** A refusal of an activity (a WrongState 409, e.g. the cart closed) answered as the update's own failure, so the API maps it. */
-async function surfaced<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type) {
-      throw ApplicationFailure.create({ type: e.cause.type, message: e.cause.message, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
-    }
-    throw e;
-  }
-}
-
 async function sendAll(mails: readonly (SendEmailInput | null)[]): Promise<void> {
   for (const mail of mails) {
     if (!mail) continue;
-    try {
-      await startChild('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue });
-    } catch (e) {
-      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-    }
+    await startChildOnce('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], taskQueue: workflowInfo().taskQueue });
   }
 }
 
@@ -80,21 +67,20 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
    */
   const checkOut = async (held: CheckoutInput, approvedTotal?: string, approvedLines?: CheckoutInput['expectedLines']) => {
     try {
-      const child = await startChild('checkoutCart', {
+      const child = await startChildOnce('checkoutCart', {
         workflowId: `checkout-${held.cartId}`,
         // The approved lines (decisions recorded before them carry none): a request that superseded another holds the repriced lines, not those of the input.
         args: [approvedTotal === undefined ? held : { ...held, expectedAmount: approvedTotal, ...(approvedLines ? { expectedLines: approvedLines } : {}) }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
         taskQueue: workflowInfo().taskQueue,
         typedSearchAttributes: [
           { key: OrganizationIdKey, value: input.organizationId },
           { key: CustomerNumberKey, value: input.customerNumber },
         ],
       });
-      state.result = (await child.result()) as CheckoutResult;
+      if (child) state.result = (await child.result()) as CheckoutResult;
+      else state.checkoutError = 'A checkout of this cart is already running; complete-checkout answers its result.';
     } catch (e) {
-      if (e instanceof WorkflowExecutionAlreadyStartedError) state.checkoutError = 'A checkout of this cart is already running; complete-checkout answers its result.';
-      else if (e instanceof ChildWorkflowFailure) state.checkoutError = e.cause?.message ?? 'The checkout failed.';
+      if (e instanceof ChildWorkflowFailure) state.checkoutError = e.cause?.message ?? 'The checkout failed.';
       else throw e;
     }
     await acts.recordApprovalCheckout({ ...ref, orderNumber: state.result?.orderNumber ?? null, error: state.checkoutError, at: now() });
@@ -113,20 +99,15 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
 
   /** The request asked for a changed total (a Superseded approve): its own approvePurchase, outliving this one. */
   const startApproval = async (approvalId: string) => {
-    try {
-      await startChild('approvePurchase', {
-        workflowId: `approval-${approvalId}`,
-        args: [{ ...input, approvalId }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        taskQueue: workflowInfo().taskQueue,
-        typedSearchAttributes: [
-          { key: OrganizationIdKey, value: input.organizationId },
-          { key: CustomerNumberKey, value: input.customerNumber },
-        ],
-      });
-    } catch (e) {
-      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-    }
+    await startChildOnce('approvePurchase', {
+      workflowId: `approval-${approvalId}`,
+      args: [{ ...input, approvalId }],
+      taskQueue: workflowInfo().taskQueue,
+      typedSearchAttributes: [
+        { key: OrganizationIdKey, value: input.organizationId },
+        { key: CustomerNumberKey, value: input.customerNumber },
+      ],
+    });
   };
 
   setHandler(approvalStateQuery, () => state);

@@ -11,12 +11,13 @@
  * compensation); the cart stays PENDING. A cart edited during the run no longer comes to the
  * amount charged: its order is refused (409) and the charge voided. Raw card data never enters this workflow.
  */
-import { ApplicationFailure, CancellationScope, deprecatePatch, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, CancellationScope, deprecatePatch, isCancellation, proxyActivities, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
-import { chargeOrReportDecline, surface } from './payment-failed.js';
+import { startChildOnce } from './lib/start-child-once.js';
+import { surface } from './lib/surface.js';
+import { chargeOrReportDecline } from './payment-failed.js';
 import { localMustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 import { amountText, childTags, emailSummary, SA } from './tags-defs.js';
@@ -83,18 +84,16 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     surface(e);
   }
   const invoice = order.invoice;
-  const issuance = started(
-    startChild('issueInvoice', {
-      workflowId: `invoice-${invoice.invoiceId}`,
-      args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      // The parent's keys too (OrderNumber), so the order's issuance and reminders are found by order.
-      ...childTags(
-        { organizationId: input.organizationId, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: order.orderNumber },
-        `Issue invoice ${invoice.invoiceNumber} of order ${order.orderNumber} to customer ${invoice.customerNumber}: ${amountText(order.total, order.currency)}`,
-      ),
-    }),
-  );
+  // A child whose id is taken (a re-run checkout) counts as started.
+  const issuance = startChildOnce('issueInvoice', {
+    workflowId: `invoice-${invoice.invoiceId}`,
+    args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
+    // The parent's keys too (OrderNumber), so the order's issuance and reminders are found by order.
+    ...childTags(
+      { organizationId: input.organizationId, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: order.orderNumber },
+      `Issue invoice ${invoice.invoiceNumber} of order ${order.orderNumber} to customer ${invoice.customerNumber}: ${amountText(order.total, order.currency)}`,
+    ),
+  });
   const customerEmail = order.customerEmail;
   const confirmation = async () => {
     if (!customerEmail) return;
@@ -106,24 +105,12 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       data: { orderNumber: order.orderNumber, total: order.total, currencyCode: order.currency, customerNumber: input.customerNumber },
     };
     const keys = { organizationId: input.organizationId, customerNumber: input.customerNumber, orderNumber: order.orderNumber };
-    await started(
-      startChild('sendEmail', {
-        workflowId: `email-${email.emailId}`,
-        args: [email],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        ...childTags(keys, `${emailSummary(email.template, keys)}: ${amountText(order.total, order.currency)}`),
-      }),
-    );
+    await startChildOnce('sendEmail', {
+      workflowId: `email-${email.emailId}`,
+      args: [email],
+      ...childTags(keys, `${emailSummary(email.template, keys)}: ${amountText(order.total, order.currency)}`),
+    });
   };
   await Promise.all([issuance, confirmation()]);
   return { orderId: order.orderId, orderNumber: order.orderNumber, confirmationId: chargeId ?? runId };
-}
-
-/** A child start that finds its workflow id taken (a re-run checkout) counts as started. */
-async function started(start: Promise<unknown>): Promise<void> {
-  try {
-    await start;
-  } catch (e) {
-    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-  }
 }

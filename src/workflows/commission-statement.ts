@@ -8,16 +8,14 @@
  */
 import {
   ApplicationFailure,
-  ParentClosePolicy,
   allHandlersFinished,
   condition,
   proxyActivities,
   setHandler,
-  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createCommissionActivities } from '../activities/commissions.js';
+import { startChildOnce } from './lib/start-child-once.js';
 import { childTags } from './tags-defs.js';
 import { MUST_SUCCEED } from './retry-policies.js';
 import { financeMove, type FinanceAction, type StatementStatus } from '../domain/commissions/statement.js';
@@ -117,17 +115,12 @@ export async function commissionStatement(input: CommissionStatementInput): Prom
     reminders++;
     const r = await commissionReminder({ ...ref, n: reminders, at: now() });
     for (const mail of r.mails) {
-      try {
-        await startChild('sendEmail', {
-          workflowId: `email-${mail.emailId}`,
-          args: [mail],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          taskQueue: workflowInfo().taskQueue,
-          ...childTags({ organizationId: input.organizationId }, `E-mail ${mail.template} (reminder ${reminders}) about commission statement ${input.statementId} (organization ${input.organizationId})`),
-        });
-      } catch (e) {
-        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-      }
+      await startChildOnce('sendEmail', {
+        workflowId: `email-${mail.emailId}`,
+        args: [mail],
+        taskQueue: workflowInfo().taskQueue,
+        ...childTags({ organizationId: input.organizationId }, `E-mail ${mail.template} (reminder ${reminders}) about commission statement ${input.statementId} (organization ${input.organizationId})`),
+      });
     }
   }
   if (status === 'Approved') await condition(() => status !== 'Approved' && !busy);

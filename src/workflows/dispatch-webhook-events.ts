@@ -1,7 +1,7 @@
-import { continueAsNew, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { continueAsNew, proxyActivities, sleep, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks.js';
-import { deliverWebhook } from './deliver-webhook.js';
+import type { deliverWebhook } from './deliver-webhook.js';
+import { startChildOnce } from './lib/start-child-once.js';
 import { unbounded } from './retry-policies.js';
 import { childTags } from './tags-defs.js';
 
@@ -25,20 +25,15 @@ export async function dispatchWebhookEvents(): Promise<void> {
     const { deliveries, delaysMs, pollMs, waited } = await claimWebhookDeliveries();
     if (deliveries.length) {
       await Promise.all(
-        deliveries.map(async (d) => {
-          try {
-            await startChild(deliverWebhook, {
-              workflowId: `webhook-delivery-${d.deliveryId}`,
-              args: [{ organizationId: d.organizationId, deliveryId: d.deliveryId, delaysMs }],
-              parentClosePolicy: ParentClosePolicy.ABANDON,
-              workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-              ...childTags({ organizationId: d.organizationId }, `Webhook delivery ${d.deliveryId} (organization ${d.organizationId})`),
-            });
-          } catch (e) {
-            // Started by an earlier run whose "mark started" step did not happen.
-            if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-          }
-        }),
+        // A delivery whose child is already there was started by an earlier run whose "mark started" step did not happen.
+        deliveries.map((d) =>
+          startChildOnce<typeof deliverWebhook>('deliverWebhook', {
+            workflowId: `webhook-delivery-${d.deliveryId}`,
+            args: [{ organizationId: d.organizationId, deliveryId: d.deliveryId, delaysMs }],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            ...childTags({ organizationId: d.organizationId }, `Webhook delivery ${d.deliveryId} (organization ${d.organizationId})`),
+          }),
+        ),
       );
       await markWebhookDeliveriesStarted(deliveries);
     } else if (!waited) {

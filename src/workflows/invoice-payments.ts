@@ -16,7 +16,8 @@ import type { createInvoicePaymentActivities } from '../activities/invoice-payme
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { InvoiceCardPaymentInput, RecordPaymentResult, RefundInvoicePaymentInput } from './invoice-payments-defs.js';
 import { invoiceClosedSignal } from './issue-invoice-defs.js';
-import { chargeOrReportDecline, surface } from './payment-failed.js';
+import { surface } from './lib/surface.js';
+import { chargeOrReportDecline } from './payment-failed.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 
 const db = proxyActivities<ReturnType<typeof createInvoicePaymentActivities>>(mustSucceed);

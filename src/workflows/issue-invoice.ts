@@ -4,11 +4,12 @@
  * dunning process (collectInvoice, `dunning-<invoiceId>`: reminders, overdue notices, credit hold)
  * and end.
  */
-import { type ActivityOptions, deprecatePatch, ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { type ActivityOptions, deprecatePatch, proxyLocalActivities } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createInvoiceActivities } from '../activities/invoices.js';
 import { dunningWorkflowId } from './collect-invoice-defs.js';
 import type { IssueInvoiceInput, IssueInvoiceResult } from './issue-invoice-defs.js';
+import { startChildOnce } from './lib/start-child-once.js';
 import { deliverOnMailQueue, MAIL_QUEUE_PATCH } from './mail-delivery.js';
 import { asLocal, mustSucceed } from './retry-policies.js';
 
@@ -42,19 +43,14 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
   // An invoice with a balance goes on to its dunning process (collectInvoice, docs/credit.md).
   deprecatePatch('dunning-replaces-reminder'); // retired patch
   if (facts.open) {
-    try {
-      await startChild('collectInvoice', {
-        workflowId: dunningWorkflowId(input.invoiceId),
-        args: [ref],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: [
-          { key: OrganizationIdKey, value: input.organizationId },
-          { key: InvoiceNumberKey, value: facts.invoiceNumber },
-        ],
-      });
-    } catch (e) {
-      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-    }
+    await startChildOnce('collectInvoice', {
+      workflowId: dunningWorkflowId(input.invoiceId),
+      args: [ref],
+      typedSearchAttributes: [
+        { key: OrganizationIdKey, value: input.organizationId },
+        { key: InvoiceNumberKey, value: facts.invoiceNumber },
+      ],
+    });
   }
   return { reminded: false };
 }

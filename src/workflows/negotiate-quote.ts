@@ -10,8 +10,7 @@
  * e-mail; Accepted, Rejected and Expired end the workflow. An accept held for an approval arrives
  * as signal acceptApproved once approved.
  */
-import { ApplicationFailure, CancellationScope, ParentClosePolicy, allHandlersFinished, condition, isCancellation, patched, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createApprovalActivities } from '../activities/approvals.js';
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { createQuoteActivities } from '../activities/quotes.js';
@@ -33,7 +32,9 @@ import {
   type VersionArgs,
 } from './negotiate-quote-defs.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
-import { chargeOrReportDecline, surface } from './payment-failed.js';
+import { startChildOnce } from './lib/start-child-once.js';
+import { surface } from './lib/surface.js';
+import { chargeOrReportDecline } from './payment-failed.js';
 import type { SendEmailInput } from './send-email-defs.js';
 import { amountText, childTags, emailSummary, type BusinessKeys } from './tags-defs.js';
 
@@ -41,14 +42,6 @@ import { amountText, childTags, emailSummary, type BusinessKeys } from './tags-d
 const acts = proxyActivities<ReturnType<typeof createQuoteActivities>>(mustSucceed);
 const approvals = proxyActivities<ReturnType<typeof createApprovalActivities>>(mustSucceed);
 const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(providerCall);
-
-async function startOnce(type: string, workflowId: string, args: unknown[], extra: Record<string, unknown> = {}): Promise<void> {
-  try {
-    await startChild(type, { workflowId, args, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue, ...extra });
-  } catch (e) {
-    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-  }
-}
 
 export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteState> {
   const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
@@ -186,7 +179,7 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
       if (remindAt !== null) {
         remindedVersion = versions;
         const mail = await acts.quoteReminderMail({ ...ref, version: versions });
-        if (mail) await startOnce('sendEmail', `email-${mail.emailId}`, [mail], childTags(keys, emailSummary(mail.template, keys)));
+        if (mail) await startChildOnce('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], taskQueue: workflowInfo().taskQueue, ...childTags(keys, emailSummary(mail.template, keys)) });
         continue;
       }
       // The offer ran out (an accept that got in first has already moved the state on).
@@ -206,12 +199,12 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
   if (state.status === 'Accepted' && accepted) {
     const invoice = await acts.invoiceQuoteOrder({ ...ref, orderId: accepted.orderId, ...(paidBy ?? {}) });
     const invoiceKeys: BusinessKeys = { ...keys, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: accepted.orderNumber };
-    await startOnce(
-      'issueInvoice',
-      `invoice-${invoice.invoiceId}`,
-      [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
-      childTags(invoiceKeys, `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber}) to customer ${invoice.customerNumber}: ${amountText(accepted.total, accepted.currency)}`),
-    );
+    await startChildOnce('issueInvoice', {
+      workflowId: `invoice-${invoice.invoiceId}`,
+      args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
+      taskQueue: workflowInfo().taskQueue,
+      ...childTags(invoiceKeys, `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber}) to customer ${invoice.customerNumber}: ${amountText(accepted.total, accepted.currency)}`),
+    });
     if (accepted.customerEmail) {
       const email: SendEmailInput = {
         emailId: `order-confirmation-${accepted.orderId}`,
@@ -221,7 +214,12 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
         data: { orderNumber: accepted.orderNumber, total: accepted.total, currencyCode: accepted.currency, customerNumber: input.customerNumber },
       };
       const orderKeys: BusinessKeys = { ...keys, orderNumber: accepted.orderNumber };
-      await startOnce('sendEmail', `email-${email.emailId}`, [email], childTags(orderKeys, `${emailSummary(email.template, orderKeys)}: ${amountText(accepted.total, accepted.currency)}`));
+      await startChildOnce('sendEmail', {
+        workflowId: `email-${email.emailId}`,
+        args: [email],
+        taskQueue: workflowInfo().taskQueue,
+        ...childTags(orderKeys, `${emailSummary(email.template, orderKeys)}: ${amountText(accepted.total, accepted.currency)}`),
+      });
     }
   }
   await condition(allHandlersFinished);

@@ -5,6 +5,7 @@
  */
 import { ActivityFailure, ApplicationFailure, deprecatePatch, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChargeInput, createPaymentActivities, PaymentFailedInput } from '../activities/payments.js';
+import { surface } from './lib/surface.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
 
 type Acts = ReturnType<typeof createPaymentActivities>;
@@ -14,14 +15,6 @@ const provider = proxyActivities<Acts>(providerCall);
 /** Whether a failed charge is the provider declining the card (AppError payment_required). */
 function declined(e: unknown): e is ActivityFailure & { cause: ApplicationFailure } {
   return e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type === 'payment_required';
-}
-
-/** A non-retryable activity failure re-thrown as the workflow's failure (same type and details, so the API maps it to the same status); anything else as it is. */
-export function surface(e: unknown): never {
-  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type) {
-    throw ApplicationFailure.create({ message: e.cause.message, type: e.cause.type, nonRetryable: true, details: e.cause.details ? [...e.cause.details] : [] });
-  }
-  throw e;
 }
 
 /** What the payment.failed event says about a declined charge besides the charge itself and the provider's answer. */

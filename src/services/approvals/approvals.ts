@@ -8,8 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { isWorkflowNotFound, updateRefusal, type Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { approvalRefusal, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
@@ -107,10 +106,11 @@ export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Pr
     await (decision.action === 'approve' ? handle.executeUpdate(approveUpdate, { args: [args] }) : handle.executeUpdate(rejectUpdate, { args: [args] }));
   } catch (e) {
     // WrongState (decided, busy, cart closed) and Superseded (the total changed at current prices; the detail names both totals and the new request).
-    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && (e.cause.type === APPROVAL_WRONG_STATE || e.cause.type === APPROVAL_SUPERSEDED)) throw AppError.conflict(e.cause.message);
+    const refusal = updateRefusal(e);
+    if (refusal && (refusal.type === APPROVAL_WRONG_STATE || refusal.type === APPROVAL_SUPERSEDED)) throw AppError.conflict(refusal.message);
     // The decider's Approver role ended between the API's check and the decision: another customer's approval.
-    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'not_found') throw AppError.notFound('Approval');
-    if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
+    if (refusal?.type === 'not_found') throw AppError.notFound('Approval');
+    if (isWorkflowNotFound(e)) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
     throw e;
   }
   deps.em.clear();

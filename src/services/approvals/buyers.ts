@@ -4,7 +4,7 @@
  * role only at the customer their login is associated with.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import { Decimal } from 'decimal.js';
 import type { BuyerGrant, BuyerRole } from '../../domain/approvals/rules.js';
 import { buyerChangeRefusal, monthStart } from '../../domain/approvals/rules.js';

@@ -6,7 +6,7 @@
  * decide it (src/services/approvals/steps.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isWorkflowNotFound, type Client } from '../../adapters/temporal.js';
 import { ApprovalRequest } from '../../entities/index.js';
 import { log } from '../../logger.js';
 import { approversChangedSignal } from '../../workflows/approve-purchase-defs.js';
@@ -19,7 +19,7 @@ export async function approversChanged(em: EntityManager, temporal: Client, orgI
       try {
         await temporal.workflow.getHandle(`approval-${a.id}`).signal(approversChangedSignal);
       } catch (e) {
-        if (!(e instanceof WorkflowNotFoundError)) log.warn('could not tell an approval its approvers changed', { approvalId: a.id, error: String(e).slice(0, 300) });
+        if (!isWorkflowNotFound(e)) log.warn('could not tell an approval its approvers changed', { approvalId: a.id, error: String(e).slice(0, 300) });
       }
     }),
   );

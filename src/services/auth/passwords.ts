@@ -5,13 +5,13 @@
  * every session and token issued before it ends (src/http/auth.ts compares the version).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { hashSecret, sha256, verifySecret } from '../../domain/auth/secrets.js';
 import { OrganizationMember, User } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { queueEmail } from '../../adapters/temporal.js';
+import { queueEmail } from '../email/queue.js';
 import { userToken, type AuthResult } from './login.js';
 
 /** Runs inside a transaction: the new password, every other password token spent, every earlier session ended. */

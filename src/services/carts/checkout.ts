@@ -9,7 +9,6 @@
  * total is 0).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Deps } from '../../deps.js';
 import type { Cart } from '../../entities/index.js';
 import type { CartAddress } from '../../entities/Cart.js';
@@ -19,7 +18,7 @@ import { AppError, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import type { CheckoutInput, CheckoutResult } from '../../workflows/checkout-cart-defs.js';
-import { awaitWorkflow, runWorkflow } from '../../workflow-runs.js';
+import { awaitWorkflow, isWorkflowNotFound, runWorkflow } from '../../adapters/temporal.js';
 import { checkouts } from '../../metrics.js';
 import { visibilityArgs, visibleCustomerSql } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';
@@ -119,7 +118,7 @@ async function finishedCheckout(deps: Deps, workflowId: string): Promise<Checkou
   try {
     return await awaitWorkflow<CheckoutResult>(deps.temporal, { workflowId, waitMs: deps.config.checkoutWaitMs, what: 'Checkout', inProgress: IN_PROGRESS });
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError) throw AppError.badRequest('The cart is closed.');
+    if (isWorkflowNotFound(e)) throw AppError.badRequest('The cart is closed.');
     throw e;
   }
 }

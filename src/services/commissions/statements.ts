@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { toCsv } from '../../domain/csv.js';
 import { financeMove, type FinanceAction } from '../../domain/commissions/statement.js';
@@ -15,7 +14,7 @@ import { CommissionAdjustment, CommissionEntry, CommissionStatement, Organizatio
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { startOnce } from '../../adapters/temporal.js';
+import { isWorkflowNotFound, startOnce, updateRefusal, type Client } from '../../adapters/temporal.js';
 import {
   approveUpdate,
   markPaidUpdate,
@@ -268,8 +267,9 @@ export async function financeAction(deps: { em: EntityManager; temporal: Client 
     }
   } catch (e) {
     // Refused by the validator, or by the handler once its turn came (another action got there first).
-    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === WRONG_STATE) throw AppError.conflict(e.cause.message);
-    if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The statement is ${st.status}; its workflow has finished.`);
+    const refusal = updateRefusal(e);
+    if (refusal?.type === WRONG_STATE) throw AppError.conflict(refusal.message);
+    if (isWorkflowNotFound(e)) throw AppError.conflict(`The statement is ${st.status}; its workflow has finished.`);
     throw e;
   }
 }

@@ -9,7 +9,6 @@ import type { Out } from '../../domain/contract.js';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { errorCsv, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
 import { Organization, User } from '../../entities/index.js';
 import { ImportJob, type ImportFormat, type ImportMode, type ImportOnError, type ImportStatus } from '../../entities/ImportJob.js';
@@ -17,7 +16,7 @@ import { AppError } from '../../errors.js';
 import { genericEnvelope, type ListQuery, type ListSpec } from '../../http/paging.js';
 import type { Deps } from '../../deps.js';
 import { taskQueue } from '../../config.js';
-import { searchAttributes, summaryMemo } from '../../adapters/temporal.js';
+import { isWorkflowNotFound, startWorkflow as start } from '../../adapters/temporal.js';
 import { cancelImportSignal, pauseImportSignal, resumeImportSignal, type ImportJobInput } from '../../workflows/import-job-defs.js';
 import { detectFormat } from './input.js';
 
@@ -58,7 +57,8 @@ export function jobView(j: ImportJob): Out<typeof importJob> {
   };
 }
 
-async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Promise<void> {
+/** Starts the job's importJob workflow; false when a run of it is still open (its id is taken). */
+async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Promise<boolean> {
   const input: ImportJobInput = {
     jobId: j.id,
     organizationId: typeof j.organization === 'string' ? j.organization : j.organization.id,
@@ -69,13 +69,14 @@ async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Prom
     emailTaskQueue: taskQueue(deps.config, 'commerce'),
     chunksPerRun: Number(process.env.IMPORT_CHUNKS_PER_RUN ?? 100),
   };
-  await deps.temporal.workflow.start('importJob', {
+  return start(deps.temporal, deps.config, {
+    workflowType: 'importJob',
     workflowId: j.workflowId,
-    taskQueue: taskQueue(deps.config, 'imports'),
+    queue: 'imports',
     args: [input],
-    typedSearchAttributes: searchAttributes({ organizationId: input.organizationId, importKind: j.kind }),
-    memo: summaryMemo(`Import of ${j.kind} (${input.mode}, generation ${input.generation}${retryOnly ? ', failed records only' : ''}), job ${j.id}, organization ${input.organizationId}`),
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    keys: { organizationId: input.organizationId, importKind: j.kind },
+    summary: `Import of ${j.kind} (${input.mode}, generation ${input.generation}${retryOnly ? ', failed records only' : ''}), job ${j.id}, organization ${input.organizationId}`,
+    reuse: 'ALLOW_DUPLICATE',
   });
 }
 
@@ -150,11 +151,7 @@ export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptio
     workflowId: workflowIdOf(id),
   });
   await em.flush();
-  try {
-    await startWorkflow(deps, job, false);
-  } catch (e) {
-    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-  }
+  await startWorkflow(deps, job, false);
   return job;
 }
 
@@ -224,7 +221,7 @@ async function signal(deps: Deps, job: ImportJob, which: 'pause' | 'resume' | 'c
   try {
     await deps.temporal.workflow.getHandle(job.workflowId).signal(def);
   } catch (e) {
-    if (!(e instanceof WorkflowNotFoundError)) throw e;
+    if (!isWorkflowNotFound(e)) throw e;
   }
 }
 
@@ -265,14 +262,11 @@ export async function retryJob(em: EntityManager, deps: Deps, orgId: string, job
   if (!rows.length) throw AppError.conflict('The import job changed meanwhile; read it and try again.');
   if (whole) await conn.execute('delete from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
   const fresh = await findJob(em, orgId, jobId);
-  try {
-    await startWorkflow(deps, fresh, !whole);
-  } catch (e) {
-    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+  if (!(await startWorkflow(deps, fresh, !whole))) {
     // The previous run wrote its final status and is only handing off its e-mail: let it close.
     const previous = deps.temporal.workflow.getHandle(fresh.workflowId).result();
     await Promise.race([previous.catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
-    await startWorkflow(deps, fresh, !whole);
+    if (!(await startWorkflow(deps, fresh, !whole))) throw new AppError('internal', 'The import job\'s previous run has not closed yet; retry the job in a moment.');
   }
   return fresh;
 }

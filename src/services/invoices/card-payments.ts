@@ -11,19 +11,10 @@ import { transition, type InvoiceStatus } from '../../domain/invoices/state.js';
 import { roundMoney } from '../../domain/money.js';
 import { Invoice, InvoicePayment } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
+import type { RefundInput } from '../../workflows/invoice-payments-defs.js';
 
-export interface RefundInput {
-  organizationId: string;
-  invoiceId: string;
-  /** The payment the refund applies to (null: an invoice-level refund of offline money). */
-  paymentId: string | null;
-  /** Decimal string. */
-  amount: string;
-  reason: string | null;
-  /** Idempotency key of the refund (also the provider's refund key). */
-  refundKey: string;
-  providerRefunded: boolean;
-}
+/** The refund type is the refundInvoicePayment contract's (src/workflows/invoice-payments-defs.ts); re-exported for this file's callers. */
+export type { RefundInput };
 
 /** Throws a 400 when the invoice state or the refundable amount forbids refunding `amount`. */
 export function checkRefund(inv: Invoice, payment: InvoicePayment | null, amount: Decimal.Value): void {

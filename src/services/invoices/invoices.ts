@@ -4,7 +4,7 @@
  * src/domain/invoices/money.ts; payments through ./record-payment.ts. Decisions: docs/invoices.md.
  */
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import { Decimal } from 'decimal.js';
 import { balanceOf, computeTotals } from '../../domain/invoices/money.js';
 import { INVOICE_STATUSES, isInvoiceStatus, transition, type InvoiceEvent, type InvoiceStatus } from '../../domain/invoices/state.js';

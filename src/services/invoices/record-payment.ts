@@ -18,6 +18,7 @@ import { roundMoney } from '../../domain/money.js';
 import { Invoice, InvoicePayment } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { PaymentStatus } from '../../entities/Invoice.js';
+import type { RecordPaymentResult } from '../../workflows/invoice-payments-defs.js';
 
 export interface RecordPaymentInput {
   organizationId: string;
@@ -40,14 +41,8 @@ export interface RecordPaymentInput {
   status?: PaymentStatus;
 }
 
-export interface RecordPaymentResult {
-  invoiceId: string;
-  paymentId: string;
-  status: string;
-  /** Decimal string. */
-  balance: string;
-  duplicate: boolean;
-}
+/** The result type is the payInvoiceByCard contract's (src/workflows/invoice-payments-defs.ts); re-exported for this contract's callers. */
+export type { RecordPaymentResult };
 
 const resultOf = (inv: Invoice, paymentId: string, duplicate: boolean): RecordPaymentResult => ({
   invoiceId: inv.id,

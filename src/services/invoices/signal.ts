@@ -1,9 +1,7 @@
 /** Tells an invoice's dunning workflow that what the invoice owes changed, or starts it again. */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { log } from '../../logger.js';
 import type { Config } from '../../config.js';
-import { taskQueue } from '../../config.js';
-import { searchAttributes } from '../../adapters/temporal.js';
+import { isWorkflowNotFound, signalWithStart, type Client } from '../../adapters/temporal.js';
 import { dunningWorkflowId, invoiceChangedSignal, type CollectInvoiceInput } from '../../workflows/collect-invoice-defs.js';
 
 export const invoiceWorkflowId = (invoiceId: string) => `invoice-${invoiceId}`;
@@ -17,7 +15,7 @@ export async function signalDunning(client: Client, invoiceId: string): Promise<
   try {
     await client.workflow.getHandle(dunningWorkflowId(invoiceId)).signal(invoiceChangedSignal);
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return;
+    if (isWorkflowNotFound(e)) return;
     log.warn('could not signal the dunning workflow', { invoiceId, error: String(e) });
   }
 }
@@ -25,13 +23,13 @@ export async function signalDunning(client: Client, invoiceId: string): Promise<
 /** After a refund reopened an invoice: its dunning workflow is signalled, or started again when it had ended (signal-with-start). */
 export async function resumeDunning(client: Client, config: Config, input: CollectInvoiceInput & { invoiceNumber: string }): Promise<void> {
   try {
-    await client.workflow.signalWithStart('collectInvoice', {
+    await signalWithStart(client, config, {
+      workflowType: 'collectInvoice',
       workflowId: dunningWorkflowId(input.invoiceId),
-      taskQueue: taskQueue(config, 'commerce'),
       args: [{ organizationId: input.organizationId, invoiceId: input.invoiceId }],
       signal: invoiceChangedSignal,
       signalArgs: [],
-      typedSearchAttributes: searchAttributes({ organizationId: input.organizationId, invoiceNumber: input.invoiceNumber }),
+      keys: { organizationId: input.organizationId, invoiceNumber: input.invoiceNumber },
     });
   } catch (e) {
     log.warn('could not resume the dunning workflow', { invoiceId: input.invoiceId, error: String(e) });

@@ -9,8 +9,8 @@ import { sha256 } from '../../domain/auth/secrets.js';
 import { initialMembershipStatus } from '../../domain/organizations/membership.js';
 import { OrganizationMember, User, type Organization } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
-import { queueEmail } from '../../adapters/temporal.js';
-import type { Client } from '@temporalio/client';
+import { queueEmail } from '../email/queue.js';
+import type { Client } from '../../adapters/temporal.js';
 import { replacePassword } from '../auth/passwords.js';
 
 export interface NewUserInput {

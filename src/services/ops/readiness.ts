@@ -5,7 +5,7 @@
  * the state of the others. The answer names every check; `Ready` is false when any failed.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import type { Storage } from '../../adapters/storage.js';
 

@@ -5,7 +5,7 @@
  * steps are read from Temporal (./timeline.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import { Invoice } from '../../entities/index.js';
 import type { Principal } from '../../http/auth.js';
 import { findStatement } from '../commissions/statements.js';

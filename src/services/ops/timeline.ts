@@ -14,7 +14,7 @@
  * still retrying is not in the history yet: it shows once it ends). Payloads
  * (inputs, results) are not read: no personal data or secrets reach the timeline.
  */
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '../../adapters/temporal.js';
 import proto from '@temporalio/proto';
 import type { TimelineOutcome } from '../../domain/ops/timeline.js';
 import { scrub } from '../../logger.js';

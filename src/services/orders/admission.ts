@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Decimal } from 'decimal.js';
 import type { Config } from '../../config.js';
 import { spendingAdmission, type BuyerSpending } from '../../domain/orders/admission.js';

@@ -3,7 +3,7 @@
  * return origins of hosted payments, and API access credentials.
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { classBudget, type CallerClass } from '../../domain/organizations/rate-classes.js';
 import type { Deps } from '../../deps.js';
@@ -14,7 +14,7 @@ import type { OrganizationInput, UserInput } from '../../domain/organizations/sc
 import { ApiCredential, Organization, OrganizationMember, PriceTier, User } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { escapeLike } from '../../http/paging.js';
-import { queueEmail } from '../../adapters/temporal.js';
+import { queueEmail } from '../email/queue.js';
 import { findPriceTier, priceTierInUse, renamePriceTierReferences } from '../catalog/pricing.js';
 import { addMember, invitedProfile, sendAcceptLink, visibleProfile } from '../memberships/index.js';
 

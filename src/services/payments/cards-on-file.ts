@@ -6,7 +6,7 @@
  * act only for their own customerNumber and sales reps for their customers (404 otherwise).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { checkCard } from '../../domain/payments/cards.js';
 import { PaymentMethod } from '../../entities/index.js';

@@ -13,7 +13,7 @@
  * The data side (creating the setup, reconciling, expiring) is ./hosted.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isWorkflowNotFound, runWorkflow, type Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { verifyCallbackSignature, type CallbackFields } from '../../domain/payments/callback-signature.js';
 import type { Deps } from '../../deps.js';
@@ -21,10 +21,10 @@ import { HostedPaymentSetup } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { log } from '../../logger.js';
-import { runWorkflow } from '../../workflow-runs.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { hostedCallbackSecret } from '../integrations/provider-settings.js';
-import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup, type HostedCallback, type HostedOutcome } from './hosted.js';
+import { callbackForWorkflow, hostedWorkflowId, outcomeOf, startHostedSetup } from './hosted.js';
+import type { HostedCallback, HostedOutcome } from '../../workflows/hosted-payment-defs.js';
 import { customerCurrency } from './methods.js';
 import { assertReturnUrlAllowed } from './return-url.js';
 import { hostedCallbackUpdate } from '../../workflows/hosted-payment-defs.js';
@@ -98,7 +98,7 @@ export async function acceptHostedCallback(deps: Deps, fields: CallbackFields): 
       // Still reconciling: the workflow finishes it; the browser learns the provider's result.
       return { returnUrl: setup.returnUrl, outcome: { ...outcomeOf(setup), result: fields.Result ?? 'Pending', lastFour: fields.LastFour ?? null } };
     }
-    if (!(e instanceof WorkflowNotFoundError)) throw e;
+    if (!isWorkflowNotFound(e)) throw e;
     outcome = await settleClosed(deps, setup, callback);
   }
   if (outcome.status === 'expired') log.warn('hosted callback after expiry', { transactionSetupId: setup.transactionSetupId, result: outcome.result });

@@ -20,7 +20,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import type { CallbackFields } from '../../domain/payments/callback-signature.js';
 import { HostedPaymentSetup } from '../../entities/index.js';
@@ -29,6 +29,7 @@ import { findPayableInvoice } from '../invoices/invoices.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { log } from '../../logger.js';
 import { startOnce } from '../../adapters/temporal.js';
+import type { HostedCallback, HostedOutcome, HostedPaymentInput } from '../../workflows/hosted-payment-defs.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import { saveProfileAsPaymentMethod } from './methods.js';
@@ -49,14 +50,6 @@ export interface StartHostedInput {
   invoiceId?: string | null;
   invoiceNumber?: string | null;
   billingAddress?: Record<string, unknown> | null;
-}
-
-/** The input of the hostedPayment workflow (no card data, ever). */
-export interface HostedPaymentInput {
-  organizationId: string;
-  transactionSetupId: string;
-  /** ISO time the setup expires (the workflow's timer). */
-  expiresAt: string;
 }
 
 export async function startHostedSetup(
@@ -123,16 +116,6 @@ export async function startHostedSetup(
   return { transactionSetupId: setup.transactionSetupId, hostedPaymentUrl: setup.hostedPaymentUrl };
 }
 
-export interface HostedOutcome {
-  transactionSetupId: string;
-  status: 'pending' | 'approved' | 'declined' | 'expired';
-  result: string;
-  amount: string;
-  lastFour: string | null;
-  paymentMethodId: string | null;
-  invoicePaymentId: string | null;
-}
-
 export function outcomeOf(s: HostedPaymentSetup): HostedOutcome {
   return {
     transactionSetupId: s.transactionSetupId,
@@ -144,21 +127,6 @@ export function outcomeOf(s: HostedPaymentSetup): HostedOutcome {
     invoicePaymentId: s.invoicePaymentId ?? null,
   };
 }
-
-/** The callback fields the workflow carries (no card number exists in them: last four only). */
-export type HostedCallback = Pick<
-  CallbackFields,
-  | 'TransactionSetupID'
-  | 'Result'
-  | 'Amount'
-  | 'CardType'
-  | 'LastFour'
-  | 'ExpirationMonth'
-  | 'ExpirationYear'
-  | 'PaymentProfileId'
-  | 'TransactionId'
-  | 'ApprovalCode'
->;
 
 export function callbackForWorkflow(fields: CallbackFields): HostedCallback {
   const pick = (k: string) => (typeof fields[k] === 'string' ? fields[k] : '');

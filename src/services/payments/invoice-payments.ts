@@ -21,10 +21,10 @@ import type { PaymentStatus } from '../../entities/Invoice.js';
 
 export type { PaymentStatus };
 import type { Principal } from '../../http/auth.js';
-import type { InvoiceCardPaymentInput } from '../../workflows/invoice-payments-defs.js';
-import { runWorkflow } from '../../workflow-runs.js';
+import type { InvoiceCardPaymentInput, RefundInput } from '../../workflows/invoice-payments-defs.js';
+import { runWorkflow } from '../../adapters/temporal.js';
 import { amountText } from '../../workflows/tags-defs.js';
-import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget, type RefundInput } from '../invoices/card-payments.js';
+import { applyInvoiceRefund, checkRefund, refundRecorded, refundTarget } from '../invoices/card-payments.js';
 import { findInvoice, reload } from '../invoices/invoices.js';
 import { checkPayment, recordInvoicePayment } from '../invoices/record-payment.js';
 import { resumeDunning, signalDunning } from '../invoices/signal.js';

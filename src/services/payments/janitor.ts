@@ -19,22 +19,7 @@ import { AppError } from '../../errors.js';
 import { log } from '../../logger.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
 import { emitEventOnce } from '../webhooks/events.js';
-
-export interface JanitorInput {
-  lookbackDays: number;
-  minAgeSeconds: number;
-  /** Only this organization's charges (a run an Admin asked for); all when absent (the schedule). */
-  organizationId?: string | null;
-}
-
-export interface JanitorSummary {
-  examined: number;
-  alreadyRecorded: number;
-  recorded: number;
-  voided: number;
-  refunded: number;
-  unattributed: number;
-}
+import type { PaymentJanitorInput, PaymentJanitorResult } from '../../workflows/payment-janitor-defs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -68,10 +53,10 @@ async function audit(em: EntityManager, organizationId: string, c: ProviderCharg
 }
 
 /** One reconciliation pass over the provider's charges; idempotent (every write is keyed by the charge id). */
-export async function reconcileCharges(em: EntityManager, gateway: PaymentGateway, input: JanitorInput, now = new Date()): Promise<JanitorSummary> {
+export async function reconcileCharges(em: EntityManager, gateway: PaymentGateway, input: PaymentJanitorInput, now = new Date()): Promise<PaymentJanitorResult> {
   const since = new Date(now.getTime() - input.lookbackDays * 86_400_000);
   const cutoff = now.getTime() - input.minAgeSeconds * 1000;
-  const summary: JanitorSummary = { examined: 0, alreadyRecorded: 0, recorded: 0, voided: 0, refunded: 0, unattributed: 0 };
+  const summary: PaymentJanitorResult = { examined: 0, alreadyRecorded: 0, recorded: 0, voided: 0, refunded: 0, unattributed: 0 };
   for (const c of await gateway.listCharges(since)) {
     if (c.status !== 'approved' || Number(c.refundedAmount) > 0 || Date.parse(c.createdAt) > cutoff) continue;
     summary.examined++;

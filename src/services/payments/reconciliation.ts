@@ -5,11 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
 import { taskQueue, type Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { runWorkflow } from '../../workflow-runs.js';
+import { ensureSchedule, runWorkflow, type Client } from '../../adapters/temporal.js';
 import { PAYMENT_JANITOR_SCHEDULE_ID, type PaymentJanitorInput, type PaymentJanitorResult } from '../../workflows/payment-janitor-defs.js';
 import { reconciliationReport } from './janitor.js';
 
@@ -41,20 +40,14 @@ export async function listReconciliation(em: EntityManager, orgId: string, query
  * it exists (a second worker, or a restart, finds it and leaves it). Overlapping runs are skipped.
  */
 export async function ensureJanitorSchedule(client: Client, config: Config): Promise<boolean> {
-  try {
-    await client.schedule.create({
-      scheduleId: PAYMENT_JANITOR_SCHEDULE_ID,
-      spec: { intervals: [{ every: `${config.janitor.everyMinutes} minutes` }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'paymentJanitor',
-        taskQueue: taskQueue(config, 'commerce'),
-        args: [{ lookbackDays: config.janitor.lookbackDays, minAgeSeconds: Math.max(config.janitor.minAgeSeconds, 300), organizationId: null } satisfies PaymentJanitorInput],
-      },
-    });
-    return true;
-  } catch (e) {
-    if (e instanceof ScheduleAlreadyRunning) return false;
-    throw e;
-  }
+  return ensureSchedule(client, {
+    scheduleId: PAYMENT_JANITOR_SCHEDULE_ID,
+    spec: { intervals: [{ every: `${config.janitor.everyMinutes} minutes` }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'paymentJanitor',
+      taskQueue: taskQueue(config, 'commerce'),
+      args: [{ lookbackDays: config.janitor.lookbackDays, minAgeSeconds: Math.max(config.janitor.minAgeSeconds, 300), organizationId: null } satisfies PaymentJanitorInput],
+    },
+  });
 }

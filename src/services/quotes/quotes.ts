@@ -8,8 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { Decimal } from 'decimal.js';
 import type { Config } from '../../config.js';
 import { formatMoney, moneyNumber, roundMoney } from '../../domain/money.js';
@@ -18,11 +16,11 @@ import { Customer, Quote } from '../../entities/index.js';
 import type { Out } from '../../domain/contract.js';
 import type { quote } from '../../domain/resources.js';
 import type { QuoteVersion, QuoteVersionLine } from '../../entities/Quote.js';
-import { AppError, type ErrorKind } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { startOnce } from '../../adapters/temporal.js';
+import { isWorkflowNotFound, startOnce, updateAppError, updateRefusal, type Client } from '../../adapters/temporal.js';
 import {
   acceptQuoteUpdate,
   counterQuoteUpdate,
@@ -345,22 +343,18 @@ function precheck(q: Quote, action: QuoteAction, side: QuoteSide | null): void {
   if (!m.ok) throw AppError.conflict(m.reason);
 }
 
-const CLIENT_KINDS: ErrorKind[] = ['validation', 'bad_request', 'payment_required', 'not_found', 'conflict'];
-
 type Handle = ReturnType<Client['workflow']['getHandle']>;
 async function step(deps: QuoteDeps, q: Quote, run: (h: Handle) => Promise<QuoteState>): Promise<QuoteState> {
   try {
     return await run(deps.temporal.workflow.getHandle(quoteWorkflowId(q.id)));
   } catch (e) {
     // Refused by the validator, or by the handler once its turn came (another step got there first).
-    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure) {
-      if (e.cause.type === QUOTE_WRONG_STATE) throw AppError.conflict(e.cause.message);
-      if (CLIENT_KINDS.includes(e.cause.type as ErrorKind)) {
-        const details = e.cause.details?.[0];
-        throw new AppError(e.cause.type as ErrorKind, e.cause.message, details && typeof details === 'object' ? (details as Record<string, string[]>) : undefined);
-      }
-    }
-    if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The quote is ${q.status}; its negotiation has ended.`);
+    const refusal = updateRefusal(e);
+    if (refusal?.type === QUOTE_WRONG_STATE) throw AppError.conflict(refusal.message);
+    // A refusal of a client kind (a declined card, a credit limit) answers as the workflow's failures do.
+    const carried = updateAppError(e);
+    if (carried) throw carried;
+    if (isWorkflowNotFound(e)) throw AppError.conflict(`The quote is ${q.status}; its negotiation has ended.`);
     throw e;
   }
 }

@@ -5,7 +5,7 @@
  * (DESIGN "Security decisions"; issue 16 finding 5).
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { initialMembershipStatus } from '../../domain/organizations/membership.js';
 import { normalizeRoles, planRemoval, repEmailIds } from '../../domain/salesreps/rules.js';
@@ -13,7 +13,7 @@ import { Organization, OrganizationMember, OrganizationSalesRep, SalesRep, User 
 import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { parseList, type ListSpec } from '../../http/paging.js';
-import { queueEmail } from '../../adapters/temporal.js';
+import { queueEmail } from '../email/queue.js';
 import { invitedProfile, sendAcceptLink, visibleProfile } from '../memberships/index.js';
 import { orgOf } from '../organizations/index.js';
 

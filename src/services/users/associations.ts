@@ -4,7 +4,7 @@
  * and CurrencyCode (src/services/auth/claims.ts reads the link).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { AssociationInput } from '../../domain/customers/schemas.js';
 import { Customer, OrganizationMember, UserCustomer } from '../../entities/index.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';

@@ -3,14 +3,14 @@
  * for an existing one), accepting a membership, the caller's own profile and organizations.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { hashSecret } from '../../domain/auth/secrets.js';
 import type { UserInput } from '../../domain/organizations/schemas.js';
 import { OrganizationMember, User } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { queueEmail } from '../../adapters/temporal.js';
+import { queueEmail } from '../email/queue.js';
 import { addMember, sendAcceptLink } from '../memberships/index.js';
 import { orgOf } from '../organizations/index.js';
 

@@ -1,21 +1,16 @@
 /** Starting the outbox dispatcher workflow (each API process calls this at start; one runs per namespace). */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { startWorkflow, type Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
-import { taskQueue } from '../../config.js';
-import { summaryMemo } from '../../adapters/temporal.js';
 import { WEBHOOK_DISPATCHER_ID } from '../../domain/webhooks/rules.js';
 
+/** Starts the dispatcher unless it runs (a second API process finds it running and leaves it). */
 export async function ensureWebhookDispatcher(client: Client, config: Config): Promise<void> {
-  try {
-    await client.workflow.start('dispatchWebhookEvents', {
-      workflowId: WEBHOOK_DISPATCHER_ID,
-      taskQueue: taskQueue(config, 'commerce'),
-      args: [],
-      memo: summaryMemo('Webhook outbox dispatcher: starts one deliverWebhook workflow per delivery (all organizations)'),
-      // A dispatcher that ended (terminated by an operator) may be started again.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
-  } catch (e) {
-    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-  }
+  await startWorkflow(client, config, {
+    workflowType: 'dispatchWebhookEvents',
+    workflowId: WEBHOOK_DISPATCHER_ID,
+    args: [],
+    summary: 'Webhook outbox dispatcher: starts one deliverWebhook workflow per delivery (all organizations)',
+    // A dispatcher that ended (terminated by an operator) may be started again.
+    reuse: 'ALLOW_DUPLICATE',
+  });
 }
