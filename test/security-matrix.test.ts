@@ -5,10 +5,16 @@
  *   - Admin: organization B's;
  *   - SalesRep (rep 1): the other rep's customer's (rep 2), the other rep's own, and org B's;
  *   - Customer user (customer 1): the other customer's, and org B's;
- *   - no token: org B's.
+ *   - no token: org B's;
+ *   - a Buyer and an Approver (both with limits) of customer 1: as the Customer user;
+ *   - a former Approver of customer 1, re-associated to customer C2 (its token still names
+ *     customer 1): customer 1's and its rep's ids (its former customer), and org B's.
  * The answer must be 404 (403 for a role the operation never admits or an organization id that
  * is not the token's; 401 without a token), never 2xx or 5xx, must not show the target, and the
  * target (re-read by its owner after every write attempt) must be unchanged.
+ *
+ * The buyer roles also run every operation with their own ids, and a grid of buyer-row and
+ * approval requests, against the rules of docs/approvals.md (`buyerRule` in matrix-ids.ts).
  *
  * Operations and slots come from the running API, so a new route joins by registration; a slot
  * without a rule in test/support/matrix-ids.ts fails the coverage test. The world is built in
@@ -19,8 +25,26 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { API, call, dbQuery, type Res } from './support/helpers';
 import { makeImage } from './support/image-helpers';
 import { matrixBodies, synthesizeBody } from './support/matrix-fixtures';
-import { EXEMPT_FIELDS, FIELD_KIND, ID_LIKE, KIND_SCOPE, SLOT_KIND, expectation, type Actor, type Expectation } from './support/matrix-ids';
-import { buildWorld, type Party, type World } from './support/matrix-world';
+import {
+  BUYER_ACTORS,
+  EXEMPT_FIELDS,
+  FIELD_KIND,
+  ID_LIKE,
+  KIND_SCOPE,
+  SLOT_KIND,
+  buyerRule,
+  expectation,
+  isBuyerActor,
+  roleOf,
+  visibleApprovals,
+  type Actor,
+  type BuyerActor,
+  type BuyerGrant,
+  type BuyerModel,
+  type BuyerRequest,
+  type Expectation,
+} from './support/matrix-ids';
+import { buildWorld, type BuyerUser, type Party, type World } from './support/matrix-world';
 
 type Json = Record<string, any>;
 
@@ -257,6 +281,8 @@ const BODIES: Record<string, (o: Ids) => unknown> = {
   'DELETE /api/organizations/salesreps': (o) => ({ organizationSalesRepId: o.organizationSalesRepId }),
   'POST /api/organizations/salesreps/activate': (o) => ({ organizationSalesRepId: o.organizationSalesRepId }),
   'POST /api/organizations/salesreps/deactivate': (o) => ({ organizationSalesRepId: o.organizationSalesRepId }),
+  'PUT /api/customers/{customerNumber}/buyers/{userId}': () => ({ role: 'Buyer', orderLimit: 100, monthlyLimit: 1000 }),
+  'POST /api/approvals/{approvalId}/reject': () => ({ reason: 'matrix' }),
 };
 
 /** Own ids that differ for one operation (e.g. only a Draft invoice can be changed). */
@@ -274,16 +300,19 @@ for (const path of Object.keys(doc.paths).filter((p) => p.startsWith('/api/analy
 /** Set-up around one operation's cases. */
 const HOOKS: Record<string, { before: () => Promise<void>; after: () => Promise<void> }> = {
   // Creating a cart needs a customer without an open one: the caller's cart is closed meanwhile.
+  // (A1's customer for most callers; A3's, where the former Approver is now, for it.)
   'POST /api/carts/{customerNumberOrCartId}': {
-    before: async () => void (await dbQuery("update cart set status = 'CLOSED' where id = $1", [world.A1.ids.cartId])),
+    before: async () => void (await dbQuery("update cart set status = 'CLOSED' where id = any($1::uuid[])", [[world.A1.ids.cartId, world.A3.ids.cartId]])),
     after: async () => {
-      // A cart some case opened meanwhile (a failure reported by that case) is closed, so the caller's reopens.
-      await dbQuery("update cart set status = 'CLOSED' where organization_id = $1 and status = 'PENDING' and id <> $2 and customer_number = $3", [
-        world.A1.org.organizationId,
-        world.A1.ids.cartId,
-        world.A1.ids.customerNumber,
-      ]);
-      await dbQuery("update cart set status = 'PENDING' where id = $1", [world.A1.ids.cartId]);
+      for (const p of [world.A1, world.A3]) {
+        // A cart some case opened meanwhile (a failure reported by that case) is closed, so the caller's reopens.
+        await dbQuery("update cart set status = 'CLOSED' where organization_id = $1 and status = 'PENDING' and id <> $2 and customer_number = $3", [
+          p.org.organizationId,
+          p.ids.cartId,
+          p.ids.customerNumber,
+        ]);
+        await dbQuery("update cart set status = 'PENDING' where id = $1", [p.ids.cartId]);
+      }
     },
   },
 };
@@ -337,21 +366,30 @@ function setPath(obj: Json, path: string, value: string): void {
 // Cases
 // ---------------------------------------------------------------------------------------------
 
+/** A party whose records a case names: another of the caller's organization (A2; A1 for the former Approver) or org B. */
+type Target = 'A1' | 'A2' | 'B1';
+
 interface Case {
   op: Op;
   slot: Slot;
   actor: Actor;
-  target: 'A2' | 'B1';
+  target: Target;
   expect: Expectation;
 }
 
-const ACTORS: Actor[] = ['Admin', 'SalesRep', 'Customer', 'none'];
+const ACTORS: Actor[] = ['Admin', 'SalesRep', 'Customer', ...BUYER_ACTORS, 'none'];
 
-function targetsOf(actor: Actor, kind: string): ('A2' | 'B1')[] {
+/** The party whose ids are the caller's own: A1, except the former Approver, now a user of A3's customer. */
+const callerOf = (actor: Actor): 'A1' | 'A3' => (actor === 'FormerApprover' ? 'A3' : 'A1');
+
+function targetsOf(actor: Actor, kind: string): Target[] {
   const scope = KIND_SCOPE[kind];
   if (actor === 'Admin' || actor === 'none' || scope === 'org') return ['B1'];
-  return ['A2', 'B1'];
+  return [actor === 'FormerApprover' ? 'A1' : 'A2', 'B1'];
 }
+
+/** The expectation rules name "another party of the caller's organization" A2. */
+const ruleTarget = (t: Target): 'A2' | 'B1' => (t === 'B1' ? 'B1' : 'A2');
 
 const secured = ops.filter((o) => o.roles.length > 0);
 const casesOf = (op: Op): Case[] =>
@@ -364,7 +402,7 @@ const casesOf = (op: Op): Case[] =>
           slot,
           actor,
           target,
-          expect: expectation(op.key, slot.name, slot.kind!, actor, op.roles, target),
+          expect: expectation(op.key, slot.name, slot.kind!, actor, op.roles, ruleTarget(target)),
         })),
       ),
     );
@@ -373,12 +411,26 @@ const matrixOps = secured.filter((o) => o.slots.some((s) => s.kind)).sort((a, b)
 
 let world: World;
 
-const tokenOf = (p: Party, actor: Actor) =>
-  actor === 'Admin' ? p.org.adminToken : actor === 'SalesRep' ? p.repToken : actor === 'Customer' ? p.customerToken : undefined;
+/** The user behind a buyer-role actor. */
+const buyerUser = (actor: BuyerActor): BuyerUser =>
+  actor === 'Buyer' ? world.buyers.buyer : actor === 'Approver' ? world.buyers.approver : world.buyers.former;
 
-/** Sends the operation as `actor` of A1 with every id its own, except `slot` (if given) set to the `target` party's. */
+function tokenOf(actor: Actor): string | undefined {
+  const p = world.A1;
+  if (isBuyerActor(actor)) return buyerUser(actor).token;
+  return actor === 'Admin' ? p.org.adminToken : actor === 'SalesRep' ? p.repToken : actor === 'Customer' ? p.customerToken : undefined;
+}
+
+/** The caller's own ids for an operation: its party's, and for a buyer-role actor its own user id. */
+function ownIds(op: Op, actor: Actor): Ids {
+  const party = world[callerOf(actor)].ids;
+  const own = OWN_OVERRIDES[op.key]?.(party) ?? party;
+  return isBuyerActor(actor) ? { ...own, customerUserId: buyerUser(actor).userId } : own;
+}
+
+/** Sends the operation as `actor` with every id its own, except `slot` (if given) set to the `target` party's. */
 async function send(op: Op, actor: Actor, slot?: Slot, target?: Party, value?: string): Promise<Res> {
-  const own = OWN_OVERRIDES[op.key]?.(world.A1.ids) ?? world.A1.ids;
+  const own = ownIds(op, actor);
   const kindOf = (s: string) => op.slots.find((x) => x.name === s)?.kind;
   const foreign = (s: string) => (slot && target && slot.name === s ? (value ?? target.ids[slot.kind!]) : undefined);
   const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) =>
@@ -391,7 +443,7 @@ async function send(op: Op, actor: Actor, slot?: Slot, target?: Party, value?: s
   }
   if (slot?.name.startsWith('filter:')) qs.set('filters', JSON.stringify([{ field: slot.name.slice(7), operator: 'equals', value: foreign(slot.name) }]));
   const url = qs.size ? `${path}?${qs}` : path;
-  const token = tokenOf(world.A1, actor);
+  const token = tokenOf(actor);
   if (op.multipart) {
     const m = await MULTIPART[op.key](own);
     if (slot?.name.startsWith('body:')) m.fields[slot.name.slice(5)] = foreign(slot.name)!;
@@ -523,7 +575,7 @@ function leakedIds(c: Case, res: Res, skipKinds: Set<string>): string[] {
   const t = world[c.target];
   const submitted = t.ids[c.slot.kind!];
   return Object.entries(t.ids)
-    .filter(([k, v]) => v && v !== submitted && !skipKinds.has(k) && !(c.target === 'A2' && KIND_SCOPE[k] === 'org'))
+    .filter(([k, v]) => v && v !== submitted && !skipKinds.has(k) && !(c.target !== 'B1' && KIND_SCOPE[k] === 'org'))
     .filter(([, v]) => v.length >= 6 && res.text.includes(v))
     .map(([k]) => k);
 }
@@ -537,7 +589,16 @@ const errorKeys = (r: Res) =>
     .join(',');
 
 async function runCase(c: Case, failures: string[], skipKinds = new Set<string>()): Promise<void> {
-  const who = c.target === 'A2' ? (KIND_SCOPE[c.slot.kind!] === 'rep' ? "the other rep's" : "the other customer's") : "org B's";
+  const who =
+    c.target === 'B1'
+      ? "org B's"
+      : c.target === 'A1'
+        ? KIND_SCOPE[c.slot.kind!] === 'rep'
+          ? "its former customer's rep's"
+          : "its former customer's"
+        : KIND_SCOPE[c.slot.kind!] === 'rep'
+          ? "the other rep's"
+          : "the other customer's";
   const label = `${c.actor} with ${who} ${c.slot.kind} in ${c.slot.name}`;
   const foreignValue = world[c.target].ids[c.slot.kind!];
   if (foreignValue === undefined) {
@@ -545,6 +606,7 @@ async function runCase(c: Case, failures: string[], skipKinds = new Set<string>(
     return;
   }
   tally.cases++;
+  tally.byActor[c.actor] = (tally.byActor[c.actor] ?? 0) + 1;
   let res: Res;
   try {
     res = await send(c.op, c.actor, c.slot, world[c.target]);
@@ -609,8 +671,8 @@ function diffText(a: string, b: string): string {
   return `…${a.slice(Math.max(0, i - 80), i + 80)} -> …${b.slice(Math.max(0, i - 80), i + 80)}`;
 }
 
-const snapshots: Partial<Record<'A2' | 'B1', Record<string, string>>> = {};
-const takeSnapshot = async (t: 'A2' | 'B1', kinds?: Set<string>) => {
+const snapshots: Partial<Record<Target, Record<string, string>>> = {};
+const takeSnapshot = async (t: Target, kinds?: Set<string>) => {
   const fresh = await snapshot(world[t], t === 'B1', kinds);
   snapshots[t] = { ...snapshots[t], ...fresh };
   return fresh;
@@ -620,6 +682,8 @@ const takeSnapshot = async (t: 'A2' | 'B1', kinds?: Set<string>) => {
 async function runCases(cases: Case[], write: boolean, opts: { concurrency?: number; skipKinds?: Set<string> } = {}): Promise<string[]> {
   const failures: string[] = [];
   const targets = [...new Set(cases.map((c) => c.target))];
+  // A1 is also the callers' party (hooks and their own requests touch it): read just before the cases.
+  if (write && targets.includes('A1')) await takeSnapshot('A1', new Set(cases.map((c) => c.slot.kind!)));
   await pool(cases, opts.concurrency ?? 8, (c) => runCase(c, failures, opts.skipKinds));
   if (write)
     for (const t of targets) {
@@ -635,9 +699,15 @@ async function runCases(cases: Case[], write: boolean, opts: { concurrency?: num
 }
 
 const deferred: Case[] = [];
-const tally = { cases: 0 };
+const tally = { cases: 0, byActor: {} as Record<string, number> };
 
-afterAll(() => console.log(`id-substitution matrix: ${tally.cases} cases over ${matrixOps.length} operations`));
+afterAll(() =>
+  console.log(
+    `id-substitution matrix: ${tally.cases} cases over ${matrixOps.length} operations x ${ACTORS.length} callers (${Object.entries(tally.byActor)
+      .map(([a, n]) => `${a} ${n}`)
+      .join(', ')})`,
+  ),
+);
 
 beforeAll(async () => {
   world = await buildWorld();
@@ -649,7 +719,7 @@ beforeAll(async () => {
     [b, b2],
   ])
     for (const k of Object.keys(x)) if (x[k] !== y[k]) volatile.add(k);
-}, 240_000);
+}, 360_000);
 
 const filterOps: { op: Op; slot: Slot }[] = [];
 
@@ -698,8 +768,9 @@ describe('id-substitution matrix', () => {
         await HOOKS[op.key]?.after().catch((e: unknown) => failures.push(`restoring after the cases failed: ${String(e)}`));
       }
       // Control: with its own ids the caller succeeds, so the 404s above come from the substituted id.
+      // (The buyer roles' own requests are checked against their rules in 'buyer roles' below.)
       if (op.method === 'GET')
-        for (const actor of ACTORS.filter((a) => a !== 'none' && op.roles.includes(a))) {
+        for (const actor of ACTORS.filter((a) => a !== 'none' && !isBuyerActor(a) && op.roles.includes(a))) {
           const res = await send(op, actor);
           if (res.status >= 300) failures.push(`control: ${actor} with its own ids got ${res.status} ${res.text.slice(0, 200)}`);
         }
@@ -709,13 +780,13 @@ describe('id-substitution matrix', () => {
 
   test('list filters: when a caller filters a list on the id of another customer, rep or organization, then the list shows none of it', async () => {
     const cases = filterOps.flatMap(({ op, slot }) =>
-      ACTORS.filter((a) => a !== 'none' && op.roles.includes(a)).flatMap((actor) =>
+      ACTORS.filter((a) => a !== 'none' && op.roles.includes(roleOf(a))).flatMap((actor) =>
         targetsOf(actor, slot.kind!).map((target) => ({
           op,
           slot,
           actor,
           target,
-          expect: expectation(op.key, slot.name, slot.kind!, actor, op.roles, target),
+          expect: expectation(op.key, slot.name, slot.kind!, actor, op.roles, ruleTarget(target)),
         })),
       ),
     );
@@ -724,7 +795,206 @@ describe('id-substitution matrix', () => {
 
   test("labels and natural keys (run last): when a caller writes with another party's key that only names something in its own scope, then nothing of that party changes or shows", async () => {
     // One at a time: these may write the caller's own records (and so carry the values sent before).
+    // By the callers' party: A1's callers write A1's records, the former Approver A3's and names A1's.
     const skipKinds = new Set(deferred.map((c) => c.slot.kind!));
-    expect(await runCases(deferred, true, { concurrency: 1, skipKinds })).toEqual([]);
+    const failures: string[] = [];
+    for (const party of ['A1', 'A3'] as const)
+      failures.push(...(await runCases(deferred.filter((c) => callerOf(c.actor) === party), true, { concurrency: 1, skipKinds })));
+    expect(failures).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Buyer roles with their own ids (docs/approvals.md; rules: buyerRule in matrix-ids.ts)
+// ---------------------------------------------------------------------------------------------
+
+/** What the rules know of org A's buyers: associations now, buyer rows, approval requests. */
+function buyerModel(): BuyerModel {
+  const b = world.buyers;
+  const C = world.A1.ids.customerNumber;
+  const C2 = world.A3.ids.customerNumber;
+  return {
+    customerOf: {
+      [b.buyer.userId]: C,
+      [b.approver.userId]: C,
+      [b.plain.userId]: C,
+      [world.A1.ids.customerUserId]: C,
+      [b.former.userId]: C2,
+      [world.A3.ids.customerUserId]: C2,
+      [world.A2.ids.customerUserId]: world.A2.ids.customerNumber,
+    },
+    rows: JSON.parse(JSON.stringify(b.rows)) as BuyerModel['rows'],
+    approvals: {
+      [world.A1.ids.approvalId]: { customerNumber: C, requester: world.A1.ids.customerUserId, asked: [], status: 'Rejected' },
+      [world.A3.ids.approvalId]: { customerNumber: C2, requester: world.A3.ids.customerUserId, asked: [], status: 'Rejected' },
+      [b.pendingApprovalId]: { customerNumber: C, requester: b.buyer.userId, asked: [b.former.userId], status: 'Pending' },
+    },
+  };
+}
+
+type RuleExpectation = Expectation & { fields?: string[] };
+
+/** Checks an answer against a rule: status, no 5xx, and the fields a 403 about values names. */
+function judge(label: string, e: RuleExpectation, res: Res, failures: string[]): boolean {
+  if (res.status >= 500 || !e.statuses.includes(res.status)) {
+    failures.push(`${label}: expected ${e.statuses.join('/')}${e.why ? ` (${e.why})` : ''}, got ${res.status} ${res.text.slice(0, 200)}`);
+    return false;
+  }
+  if (e.fields?.length && errorKeys(res) !== [...e.fields].sort().join(',')) {
+    failures.push(`${label}: the 403 should name ${e.fields.join(', ')}, it names ${errorKeys(res) || 'nothing'}: ${res.text.slice(0, 200)}`);
+    return false;
+  }
+  return true;
+}
+
+/** The buyer-rule request of an operation sent with the actor's own ids. */
+function ownBuyerRequest(op: Op, actor: BuyerActor): BuyerRequest {
+  const own = ownIds(op, actor);
+  return {
+    opKey: op.key,
+    caller: buyerUser(actor).userId,
+    customerNumber: own.customerNumber,
+    userId: op.pathParams.includes('userId') ? own.customerUserId : undefined,
+    approvalId: op.pathParams.includes('approvalId') ? own.approvalId : undefined,
+    body: op.method === 'PUT' ? (BODIES[op.key]?.(own) as Partial<BuyerGrant> | undefined) : undefined,
+  };
+}
+
+const buyerTally = { requests: 0, operations: new Set<string>() };
+afterAll(() =>
+  console.log(
+    `buyer roles: ${buyerTally.requests} own-id requests over ${buyerTally.operations.size} operations x ${BUYER_ACTORS.length} roles (${secured.length} secured operations)`,
+  ),
+);
+
+describe('buyer roles: every operation as a Buyer, an Approver and a former Approver with their own ids', () => {
+  test.each(secured.map((o) => [o.key, o] as const))(
+    '%s: when a customer user with a buyer role (or a former Approver) calls it, then the role rules decide',
+    async (_k, op) => {
+      const failures: string[] = [];
+      const model = buyerModel();
+      for (const actor of BUYER_ACTORS) {
+        let e: RuleExpectation | undefined;
+        if (!op.roles.includes('Customer')) e = { statuses: [403], why: 'the role may never call the operation' };
+        else e = buyerRule(ownBuyerRequest(op, actor), model) ?? (op.method === 'GET' ? { statuses: [200, 204], why: 'a buyer role takes nothing from what a customer user reads of its customer' } : undefined);
+        // A customer user's own writes (cart, checkout, quote accept, order) are the admission's (test/admission-attacks.test.ts);
+        // a write the rules allow would change the world: the grids below make those.
+        if (!e || (op.method !== 'GET' && e.statuses.some((s) => s < 300))) continue;
+        buyerTally.requests++;
+        buyerTally.operations.add(op.key);
+        const res = await send(op, actor);
+        judge(`${actor} with its own ids`, e, res, failures);
+      }
+      expect(failures).toEqual([]);
+    },
+  );
+});
+
+describe('buyer roles: buyer rows and approvals', () => {
+  const BODIES_GRID: Record<string, BuyerGrant> = {
+    'within its limits': { role: 'Buyer', orderLimit: 100, monthlyLimit: 1000 },
+    'above its per-order limit': { role: 'Buyer', orderLimit: 5000, monthlyLimit: 1000 },
+    'without limits': { role: 'Buyer', orderLimit: null, monthlyLimit: null },
+    'as an Approver': { role: 'Approver', orderLimit: 100, monthlyLimit: 1000 },
+  };
+
+  const rowsRead = async (customerNumber: string) => {
+    const r = await call('GET', `/api/customers/${customerNumber}/buyers?pageSize=500`, { token: world.A1.org.adminToken });
+    return Object.fromEntries(
+      ((r.body as Json)?.Data ?? []).map((b: Json) => [b.userId, { role: b.role, orderLimit: b.orderLimit, monthlyLimit: b.monthlyLimit }]),
+    ) as Record<string, BuyerGrant>;
+  };
+
+  test("buyer rows: when a Buyer, an Approver or a former Approver sets or removes anyone's row at its customer or its former one, then only what the rules allow happens", async () => {
+    const b = world.buyers;
+    const C = world.A1.ids.customerNumber;
+    const C2 = world.A3.ids.customerNumber;
+    const model = buyerModel();
+    const names: Record<string, string> = {
+      [b.buyer.userId]: 'the Buyer',
+      [b.approver.userId]: 'the Approver',
+      [b.former.userId]: 'the former Approver',
+      [b.plain.userId]: 'a user without a role',
+      [world.A1.ids.customerUserId]: 'the Approver without limits',
+      [world.A3.ids.customerUserId]: "C2's Approver",
+    };
+    const failures: string[] = [];
+    let allowed = 0;
+    for (const actor of BUYER_ACTORS)
+      for (const [customerNumber, where] of [
+        [C, 'C'],
+        [C2, 'C2'],
+      ])
+        for (const userId of Object.keys(names)) {
+          for (const [what, body] of Object.entries(BODIES_GRID)) {
+            const e = buyerRule({ opKey: 'PUT /api/customers/{customerNumber}/buyers/{userId}', caller: buyerUser(actor).userId, customerNumber, userId, body }, model)!;
+            const res = await call('PUT', `/api/customers/${customerNumber}/buyers/${userId}`, { token: buyerUser(actor).token, body });
+            if (judge(`${actor} sets ${names[userId]}'s row at ${where} ${what}`, e, res, failures) && res.status === 200) {
+              allowed++;
+              (model.rows[customerNumber] ??= {})[userId] = { ...body };
+            }
+          }
+          const e = buyerRule({ opKey: 'DELETE /api/customers/{customerNumber}/buyers/{userId}', caller: buyerUser(actor).userId, customerNumber, userId }, model)!;
+          const res = await call('DELETE', `/api/customers/${customerNumber}/buyers/${userId}`, { token: buyerUser(actor).token });
+          if (judge(`${actor} removes ${names[userId]}'s row at ${where}`, e, res, failures) && res.status === 204) delete model.rows[customerNumber][userId];
+        }
+    // The rules let some changes through (an Approver setting a Buyer within its limits): the grid proves both sides.
+    expect(allowed).toBeGreaterThan(0);
+    // What the admin reads is exactly what the rules allowed: no refused request changed a row (and a moved Approver has none left at C).
+    const canonical = (rows: Record<string, BuyerGrant>) =>
+      JSON.stringify(
+        Object.entries(rows)
+          .map(([id, r]) => [names[id] ?? id, r.role, r.orderLimit, r.monthlyLimit])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      );
+    for (const [c, where] of [
+      [C, 'C'],
+      [C2, 'C2'],
+    ]) {
+      const read = await rowsRead(c);
+      if (canonical(read) !== canonical(model.rows[c] ?? {}))
+        failures.push(`the buyer rows of ${where} read ${canonical(read)}, the rules allowed ${canonical(model.rows[c] ?? {})}`);
+    }
+    expect(failures).toEqual([]);
+    // The world's rows again, as the admin set them.
+    for (const [userId, row] of Object.entries(b.rows[C]))
+      if (userId !== world.A1.ids.customerUserId) await call('PUT', `/api/customers/${C}/buyers/${userId}`, { token: world.A1.org.adminToken, body: row });
+    for (const userId of Object.keys(model.rows[C])) if (!b.rows[C][userId]) await call('DELETE', `/api/customers/${C}/buyers/${userId}`, { token: world.A1.org.adminToken });
+  });
+
+  test('approvals: when a Buyer, an Approver or a former Approver reads, lists, approves or rejects a request, then it sees only its own or, as an Approver now, its customer\'s, and decides none it was not asked', async () => {
+    const model = buyerModel();
+    const failures: string[] = [];
+    const before = await call('GET', `/api/approvals/${world.buyers.pendingApprovalId}`, { token: world.A1.org.adminToken });
+    for (const actor of BUYER_ACTORS) {
+      const { userId, token } = buyerUser(actor);
+      for (const approvalId of Object.keys(model.approvals)) {
+        const which = `${model.approvals[approvalId].status} request of ${model.approvals[approvalId].customerNumber === world.A1.ids.customerNumber ? 'C' : 'C2'}`;
+        for (const [method, suffix, body] of [
+          ['GET', '', undefined],
+          ['POST', '/approve', undefined],
+          ['POST', '/reject', { reason: 'matrix' }],
+        ] as const) {
+          const opKey = `${method} /api/approvals/{approvalId}${suffix}`;
+          const e = buyerRule({ opKey, caller: userId, approvalId }, model)!;
+          const res = await call(method, `/api/approvals/${approvalId}${suffix}`, { token, body });
+          judge(`${actor}: ${method} the ${which}${suffix}`, e, res, failures);
+          if (res.status === 200 && method === 'GET' && (res.body as Json)?.approvalId !== approvalId) failures.push(`${actor}: GET ${approvalId} answered another request`);
+        }
+      }
+      // The list shows exactly the requests the rules let it read (and a filter on the former customer, none).
+      const visible = visibleApprovals(userId, model);
+      const list = await call('GET', '/api/approvals?pageSize=500', { token });
+      const listed = (((list.body as Json)?.Data ?? []) as Json[]).map((a) => a.approvalId as string).filter((id) => id in model.approvals);
+      if (list.status !== 200 || JSON.stringify([...listed].sort()) !== JSON.stringify([...visible].sort()))
+        failures.push(`${actor}: the list shows ${JSON.stringify(listed)} (${list.status}), the rules ${JSON.stringify(visible)}`);
+      const filtered = await call('GET', `/api/approvals?customerNumber=${world.A1.ids.customerNumber}&pageSize=500`, { token });
+      const mine = Object.keys(model.approvals).filter((id) => model.approvals[id].customerNumber === world.A1.ids.customerNumber && visible.includes(id));
+      if ((filtered.body as Json)?.TotalCount !== mine.length) failures.push(`${actor}: the list filtered on C counts ${(filtered.body as Json)?.TotalCount}, the rules ${mine.length}`);
+    }
+    // Nothing was decided: the pending request is as it was.
+    const after = await call('GET', `/api/approvals/${world.buyers.pendingApprovalId}`, { token: world.A1.org.adminToken });
+    expect(after.body).toEqual(before.body);
+    expect(failures).toEqual([]);
   });
 });

@@ -23,6 +23,8 @@ interface Job {
   updated: number;
   unchanged: number;
   failed: number;
+  /** Unknown fields and CSV columns, ignored on import, once each. */
+  warnings?: { field: string; message: string; count: number }[];
 }
 
 function usage(msg: string): never {
@@ -68,6 +70,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     `${job.status}: ${job.totalRecords ?? 0} records, created ${job.created}, updated ${job.updated}, unchanged ${job.unchanged}, failed ${job.failed}\n`,
   );
+  for (const w of job.warnings ?? []) process.stdout.write(`warning: ${w.message} (${w.count} records)\n`);
   if (job.failed > 0) {
     const res = await fetch(`${base}/api/imports/${job.jobId}/errors?format=csv`, { headers: { 'x-api-key': key } });
     const out = `${file.replace(/\.[^./]+$/, '')}.errors.csv`;

@@ -3,6 +3,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './Organization.js';
 
 import { IMPORT_KINDS, IMPORT_STATUSES, type ImportFormat, type ImportKind, type ImportMode, type ImportOnError, type ImportStatus } from '../domain/imports/kinds.js';
+import type { ImportWarning } from '../domain/imports/records.js';
 
 export { IMPORT_KINDS, IMPORT_STATUSES, type ImportFormat, type ImportKind, type ImportMode, type ImportOnError, type ImportStatus };
 
@@ -27,6 +28,8 @@ export const ImportJob = defineEntity({
     fileName: p.string().length(300).nullable(),
     /** CSV header of the input, for the error CSV. */
     columns: p.json<string[]>().nullable(),
+    /** Fields and CSV columns the kind does not know, once each (ignored on import), written when the input is read. */
+    warnings: p.json<ImportWarning[]>().default('[]'),
     submittedBy: p.uuid().nullable(),
     submitterEmail: p.string().nullable(),
     totalRecords: p.integer().nullable(),

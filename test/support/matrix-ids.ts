@@ -286,11 +286,31 @@ const STATUS_OVERRIDES: Record<string, Expectation> = {
   },
 };
 
-export type Actor = 'Admin' | 'SalesRep' | 'Customer' | 'none';
+/**
+ * Customer users with a buyer role at A1's customer C (docs/approvals.md, issue 38): a Buyer with
+ * limits, an Approver with limits, and a former Approver of C now associated with A2's customer.
+ * Their token's role is Customer: for the id-substitution rules they are customer users like any
+ * other (a buyer role widens nothing beyond the customer's buyers and approvals); what the role
+ * itself allows is `buyerRule` below.
+ */
+export const BUYER_ACTORS = ['Buyer', 'Approver', 'FormerApprover'] as const;
+export type BuyerActor = (typeof BUYER_ACTORS)[number];
 
+export type Actor = 'Admin' | 'SalesRep' | 'Customer' | BuyerActor | 'none';
+
+export const isBuyerActor = (a: Actor): a is BuyerActor => (BUYER_ACTORS as readonly string[]).includes(a);
+
+/** The role of the actor's token, as an operation's x-roles names it. */
+export const roleOf = (a: Actor): string => (isBuyerActor(a) ? 'Customer' : a);
+
+/**
+ * `target`: 'A2' is a party of the caller's own organization other than the caller's (the other
+ * customer and rep; for the former Approver, its former customer C), 'B1' the other organization.
+ */
 export function expectation(opKey: string, slot: string, kind: string, actor: Actor, roles: string[], target: 'A2' | 'B1'): Expectation {
   if (actor === 'none') return { statuses: [401] };
-  if (!roles.includes(actor)) return { statuses: [403], why: 'the role may never call the operation' };
+  const role = roleOf(actor);
+  if (!roles.includes(role)) return { statuses: [403], why: 'the role may never call the operation' };
   const key = `${opKey} ${slot}`;
   if (kind === 'organizationId') {
     if (opKey.startsWith('GET /api/analytics/')) return { statuses: [400], why: 'DESIGN: analytics reject an organizationId parameter with 400' };
@@ -300,7 +320,7 @@ export function expectation(opKey: string, slot: string, kind: string, actor: Ac
   // A list narrowed by a query parameter answers an empty list or 404; the answer is checked for the target's ids.
   if (slot.startsWith('query:') && opKey.startsWith('GET ') && !opKey.includes('{') && !LOOKUP_QUERIES.has(key))
     return { statuses: [200, 404], oracle: true, why: 'a list narrowed to a foreign id shows nothing of it' };
-  const override = STATUS_OVERRIDES[`${key} as ${actor}`] ?? STATUS_OVERRIDES[key];
+  const override = STATUS_OVERRIDES[`${key} as ${role}`] ?? STATUS_OVERRIDES[key];
   if (override) return override;
   const anyRefusal = [400, 403, 404, 409, 422];
   if (target === 'B1' && (UPSERT_KEYS.has(key) || (actor === 'Admin' && ADMIN_LABELS.has(key))))
@@ -314,4 +334,96 @@ export function expectation(opKey: string, slot: string, kind: string, actor: Ac
   if (ROW_ERRORS.has(key)) return { statuses: anyRefusal, allow2xx: 'rowErrors', oracle: true };
   if (slot.startsWith('path:')) return { statuses: [404] };
   return { statuses: [404], oracle: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buyer roles (docs/approvals.md "Buyers and limits", "Deciding"; docs/security.md "Buyer roles")
+// ---------------------------------------------------------------------------------------------
+
+export interface BuyerGrant {
+  role: 'Buyer' | 'Approver';
+  orderLimit: number | null;
+  monthlyLimit: number | null;
+}
+
+/** What the rules need to know of the organization: who is associated with which customer now, the buyer rows, the approval requests. */
+export interface BuyerModel {
+  /** userId -> the customer number the user is associated with now. */
+  customerOf: Record<string, string>;
+  /** customerNumber -> userId -> buyer row. */
+  rows: Record<string, Record<string, BuyerGrant>>;
+  approvals: Record<string, { customerNumber: string; requester: string; asked: string[]; status: string }>;
+}
+
+/** One request of a buyer-role caller: the caller, and what the request names. */
+export interface BuyerRequest {
+  opKey: string;
+  caller: string;
+  customerNumber?: string;
+  userId?: string;
+  approvalId?: string;
+  body?: Partial<BuyerGrant>;
+}
+
+const LIMITS = ['orderLimit', 'monthlyLimit'] as const;
+/** A 403; `fields`: the refusal is about these values and its problem names them in `errors`. */
+const refuse = (why: string, fields?: string[]): Expectation & { fields?: string[] } => ({ statuses: [403], why, ...(fields ? { fields } : {}) });
+
+/**
+ * What a customer user must get on the buyer and approval operations, from the rules of
+ * docs/approvals.md, or undefined for an operation they do not govern:
+ *   - a customer, its buyers and its approvals are seen only by the customer's users now (404 for
+ *     anyone else, a former Approver included: its role ended with its membership);
+ *   - buyers are managed by admins and the customer's Approvers (a Buyer or a user without a role: 403);
+ *   - nobody changes their own row; only admins change an Approver's row or make an Approver;
+ *   - an Approver grants at most its own limits (none only when it has none), and removing a row,
+ *     which lifts that buyer's limits, needs an Approver without limits (403 naming the fields);
+ *   - an approval is seen by its requester and the customer's Approvers (404 otherwise), decided
+ *     only by an Approver who was asked and is not the requester (403), and only while Pending (409).
+ */
+export function buyerRule(r: BuyerRequest, m: BuyerModel): (Expectation & { fields?: string[] }) | undefined {
+  const own = m.customerOf[r.caller];
+  const rowsOf = (c: string) => m.rows[c] ?? {};
+  const isApproverAt = (c: string) => rowsOf(c)[r.caller]?.role === 'Approver';
+  const buyerOp = /^(GET|PUT|DELETE) \/api\/customers\/\{customerNumber\}\/buyers/.exec(r.opKey);
+  if (buyerOp) {
+    const c = r.customerNumber!;
+    if (c !== own) return { statuses: [404], why: "another customer's buyers (a former Approver's too)" };
+    if (r.userId !== undefined && m.customerOf[r.userId] !== c) return { statuses: [404], why: 'the user is not associated with the customer' };
+    if (!isApproverAt(c)) return refuse("only an admin or one of the customer's Approvers manages its buyers");
+    if (buyerOp[1] === 'GET') return { statuses: [200] };
+    const current = rowsOf(c)[r.userId!];
+    if (buyerOp[1] === 'DELETE' && !current) return { statuses: [404], why: 'no buyer row to remove' };
+    if (r.userId === r.caller) return refuse('nobody changes their own buyer row');
+    if (current?.role === 'Approver') return refuse("only admins change an Approver's row");
+    const mine = rowsOf(c)[r.caller];
+    if (buyerOp[1] === 'DELETE') {
+      const limited = LIMITS.filter((f) => mine[f] !== null);
+      return limited.length ? refuse("removing a row lifts the buyer's limits: more than an Approver with limits has") : { statuses: [204] };
+    }
+    const fields: string[] = [];
+    if (r.body?.role === 'Approver') fields.push('role');
+    for (const f of LIMITS) {
+      const granted = r.body?.[f] ?? null;
+      if (mine[f] !== null && (granted === null || granted > mine[f])) fields.push(f);
+    }
+    return fields.length ? refuse('an Approver grants at most its own role and limits', fields) : { statuses: [200] };
+  }
+  const approvalOp = /^(GET|POST) \/api\/approvals\/\{approvalId\}(\/(approve|reject))?$/.exec(r.opKey);
+  if (approvalOp) {
+    const a = m.approvals[r.approvalId!];
+    const visible = !!a && a.customerNumber === own && (a.requester === r.caller || isApproverAt(a.customerNumber));
+    if (!visible) return { statuses: [404], why: 'an approval is seen by its requester and the Approvers of its customer now' };
+    if (!approvalOp[3]) return { statuses: [200] };
+    if (a.requester === r.caller) return refuse('a buyer cannot decide their own request');
+    if (!a.asked.includes(r.caller)) return refuse('only an Approver who was asked decides');
+    if (a.status !== 'Pending') return { statuses: [409], why: 'already decided' };
+    return { statuses: [200] };
+  }
+  return undefined;
+}
+
+/** The approvals a customer user's list shows: those `buyerRule` lets it read. */
+export function visibleApprovals(caller: string, m: BuyerModel): string[] {
+  return Object.keys(m.approvals).filter((id) => buyerRule({ opKey: 'GET /api/approvals/{approvalId}', caller, approvalId: id }, m)?.statuses[0] === 200);
 }

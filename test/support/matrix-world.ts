@@ -6,7 +6,9 @@
  * integration, import job, commission plan and statements).
  *
  * Parties: A1 (org A, rep 1, customer 1: the callers), A2 (org A, rep 2, customer 2: the
- * other rep and the other customer), B1 (org B: the other organization).
+ * other rep and the other customer), B1 (org B: the other organization), A3 (org A, rep 3,
+ * customer C2: the customer a former Approver of customer 1 was moved to). Buyer roles at
+ * customer 1 (BuyerWorld): a Buyer and an Approver with limits, and that former Approver.
  */
 import { randomUUID } from 'node:crypto';
 import { call, createMemberUser, createOrg, dbQuery, signTestToken, uniq, type OrgFixture } from './helpers';
@@ -24,6 +26,39 @@ export interface World {
   A1: Party;
   A2: Party;
   B1: Party;
+  /** Org A, rep 3, customer C2: where the former Approver of A1's customer is associated now (never a target). */
+  A3: Party;
+  buyers: BuyerWorld;
+}
+
+/** A customer user with a buyer role (docs/approvals.md), and the token it calls with. */
+export interface BuyerUser {
+  userId: string;
+  token: string;
+}
+
+/**
+ * Buyer roles at A1's customer C (issue 38): a Buyer with limits, an Approver with limits, and a
+ * former Approver of C, re-associated to A3's customer C2 through
+ * `POST /api/organizations/users/associate-customer` (its token was issued while it was at C and
+ * still names C). A1's own customer user is an Approver without limits. `plain` is associated with
+ * C without a buyer role. `pendingApprovalId`: a Pending request of C by the Buyer, asked of the
+ * former Approver while it was one (no workflow: nothing can decide it).
+ */
+export interface BuyerWorld {
+  buyer: BuyerUser;
+  approver: BuyerUser;
+  former: BuyerUser;
+  plain: { userId: string };
+  pendingApprovalId: string;
+  /** The buyer rows as the admin set them (customerNumber -> userId -> row). */
+  rows: Record<string, Record<string, BuyerRow>>;
+}
+
+export interface BuyerRow {
+  role: 'Buyer' | 'Approver';
+  orderLimit: number | null;
+  monthlyLimit: number | null;
 }
 
 async function must(what: string, res: Promise<{ status: number; text: string; body: any }>, ok: number[] = [200, 201]): Promise<any> {
@@ -305,14 +340,57 @@ async function settle(org: OrgFixture, path: string, busy: string[]): Promise<vo
   throw new Error(`${path} did not settle`);
 }
 
+/** The buyer roles at A1's customer and the former Approver, moved to A3's customer (see BuyerWorld). */
+async function buyerWorld(A1: Party, A3: Party): Promise<BuyerWorld> {
+  const org = A1.org;
+  const opts = { base: org.base, token: org.adminToken };
+  const C = A1.ids.customerNumber;
+  const associate = (userId: string, customerNumber: string) =>
+    must('associate buyer', call('POST', '/api/organizations/users/associate-customer', { ...opts, body: { UserId: userId, CustomerNumber: customerNumber } }));
+  const users = await Promise.all([0, 1, 2, 3].map(() => createMemberUser(org)));
+  await Promise.all(users.map((u) => associate(u.userId, C)));
+  const [buyer, approver, former, plain] = users.map((u) => u.userId);
+  const rows: Record<string, BuyerRow> = {
+    [buyer]: { role: 'Buyer', orderLimit: 150, monthlyLimit: 2000 },
+    [approver]: { role: 'Approver', orderLimit: 1000, monthlyLimit: 5000 },
+    [former]: { role: 'Approver', orderLimit: 500, monthlyLimit: null },
+  };
+  for (const [userId, row] of Object.entries(rows)) await must('set buyer row', call('PUT', `/api/customers/${C}/buyers/${userId}`, { ...opts, body: row }));
+  // A1's customer user is an Approver without limits (written directly by party()).
+  rows[A1.ids.customerUserId] = { role: 'Approver', orderLimit: null, monthlyLimit: null };
+  // A request of C by the Buyer, asked of the Approver who is then moved away.
+  const pendingApprovalId = randomUUID();
+  const [{ id: customerId }] = await dbQuery<{ id: string }>('select id from customer where organization_id = $1 and customer_number = $2', [org.organizationId, C]);
+  const chain = [{ key: 'asked-1', at: new Date().toISOString(), type: 'Asked', level: 1, userIds: [former], by: null, note: null }];
+  await dbQuery(
+    `insert into approval_request (organization_id, id, status, customer_id, customer_number, cart_id, requester_user_id, reason, currency_code, total, lines, checkout, level, chain, expires_at, created_at, updated_at)
+     values ($1, $2, 'Pending', $3, $4, $5, $6, 'matrix: above the per-order limit', 'USD', 200, '[]', '{}', 1, $7, now() + interval '30 days', now(), now())`,
+    [org.organizationId, pendingApprovalId, customerId, C, randomUUID(), buyer, JSON.stringify(chain)],
+  );
+  // Tokens as issued while each was at C (the former Approver keeps its old one).
+  const tokenOf = (userId: string) =>
+    signTestToken({ OrganizationId: org.organizationId, role: 'Customer', roles: ['Customer'], kind: 'user', cv: 1, UserId: userId, CustomerNumber: C, PriceTier: 'Retail', CurrencyCode: 'USD' });
+  await associate(former, A3.ids.customerNumber);
+  delete rows[former];
+  return {
+    buyer: { userId: buyer, token: tokenOf(buyer) },
+    approver: { userId: approver, token: tokenOf(approver) },
+    former: { userId: former, token: tokenOf(former) },
+    plain: { userId: plain },
+    pendingApprovalId,
+    rows: { [C]: rows, [A3.ids.customerNumber]: { [A3.ids.customerUserId]: { role: 'Approver', orderLimit: null, monthlyLimit: null } } },
+  };
+}
+
 export async function buildWorld(): Promise<World> {
   const [orgA, orgB] = await Promise.all([createOrg(), createOrg()]);
   const [sharedA, sharedB] = await Promise.all([orgResources(orgA), orgResources(orgB)]);
-  const [A1, A2, B1] = await Promise.all([party(orgA, sharedA), party(orgA, sharedA), party(orgB, sharedB)]);
+  const [A1, A2, B1, A3] = await Promise.all([party(orgA, sharedA), party(orgA, sharedA), party(orgB, sharedB), party(orgA, sharedA)]);
+  const buyers = await buyerWorld(A1, A3);
   // Background work of the fixtures ends before the matrix snapshots anything.
   await Promise.all([
-    ...[A1, A2, B1].map((p) => settle(p.org, `/api/commissions/statements/${p.ids.statementId}`, ['Generating'])),
+    ...[A1, A2, B1, A3].map((p) => settle(p.org, `/api/commissions/statements/${p.ids.statementId}`, ['Generating'])),
     ...[A1, B1].map((p) => settle(p.org, `/api/imports/${p.ids.importJobId}`, ['Queued', 'Running'])),
   ]);
-  return { A1, A2, B1 };
+  return { A1, A2, B1, A3, buyers };
 }

@@ -73,6 +73,59 @@ export function csvRowToRecord(kind: ImportKindName, row: Record<string, string 
   return compact(out) as JsonRecord;
 }
 
+/** At most this many distinct unknown fields or columns are listed on a job (a bounded row, whatever the input). */
+export const MAX_IMPORT_WARNINGS = 100;
+
+/**
+ * A field of JSON records, or a CSV column, that the kind does not know: ignored on every record
+ * (the rest of the record is imported) and listed once on the job. `count` is how many records
+ * carried it (a CSV column: how many rows had a non-empty cell), `firstRecord` the first of them
+ * (1-based, as in the error report; null for a CSV column whose cells are all empty).
+ */
+export interface ImportWarning {
+  field: string;
+  message: string;
+  count: number;
+  firstRecord: number | null;
+}
+
+/** `addresses[3].postCode` -> `addresses[].postCode`: one warning for a field whatever the element. */
+export const warningField = (path: string) => path.replace(/\[\d+\]/g, '[]');
+
+/** Collects the unknown fields and columns of a job's records, each once, in the order first seen. */
+export class WarningTally {
+  private readonly seen = new Map<string, { column: boolean; count: number; firstRecord: number | null }>();
+
+  constructor(private readonly kind: ImportKindName) {}
+
+  /** A CSV column the kind does not know, listed even if none of its cells has a value. */
+  column(name: string): void {
+    if (!this.seen.has(name) && this.seen.size < MAX_IMPORT_WARNINGS) this.seen.set(name, { column: true, count: 0, firstRecord: null });
+  }
+
+  /** Record `n` carried the unknown field (or a value in the unknown column) `field`. */
+  add(field: string, n: number, column = false): void {
+    let w = this.seen.get(field);
+    if (!w) {
+      if (this.seen.size >= MAX_IMPORT_WARNINGS) return;
+      this.seen.set(field, (w = { column, count: 0, firstRecord: null }));
+    }
+    w.count += 1;
+    if (w.firstRecord === null || n < w.firstRecord) w.firstRecord = n;
+  }
+
+  list(): ImportWarning[] {
+    return [...this.seen].map(([field, w]) => ({
+      field,
+      message: w.column
+        ? `${field} is not a column of ${this.kind} imports; its cells were ignored.`
+        : `${field} is not a field of ${this.kind} records; it was ignored.`,
+      count: w.count,
+      firstRecord: w.firstRecord,
+    }));
+  }
+}
+
 /** The record's key for the report: its externalId, else its natural key. */
 export function recordKey(kind: ImportKindName, record: unknown): string | null {
   if (!record || typeof record !== 'object') return null;

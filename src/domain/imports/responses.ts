@@ -22,6 +22,17 @@ export const importJob = component(
     finishedAt: dateTimeN(),
     workflowId: str(),
     errorReportUrl: doc(str(), 'Path of the error report (GET)'),
+    warnings: doc(
+      arr(
+        obj({
+          field: doc(str(), 'The unknown field of JSON records (`addresses[].postCode` for a field of array elements), or the CSV column as in the header'),
+          message: str(),
+          count: doc(int(), 'How many records carried it (a CSV column: rows with a non-empty cell)'),
+          firstRecord: doc(intN(), 'The first such record (1-based, as in the error report); null for a CSV column whose cells are all empty'),
+        }),
+      ),
+      'Fields of the records and CSV columns that the kind does not know, each listed once (at most 100): they were ignored and the rest of each record imported. Empty until the input is read.',
+    ),
   }),
 );
 

@@ -54,6 +54,8 @@ export function jobView(j: ImportJob): Out<typeof importJob> {
     finishedAt: j.finishedAt ? j.finishedAt.toISOString() : null,
     workflowId: j.workflowId,
     errorReportUrl: `/api/imports/${j.id}/errors`,
+    // A job created in this EntityManager before its flush may still hold the column default as text.
+    warnings: (Array.isArray(j.warnings) ? j.warnings : []).map((w) => ({ field: w.field, message: w.message, count: w.count, firstRecord: w.firstRecord ?? null })),
   };
 }
 
@@ -149,6 +151,7 @@ export async function submitImport(em: EntityManager, deps: Deps, o: SubmitOptio
     submittedBy: o.userId,
     submitterEmail: await submitterEmail(em, o.orgId, o.userId),
     workflowId: workflowIdOf(id),
+    warnings: [],
   });
   await em.flush();
   await startWorkflow(deps, job, false);

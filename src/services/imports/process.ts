@@ -4,7 +4,7 @@
  * Each step is idempotent, so the activities calling them can be retried at any point.
  */
 import type pg from 'pg';
-import { recordKey, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
+import { recordKey, WarningTally, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
 import type { ImportFormat, ImportStatus } from '../../entities/ImportJob.js';
 import { importRecords } from '../../metrics.js';
 import type { Storage } from '../../adapters/storage.js';
@@ -17,6 +17,7 @@ import { applyPrices, applyProducts } from './products.js';
 import { inTransaction } from '../../db/sql.js';
 import { emitEventOnceSql } from '../webhooks/events.js';
 import type { ChunkApplier, ChunkRecord } from './types.js';
+import { unknownColumns, unknownFields } from './unknown-fields.js';
 
 /** At most this many jobs of one organization hold a running slot (Running or Paused after start). */
 export const MAX_RUNNING_PER_ORG = 5;
@@ -90,8 +91,21 @@ export async function prepare(pool: pg.Pool, storage: Storage, ref: JobRef, hear
   let columns: string[] | null = null;
   let chunks = 0;
   let total = 0;
+  // Fields and CSV columns the kind does not know: ignored on every record, listed once on the job.
+  const warnings = new WarningTally(j.kind);
+  let strayColumns: string[] = [];
+  const onColumns = (c: string[]) => {
+    columns = c;
+    strayColumns = unknownColumns(j.kind, c);
+    for (const col of strayColumns) warnings.column(col);
+  };
   try {
-    for await (const batch of readRecords(j.kind, j.format, data, (c) => (columns = c))) {
+    for await (const batch of readRecords(j.kind, j.format, data, onColumns)) {
+      for (const rec of batch) {
+        if (rec.source) {
+          for (const col of strayColumns) if (rec.source[col] !== undefined && rec.source[col] !== '') warnings.add(col, rec.n, true);
+        } else for (const field of unknownFields(j.kind, rec.data)) warnings.add(field, rec.n);
+      }
       await storage.put(chunkKey(j.organization_id, jobId, chunks), Buffer.from(JSON.stringify(batch)), 'application/json');
       chunks += 1;
       total += batch.length;
@@ -102,12 +116,13 @@ export async function prepare(pool: pg.Pool, storage: Storage, ref: JobRef, hear
     await failWith(e.message);
     return { chunkCount: 0, failed: true };
   }
-  await pool.query('update import_job set total_records = $3, chunk_count = $4, columns = $5 where organization_id = $1 and id = $2', [
+  await pool.query('update import_job set total_records = $3, chunk_count = $4, columns = $5, warnings = $6 where organization_id = $1 and id = $2', [
     organizationId,
     jobId,
     total,
     chunks,
     JSON.stringify(columns),
+    JSON.stringify(warnings.list()),
   ]);
   return { chunkCount: chunks, failed: false };
 }
