@@ -71,6 +71,22 @@ export function approvalRefusal(status: ApprovalStatus, action: 'approve' | 'rej
   return `The approval is ${status}; only a Pending approval can be ${action === 'approve' ? 'approved' : 'rejected'}.`;
 }
 
+/**
+ * Why an Approver whose own per-order limit is `orderLimit` may not approve a request of `total`
+ * (a 403 naming orderLimit), or null when it may: an Approver approves at most what it may buy
+ * itself (null: no limit). Rejecting is not limited (a refusal spends nothing); admins are
+ * unlimited and never asked here.
+ */
+export function approverLimitRefusal(total: Amount, orderLimit: Amount | null, currencyCode: string): { message: string; errors: Record<string, string[]> } | null {
+  if (orderLimit === null || new Decimal(total).lte(orderLimit)) return null;
+  const limit = `${new Decimal(orderLimit).toFixed(2)} ${currencyCode}`;
+  const asked = `${new Decimal(total).toFixed(2)} ${currencyCode}`;
+  return {
+    message: `An Approver approves only within its own per-order limit: this request is for ${asked} and your orderLimit is ${limit}. You may reject it; an Approver with a higher limit or an admin approves it (the request escalates to them).`,
+    errors: { orderLimit: [`Your orderLimit ${limit} is below the request's total ${asked}.`] },
+  };
+}
+
 /** Start of the calendar month (UTC) of `at`. */
 export function monthStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));

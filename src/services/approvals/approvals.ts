@@ -11,9 +11,9 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../../config.js';
-import { approvalRefusal, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
+import { approvalRefusal, approverLimitRefusal, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
-import { ApprovalRequest } from '../../entities/index.js';
+import { ApprovalRequest, CustomerBuyer } from '../../entities/index.js';
 import type { Out } from '../../domain/contract.js';
 import type { approval } from '../../domain/resources.js';
 import { AppError } from '../../errors.js';
@@ -96,11 +96,20 @@ function mayDecide(a: ApprovalRequest, auth: Principal): boolean {
   return a.chain.some((e) => (e.type === 'Asked' || e.type === 'Escalated') && e.userIds.includes(auth.userId!));
 }
 
+/** An Approver (not an admin) approves only a total within its own per-order limit: 403 naming orderLimit otherwise (re-checked in the decision step). */
+async function assertWithinOwnLimit(em: EntityManager, orgId: string, auth: Principal, a: ApprovalRequest, action: 'approve' | 'reject' | 'withdraw'): Promise<void> {
+  if (action !== 'approve' || auth.isSuper || auth.role === 'Admin' || !auth.userId || !a.customerId) return;
+  const own = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId: a.customerId, userId: auth.userId, role: 'Approver' });
+  const refusal = own ? approverLimitRefusal(a.total, own.orderLimit ?? null, a.currencyCode) : null;
+  if (refusal) throw new AppError('forbidden', refusal.message, refusal.errors);
+}
+
 export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Principal, approvalId: string, decision: { action: 'approve' | 'reject'; reason?: string }) {
   const a = await findApproval(deps.em, orgId, auth, approvalId);
   if (!mayDecide(a, auth)) throw AppError.forbidden(auth.userId === a.requesterUserId ? 'A buyer cannot approve their own order.' : 'You have not been asked to decide on this approval.');
   const refused = approvalRefusal(a.status, decision.action);
   if (refused) throw AppError.conflict(a.status === 'Superseded' ? `${refused} ${a.supersededBy ? `Approval ${a.supersededBy} asks for the new total.` : 'The buyer checks out again.'}` : refused);
+  await assertWithinOwnLimit(deps.em, orgId, auth, a, decision.action);
   const handle = deps.temporal.workflow.getHandle(approvalWorkflowId(a.id));
   const args = { requestId: randomUUID(), by: auth.userId ?? auth.subject, isAdmin: auth.isSuper || auth.role === 'Admin', reason: decision.reason };
   try {
@@ -110,6 +119,9 @@ export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Pr
     if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && (e.cause.type === APPROVAL_WRONG_STATE || e.cause.type === APPROVAL_SUPERSEDED)) throw AppError.conflict(e.cause.message);
     // The decider's Approver role ended between the API's check and the decision: another customer's approval.
     if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'not_found') throw AppError.notFound('Approval');
+    // The Approver's own limit is below the total (its limit may have been lowered since the check above).
+    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'forbidden')
+      throw new AppError('forbidden', e.cause.message, (e.cause.details?.[0] as Record<string, string[]> | undefined) ?? undefined);
     if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
     throw e;
   }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { approvalLevels, approvalRefusal, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
+import { approvalLevels, approvalRefusal, approverLimitRefusal, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
 import { spendingAdmission } from '../../domain/orders/admission.js';
 import { formatMoney, minorUnitDigits } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
@@ -188,8 +188,11 @@ export async function decide(
     const refused = approvalRefusal(a.status, input.action);
     if (refused) throw wrongState(refused);
     // An Approver decides only while it is one (the API checked it; its role may have ended since): otherwise the approval is another customer's (404).
-    if (input.byAdmin === false && !(a.customerId && (await tx.count(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, userId: input.by, role: 'Approver' }))))
-      throw AppError.notFound('Approval');
+    const asApprover = input.byAdmin === false && a.customerId ? await tx.findOne(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, userId: input.by, role: 'Approver' }) : null;
+    if (input.byAdmin === false && !asApprover) throw AppError.notFound('Approval');
+    // An Approver approves at most its own per-order limit (read here, under the request's lock: a limit lowered since the API's check counts).
+    const overLimit = input.action === 'approve' && asApprover ? approverLimitRefusal(a.total, asApprover.orderLimit ?? null, a.currencyCode) : null;
+    if (overLimit) throw new AppError('forbidden', overLimit.message, overLimit.errors);
     const at = new Date(input.at);
     if (input.action === 'approve' && a.subject === 'Quote') {
       const changed = await heldQuoteChange(tx, a);
