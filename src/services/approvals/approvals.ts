@@ -20,7 +20,7 @@ import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approveUpdate, rejectUpdate } from '../../workflows/approve-purchase-defs.js';
+import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approveUpdate, rejectUpdate, withdrawUpdate } from '../../workflows/approve-purchase-defs.js';
 import { customerNumberFiltersById, liveCustomerId } from '../customers/visibility.js';
 import { isApproverOf } from './buyers.js';
 
@@ -122,6 +122,30 @@ export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Pr
     // The Approver's own limit is below the total (its limit may have been lowered since the check above).
     if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'forbidden')
       throw new AppError('forbidden', e.cause.message, (e.cause.details?.[0] as Record<string, string[]> | undefined) ?? undefined);
+    if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
+    throw e;
+  }
+  deps.em.clear();
+  return readApproval(deps.em, orgId, auth, approvalId);
+}
+
+/**
+ * POST /api/approvals/{id}/withdraw: the buyer who asked (or an admin) withdraws a Pending request
+ * (update withdrawPurchase of its workflow). Who may not see the request gets 404; who sees it but
+ * did not ask it (an Approver of the customer) 403; a request no longer Pending 409.
+ */
+export async function withdrawApproval(deps: ApprovalDeps, orgId: string, auth: Principal, approvalId: string, reason: string | null) {
+  const a = await findApproval(deps.em, orgId, auth, approvalId);
+  const isAdmin = auth.isSuper || auth.role === 'Admin';
+  if (!isAdmin && auth.userId !== a.requesterUserId) throw AppError.forbidden('Only the buyer who requested the approval, or an admin, withdraws it.');
+  const refused = approvalRefusal(a.status, 'withdraw');
+  if (refused) throw AppError.conflict(refused);
+  const args = { requestId: randomUUID(), by: auth.userId ?? auth.subject, isAdmin, reason: reason ?? undefined };
+  try {
+    await deps.temporal.workflow.getHandle(approvalWorkflowId(a.id)).executeUpdate(withdrawUpdate, { args: [args] });
+  } catch (e) {
+    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === APPROVAL_WRONG_STATE) throw AppError.conflict(e.cause.message);
+    if (e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'forbidden') throw AppError.forbidden(e.cause.message);
     if (e instanceof WorkflowNotFoundError) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
     throw e;
   }
