@@ -12,6 +12,7 @@ import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { WorkflowStartOutbox } from './WorkflowStartOutbox.js';
+import { ApprovalSignalOutbox } from './ApprovalSignalOutbox.js';
 import { PaymentReconciliation } from './PaymentReconciliation.js';
 import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
@@ -50,6 +51,7 @@ export {
   OrderNumberCounter,
   IdempotencyRecord,
   WorkflowStartOutbox,
+  ApprovalSignalOutbox,
   PaymentReconciliation,
   ApiCredential,
   Customer,
@@ -101,6 +103,7 @@ export {
 export const entities = [
   IdempotencyRecord,
   WorkflowStartOutbox,
+  ApprovalSignalOutbox,
   PaymentReconciliation,
   Organization,
   User,

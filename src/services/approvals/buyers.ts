@@ -124,7 +124,7 @@ export async function putBuyer(em: EntityManager, temporal: Client, orgId: strin
   else b = em.create(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId, ...values });
   await em.flush();
   // The chain of open requests is built from the Approvers and their limits.
-  if (wasApprover || values.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
+  if (wasApprover || values.role === 'Approver') await approversChanged(em, temporal, orgId);
   return buyerView(em, orgId, b, await customerCurrency(em, orgId, customer));
 }
 
@@ -133,5 +133,5 @@ export async function deleteBuyer(em: EntityManager, temporal: Client, orgId: st
   const current = await changeableBuyer(em, orgId, auth, customer, userId, null);
   const n = await em.nativeDelete(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
   if (!n) throw AppError.notFound('Buyer');
-  if (current?.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
+  if (current?.role === 'Approver') await approversChanged(em, temporal, orgId);
 }
