@@ -13,6 +13,7 @@ import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { WorkflowStartOutbox } from './WorkflowStartOutbox.js';
 import { ApprovalSignalOutbox } from './ApprovalSignalOutbox.js';
+import { SpendingAdmission } from './SpendingAdmission.js';
 import { PaymentReconciliation } from './PaymentReconciliation.js';
 import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
@@ -52,6 +53,7 @@ export {
   IdempotencyRecord,
   WorkflowStartOutbox,
   ApprovalSignalOutbox,
+  SpendingAdmission,
   PaymentReconciliation,
   ApiCredential,
   Customer,
@@ -104,6 +106,7 @@ export const entities = [
   IdempotencyRecord,
   WorkflowStartOutbox,
   ApprovalSignalOutbox,
+  SpendingAdmission,
   PaymentReconciliation,
   Organization,
   User,

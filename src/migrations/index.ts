@@ -39,6 +39,7 @@ import { Migration20261129050000_approval_subjects as M35 } from './Migration202
 import { Migration20261129050000_idempotency_withheld as M36 } from './Migration20261129050000_idempotency_withheld.js';
 import { Migration20261129100000_approval_withdrawn as M37 } from './Migration20261129100000_approval_withdrawn.js';
 import { Migration20261129101000_approval_deciders_outbox as M38 } from './Migration20261129101000_approval_deciders_outbox.js';
+import { Migration20261129102000_spending_admission as M39 } from './Migration20261129102000_spending_admission.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -80,4 +81,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129050000_idempotency_withheld', class: M36 },
   { name: 'Migration20261129100000_approval_withdrawn', class: M37 },
   { name: 'Migration20261129101000_approval_deciders_outbox', class: M38 },
+  { name: 'Migration20261129102000_spending_admission', class: M39 },
 ];
