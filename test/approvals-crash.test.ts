@@ -2,7 +2,9 @@
  * A worker killed while an approval waits: the sandbox worker is SIGKILLed while approvePurchase
  * waits for an answer; with no worker the request stays Pending and nothing is charged; a new worker
  * resumes the workflow from its history, the approval continues the held checkout, charged once.
- * Runs in the sandbox environment (see test/support/sandbox-workers.ts).
+ * Runs in the sandbox environment (see test/support/sandbox-workers.ts), whose approvals expire after
+ * 10 minutes under test (scripts/lib/stack.ts), not production's 30 seconds: a slow worker restart must
+ * not race the expiry. The test checks that its request is still well within it before approving.
  */
 import { call, createOrg, SANDBOX_API, stack, type OrgFixture } from './support/helpers';
 import { buyerCart, buyerWorld, checkout } from './support/approval-fixtures';
@@ -45,6 +47,8 @@ test('when the worker is SIGKILLed while an approval waits, then a new worker re
   expect(await ledger(`checkout-${cartId}`)).toHaveLength(0);
   const fresh = workers.start({}, 'replacement worker');
   await fresh.ready;
+  // The request has not run out while the workers were away (the stack's sandbox expiry is 10 minutes).
+  expect(new Date(before.expiresAt).getTime() - Date.now()).toBeGreaterThan(60_000);
   const approved = await call('POST', `/api/approvals/${id}/approve`, { base: sb.base, token: w.approver1.token });
   expect(approved.status).toBe(200);
   expect(approved.body).toMatchObject({ status: 'Approved', orderNumber: expect.stringMatching(/^SO-/) });

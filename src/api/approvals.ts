@@ -6,7 +6,7 @@
 import * as yup from 'yup';
 import { defineRoute, empty, json, noContent, ok } from '../http/route.js';
 import { approval, approvalPage, customerBuyer, customerBuyerPage } from '../domain/resources.js';
-import { approvalListSpec, decideApproval, listApprovals, readApproval } from '../services/approvals/approvals.js';
+import { approvalListSpec, decideApproval, listApprovals, readApproval, withdrawApproval } from '../services/approvals/approvals.js';
 import { buyerListSpec, deleteBuyer, listBuyers, putBuyer } from '../services/approvals/buyers.js';
 
 const limit = () => yup.number().min(0).max(1e12).nullable();
@@ -21,9 +21,10 @@ const paged = {
 const approvalListQuery = yup.object({ ...paged, status: yup.string(), customerNumber: yup.string().max(100) });
 const buyerListQuery = yup.object(paged);
 const rejectSchema = yup.object({ reason: yup.string().trim().min(1, '${path} must not be empty.').max(1000).required() });
+const withdrawSchema = yup.object({ reason: yup.string().trim().max(1000).nullable() });
 
 const APPROVAL = json(approval, 'The approval request: cart lines, totals, requester and the chain so far');
-const DECIDE = { 200: APPROVAL, 400: 'Invalid fields', 401: 'Unauthenticated', 403: "Not an admin, not asked, or the requester's own checkout", 404: 'No such approval (or not visible)', 409: 'Already decided (or Superseded), another decision in flight, the cart closed, or the cart total changed at current prices: the request is Superseded and the detail names the requested and the current total and the new approval asking for it' };
+const DECIDE = { 200: APPROVAL, 400: 'Invalid fields', 401: 'Unauthenticated', 403: "Not an admin, not asked, or the requester's own checkout; for an approve, an Approver whose own orderLimit is below the request's total (errors name orderLimit)", 404: 'No such approval (or not visible)', 409: 'Already decided (or Superseded), another decision in flight, the cart closed, or the cart total changed at current prices: the request is Superseded and the detail names the requested and the current total and the new approval asking for it' };
 
 export const approvalRoutes = [
   defineRoute({
@@ -128,6 +129,27 @@ export const approvalRoutes = [
     responses: DECIDE,
     async handler({ em, deps, orgId, auth, params, body }) {
       return ok(await decideApproval({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, params.approvalId, { action: 'reject', reason: body.reason }));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/approvals/:approvalId/withdraw',
+    operationId: 'withdrawPurchase',
+    summary:
+      'Withdraw a Pending request (the buyer who asked it, or an admin; optional reason): the request ends as Withdrawn, nothing is charged or placed; a held cart can be edited and checked out again, a held quote stays open, a held order is Cancelled. Webhook approval.withdrawn',
+    tag: 'Approvals',
+    auth: ['Admin', 'Customer'],
+    body: withdrawSchema,
+    responses: {
+      200: APPROVAL,
+      400: 'Invalid fields',
+      401: 'Unauthenticated',
+      403: 'Not the buyer who requested it and not an admin (an Approver of the customer who can see it)',
+      404: 'No such approval (or not visible)',
+      409: 'The request is no longer Pending (approved, rejected, expired, superseded or withdrawn), or a decision on it is being recorded',
+    },
+    async handler({ em, deps, orgId, auth, params, body }) {
+      return ok(await withdrawApproval({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, params.approvalId, body.reason ?? null));
     },
   }),
 ];

@@ -399,7 +399,7 @@ export const customerBuyerPage = genericPage('CustomerBuyerPage', customerBuyer)
 export const approvalChainEntry = component(
   'ApprovalChainEntry',
   obj({
-    type: oneOf(['Asked', 'Escalated', 'Approved', 'Rejected', 'Expired', 'TotalChanged', 'Supersedes'] as const),
+    type: oneOf(['Asked', 'Escalated', 'Approved', 'Rejected', 'Expired', 'TotalChanged', 'Supersedes', 'Withdrawn'] as const),
     at: dateTime(),
     level: intN(),
     userIds: doc(arr(str()), 'Who was asked (Asked, Escalated) or who decided'),

@@ -28,7 +28,7 @@ export type CustomerBuyer = InferEntity<typeof CustomerBuyer>;
 export interface ApprovalChainEntry {
   key: string;
   at: string;
-  type: 'Asked' | 'Escalated' | 'Approved' | 'Rejected' | 'Expired' | 'TotalChanged' | 'Supersedes';
+  type: 'Asked' | 'Escalated' | 'Approved' | 'Rejected' | 'Expired' | 'TotalChanged' | 'Supersedes' | 'Withdrawn';
   level: number | null;
   userIds: string[];
   by: string | null;

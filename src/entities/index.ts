@@ -12,6 +12,8 @@ import { Category } from './Category.js';
 import { EmailMessage } from './EmailMessage.js';
 import { IdempotencyRecord } from './IdempotencyRecord.js';
 import { WorkflowStartOutbox } from './WorkflowStartOutbox.js';
+import { ApprovalSignalOutbox } from './ApprovalSignalOutbox.js';
+import { SpendingAdmission } from './SpendingAdmission.js';
 import { PaymentReconciliation } from './PaymentReconciliation.js';
 import { HostedPaymentSetup } from './HostedPaymentSetup.js';
 import { Image } from './Image.js';
@@ -50,6 +52,8 @@ export {
   OrderNumberCounter,
   IdempotencyRecord,
   WorkflowStartOutbox,
+  ApprovalSignalOutbox,
+  SpendingAdmission,
   PaymentReconciliation,
   ApiCredential,
   Customer,
@@ -101,6 +105,8 @@ export {
 export const entities = [
   IdempotencyRecord,
   WorkflowStartOutbox,
+  ApprovalSignalOutbox,
+  SpendingAdmission,
   PaymentReconciliation,
   Organization,
   User,

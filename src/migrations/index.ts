@@ -37,7 +37,10 @@ import { Migration20261129050000_buyer_roles_follow_membership as M33 } from './
 import { Migration20261129050000_invoice_issued_before_paid as M34 } from './Migration20261129050000_invoice_issued_before_paid.js';
 import { Migration20261129050000_approval_subjects as M35 } from './Migration20261129050000_approval_subjects.js';
 import { Migration20261129050000_idempotency_withheld as M36 } from './Migration20261129050000_idempotency_withheld.js';
-import { Migration20261129110000_import_warnings as M37 } from './Migration20261129110000_import_warnings.js';
+import { Migration20261129100000_approval_withdrawn as M37 } from './Migration20261129100000_approval_withdrawn.js';
+import { Migration20261129101000_approval_deciders_outbox as M38 } from './Migration20261129101000_approval_deciders_outbox.js';
+import { Migration20261129102000_spending_admission as M39 } from './Migration20261129102000_spending_admission.js';
+import { Migration20261129110000_import_warnings as M40 } from './Migration20261129110000_import_warnings.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -77,5 +80,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129050000_invoice_issued_before_paid', class: M34 },
   { name: 'Migration20261129050000_approval_subjects', class: M35 },
   { name: 'Migration20261129050000_idempotency_withheld', class: M36 },
-  { name: 'Migration20261129110000_import_warnings', class: M37 },
+  { name: 'Migration20261129100000_approval_withdrawn', class: M37 },
+  { name: 'Migration20261129101000_approval_deciders_outbox', class: M38 },
+  { name: 'Migration20261129102000_spending_admission', class: M39 },
+  { name: 'Migration20261129110000_import_warnings', class: M40 },
 ];

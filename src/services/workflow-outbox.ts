@@ -8,6 +8,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { startPending, type Client, type PendingStart } from '../adapters/temporal.js';
 import { log } from '../logger.js';
+import { relayAllApproversChanged } from './approvals/revise.js';
 
 /** Platform-wide starts (no organization, e.g. a password reset) are kept under the nil id. */
 const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
@@ -66,13 +67,18 @@ export async function relayKeptStarts(orm: MikroORM, client: Client): Promise<nu
   return started;
 }
 
-/** Runs relay passes every `intervalMs` until the returned stop() is called (and its pass ended). */
+/** Runs relay passes (kept starts, then approvals whose deciders changed) every `intervalMs` until the returned stop() is called (and its pass ended). */
 export function startOutboxRelay(orm: MikroORM, client: Client, intervalMs = 2_000): () => Promise<void> {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     if (stopped) return;
-    current = current.then(() => (stopped ? 0 : relayKeptStarts(orm, client))).catch((e: unknown) => log.warn('workflow outbox relay pass failed', { error: String(e).slice(0, 300) }));
+    current = current
+      .then(() => (stopped ? 0 : relayKeptStarts(orm, client)))
+      .catch((e: unknown) => log.warn('workflow outbox relay pass failed', { error: String(e).slice(0, 300) }))
+      // Approvals whose deciders changed (src/services/approvals/revise.ts): signalled, whatever path changed them.
+      .then(() => (stopped ? 0 : relayAllApproversChanged(orm, client)))
+      .catch((e: unknown) => log.warn('approval signal relay pass failed', { error: String(e).slice(0, 300) }));
   }, intervalMs);
   return async () => {
     stopped = true;

@@ -1,6 +1,6 @@
 /**
  * Contract of the approvePurchase workflow (id `approval-<approvalId>`), shared by the workflow,
- * its activities and the API. Approve and reject are updates whose validator refuses a decided
+ * its activities and the API. Approve, reject and withdraw are updates whose validator refuses a decided
  * request (ApplicationFailure `WrongState`, a 409 at the API).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
@@ -67,6 +67,12 @@ export interface Supersession {
 
 export const approveUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('approvePurchase');
 export const rejectUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('rejectPurchase');
+/**
+ * The requester (or an admin) withdraws the Pending request (docs/approvals.md "Withdrawing"): the
+ * wait ends, the request is Withdrawn. A new update: executions that never receive it run as
+ * before, so it needs no patch (its commands exist only in histories recorded after it).
+ */
+export const withdrawUpdate = defineUpdate<ApprovalState, [DecisionArgs]>('withdrawPurchase');
 export const approvalStateQuery = defineQuery<ApprovalState>('state');
 /**
  * The customer's Approvers or the organization's admins changed (a role removed or changed, a user

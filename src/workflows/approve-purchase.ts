@@ -4,7 +4,7 @@
  * one admission of orders, src/services/orders/admission.ts). Asks the chain level by level (the customer's
  * Approvers by their own limit, then the organization's admins; e-mails through sendEmail),
  * escalating to the next level after `escalationMs` without an answer, and expires after
- * `expiryMs` (the cart stays open). Approve and reject are updates: the validator refuses a decided
+ * `expiryMs` (the cart stays open). Approve, reject and withdraw (by the requester) are updates: the validator refuses a decided
  * request or a second decision in flight (`WrongState`, a 409). An approve re-checks the cart's
  * total at current catalog prices: a changed total ends this request as Superseded (the approve is
  * refused with `Superseded`, a 409 naming both totals) and starts approval-<new id> for the new
@@ -16,7 +16,7 @@
 import { ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createApprovalActivities } from '../activities/approvals.js';
-import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type QuoteAcceptHold, type Supersession } from './approve-purchase-defs.js';
+import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, withdrawUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type QuoteAcceptHold, type Supersession } from './approve-purchase-defs.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 import { startChildOnce } from './lib/start-child-once.js';
 // A refusal of an activity (a WrongState 409, e.g. the cart closed) answers as the update's own failure, so the API maps it.
@@ -146,6 +146,18 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
     (a) =>
       decideTurn(async () => {
         const r = await surfaced(acts.decideApproval({ ...ref, action: 'reject', by: a.by, byAdmin: a.isAdmin, reason: a.reason ?? null, key: `reject-${a.requestId}`, at: now() }));
+        state.status = r.status;
+        await sendAll([r.mail]);
+      }),
+    { validator: (_a: DecisionArgs) => guard() },
+  );
+
+  // The requester (or an admin) withdraws the request: recorded like a reject; the wait below ends (status no longer Pending).
+  setHandler(
+    withdrawUpdate,
+    (a) =>
+      decideTurn(async () => {
+        const r = await surfaced(acts.decideApproval({ ...ref, action: 'withdraw', by: a.by, byAdmin: a.isAdmin, reason: a.reason ?? null, key: `withdraw-${a.requestId}`, at: now() }));
         state.status = r.status;
         await sendAll([r.mail]);
       }),

@@ -1,4 +1,5 @@
-import { approvalLevels, approvalRefusal, checkSpending, monthStart } from '../../src/domain/approvals/rules';
+import { approvalLevels, approvalRefusal, approverLimitRefusal, checkSpending, monthStart } from '../../src/domain/approvals/rules';
+import { enteredStatusSchema } from '../../src/domain/orders/schemas';
 
 describe('spending limits', () => {
   test('when the total exceeds the per-order limit, then an approval is needed', () => {
@@ -42,4 +43,23 @@ test('when a decided request is decided again, then refused', () => {
 
 test('when the month starts, then at 00:00 UTC on the first', () => {
   expect(monthStart(new Date('2026-11-24T20:00:00Z')).toISOString()).toBe('2026-11-01T00:00:00.000Z');
+});
+
+describe('an Approver approves within its own limit', () => {
+  test('when the total is above its orderLimit, then refused naming orderLimit; at or below it, or without a limit, allowed', () => {
+    expect(approverLimitRefusal(1100, 1000, 'USD')).toMatchObject({ errors: { orderLimit: [expect.stringContaining('1000.00 USD')] }, message: expect.stringContaining('1100.00 USD') });
+    expect(approverLimitRefusal(1000, 1000, 'USD')).toBeNull();
+    expect(approverLimitRefusal(1e9, null, 'USD')).toBeNull();
+  });
+});
+
+test('when an order is entered, then any status but PendingApproval (in any case) is taken', async () => {
+  await expect(enteredStatusSchema.validate('Processing')).resolves.toBe('Processing');
+  await expect(enteredStatusSchema.validate('PendingApproval')).rejects.toThrow(/only by the admission/);
+  await expect(enteredStatusSchema.validate(' pendingapproval ')).rejects.toThrow(/only by the admission/);
+});
+
+test('when a request is no longer Pending, then withdrawing it is refused', () => {
+  expect(approvalRefusal('Pending', 'withdraw')).toBeNull();
+  expect(approvalRefusal('Approved', 'withdraw')).toBe('The approval is Approved; only a Pending approval can be withdrawn.');
 });

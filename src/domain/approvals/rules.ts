@@ -1,6 +1,7 @@
 /**
  * Buyer approvals (pure): when a checkout needs an approval, who is asked at which level, and the
- * states of a request. Pending -> Approved | Rejected | Expired | Superseded; an approve whose cart
+ * states of a request. Pending -> Approved | Rejected | Expired | Superseded | Withdrawn (by the
+ * requester or an admin); an approve whose cart
  * total at current prices differs from the requested total is refused and the request is
  * Superseded (a new request asks for the new total when it still exceeds the buyer's limits).
  */
@@ -10,7 +11,7 @@ import type { Amount } from '../money.js';
 export const BUYER_ROLES = ['Buyer', 'Approver'] as const;
 export type BuyerRole = (typeof BUYER_ROLES)[number];
 
-export const APPROVAL_STATUSES = ['Pending', 'Approved', 'Rejected', 'Expired', 'Superseded'] as const;
+export const APPROVAL_STATUSES = ['Pending', 'Approved', 'Rejected', 'Expired', 'Superseded', 'Withdrawn'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 export interface SpendingLimits {
@@ -66,9 +67,25 @@ export function approvalLevels(requesterUserId: string, approvers: readonly Appr
 }
 
 /** Why `action` is refused in `status` (a 409), or null when it may proceed. */
-export function approvalRefusal(status: ApprovalStatus, action: 'approve' | 'reject'): string | null {
+export function approvalRefusal(status: ApprovalStatus, action: 'approve' | 'reject' | 'withdraw'): string | null {
   if (status === 'Pending') return null;
-  return `The approval is ${status}; only a Pending approval can be ${action === 'approve' ? 'approved' : 'rejected'}.`;
+  return `The approval is ${status}; only a Pending approval can be ${action === 'approve' ? 'approved' : action === 'reject' ? 'rejected' : 'withdrawn'}.`;
+}
+
+/**
+ * Why an Approver whose own per-order limit is `orderLimit` may not approve a request of `total`
+ * (a 403 naming orderLimit), or null when it may: an Approver approves at most what it may buy
+ * itself (null: no limit). Rejecting is not limited (a refusal spends nothing); admins are
+ * unlimited and never asked here.
+ */
+export function approverLimitRefusal(total: Amount, orderLimit: Amount | null, currencyCode: string): { message: string; errors: Record<string, string[]> } | null {
+  if (orderLimit === null || new Decimal(total).lte(orderLimit)) return null;
+  const limit = `${new Decimal(orderLimit).toFixed(2)} ${currencyCode}`;
+  const asked = `${new Decimal(total).toFixed(2)} ${currencyCode}`;
+  return {
+    message: `An Approver approves only within its own per-order limit: this request is for ${asked} and your orderLimit is ${limit}. You may reject it; an Approver with a higher limit or an admin approves it (the request escalates to them).`,
+    errors: { orderLimit: [`Your orderLimit ${limit} is below the request's total ${asked}.`] },
+  };
 }
 
 /** Start of the calendar month (UTC) of `at`. */

@@ -31,6 +31,16 @@ const itemSchema = yup.object({
 });
 const shippingSchema = yup.object({ method: str(100).nullable(), total: yup.number().min(0, '${path} must be at least 0.').default(0) });
 export const statusSchema = yup.string().test('status', '${path} must be one of: ' + ORDER_STATUSES.join(', ') + '.', (v) => v === undefined || v === null || !!parseOrderStatus(v));
+/**
+ * The status an order is created or imported with: any status but PendingApproval, which only the
+ * admission of a buyer's order sets (docs/security.md "Admission of orders"); an order entered as
+ * PendingApproval would wait for an approval that no request holds, or pose as one.
+ */
+export const enteredStatusSchema = statusSchema.test(
+  'not-pending-approval',
+  "${path} PendingApproval is set only by the admission of a buyer's order; create or import the order with another status.",
+  (v) => v === undefined || v === null || parseOrderStatus(v) !== 'PendingApproval',
+);
 
 const orderFields = {
   customer: yup
@@ -55,7 +65,7 @@ const orderFields = {
   takenBySalesRep: repSchema.nullable().default(undefined),
   terms: str(50).nullable(),
   notes: str(4000).nullable(),
-  orderStatus: statusSchema,
+  orderStatus: enteredStatusSchema,
   channel: str(50).nullable(),
   externalId: str(200).nullable(),
   tax: yup.number().min(0, '${path} must be at least 0.').nullable(),

@@ -23,6 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'approval.rejected',
   'approval.expired',
   'approval.superseded',
+  'approval.withdrawn',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -10,16 +10,16 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { isWorkflowNotFound, updateRefusal, type Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
-import { approvalRefusal, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
+import { approvalRefusal, approverLimitRefusal, APPROVAL_STATUSES } from '../../domain/approvals/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
-import { ApprovalRequest } from '../../entities/index.js';
+import { ApprovalRequest, CustomerBuyer } from '../../entities/index.js';
 import type { Out } from '../../domain/contract.js';
 import type { approval } from '../../domain/resources.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approveUpdate, rejectUpdate } from '../../workflows/approve-purchase-defs.js';
+import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, approveUpdate, rejectUpdate, withdrawUpdate } from '../../workflows/approve-purchase-defs.js';
 import { customerNumberFiltersById, liveCustomerId } from '../customers/visibility.js';
 import { isApproverOf } from './buyers.js';
 
@@ -95,11 +95,20 @@ function mayDecide(a: ApprovalRequest, auth: Principal): boolean {
   return a.chain.some((e) => (e.type === 'Asked' || e.type === 'Escalated') && e.userIds.includes(auth.userId!));
 }
 
+/** An Approver (not an admin) approves only a total within its own per-order limit: 403 naming orderLimit otherwise (re-checked in the decision step). */
+async function assertWithinOwnLimit(em: EntityManager, orgId: string, auth: Principal, a: ApprovalRequest, action: 'approve' | 'reject' | 'withdraw'): Promise<void> {
+  if (action !== 'approve' || auth.isSuper || auth.role === 'Admin' || !auth.userId || !a.customerId) return;
+  const own = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId: a.customerId, userId: auth.userId, role: 'Approver' });
+  const refusal = own ? approverLimitRefusal(a.total, own.orderLimit ?? null, a.currencyCode) : null;
+  if (refusal) throw new AppError('forbidden', refusal.message, refusal.errors);
+}
+
 export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Principal, approvalId: string, decision: { action: 'approve' | 'reject'; reason?: string }) {
   const a = await findApproval(deps.em, orgId, auth, approvalId);
   if (!mayDecide(a, auth)) throw AppError.forbidden(auth.userId === a.requesterUserId ? 'A buyer cannot approve their own order.' : 'You have not been asked to decide on this approval.');
   const refused = approvalRefusal(a.status, decision.action);
   if (refused) throw AppError.conflict(a.status === 'Superseded' ? `${refused} ${a.supersededBy ? `Approval ${a.supersededBy} asks for the new total.` : 'The buyer checks out again.'}` : refused);
+  await assertWithinOwnLimit(deps.em, orgId, auth, a, decision.action);
   const handle = deps.temporal.workflow.getHandle(approvalWorkflowId(a.id));
   const args = { requestId: randomUUID(), by: auth.userId ?? auth.subject, isAdmin: auth.isSuper || auth.role === 'Admin', reason: decision.reason };
   try {
@@ -110,6 +119,33 @@ export async function decideApproval(deps: ApprovalDeps, orgId: string, auth: Pr
     if (refusal && (refusal.type === APPROVAL_WRONG_STATE || refusal.type === APPROVAL_SUPERSEDED)) throw AppError.conflict(refusal.message);
     // The decider's Approver role ended between the API's check and the decision: another customer's approval.
     if (refusal?.type === 'not_found') throw AppError.notFound('Approval');
+    // The Approver's own limit is below the total (its limit may have been lowered since the check above).
+    if (refusal?.type === 'forbidden') throw new AppError('forbidden', refusal.message, (refusal.details?.[0] as Record<string, string[]> | undefined) ?? undefined);
+    if (isWorkflowNotFound(e)) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
+    throw e;
+  }
+  deps.em.clear();
+  return readApproval(deps.em, orgId, auth, approvalId);
+}
+
+/**
+ * POST /api/approvals/{id}/withdraw: the buyer who asked (or an admin) withdraws a Pending request
+ * (update withdrawPurchase of its workflow). Who may not see the request gets 404; who sees it but
+ * did not ask it (an Approver of the customer) 403; a request no longer Pending 409.
+ */
+export async function withdrawApproval(deps: ApprovalDeps, orgId: string, auth: Principal, approvalId: string, reason: string | null) {
+  const a = await findApproval(deps.em, orgId, auth, approvalId);
+  const isAdmin = auth.isSuper || auth.role === 'Admin';
+  if (!isAdmin && auth.userId !== a.requesterUserId) throw AppError.forbidden('Only the buyer who requested the approval, or an admin, withdraws it.');
+  const refused = approvalRefusal(a.status, 'withdraw');
+  if (refused) throw AppError.conflict(refused);
+  const args = { requestId: randomUUID(), by: auth.userId ?? auth.subject, isAdmin, reason: reason ?? undefined };
+  try {
+    await deps.temporal.workflow.getHandle(approvalWorkflowId(a.id)).executeUpdate(withdrawUpdate, { args: [args] });
+  } catch (e) {
+    const refusal = updateRefusal(e);
+    if (refusal?.type === APPROVAL_WRONG_STATE) throw AppError.conflict(refusal.message);
+    if (refusal?.type === 'forbidden') throw AppError.forbidden(refusal.message);
     if (isWorkflowNotFound(e)) throw AppError.conflict(`The approval is ${a.status}; its workflow has finished.`);
     throw e;
   }

@@ -19,6 +19,7 @@ import type { Out } from '../../domain/contract.js';
 import type { customerBuyer } from '../../domain/resources.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { approversChanged } from './revise.js';
+import { boundRows } from '../../db/orm-sql.js';
 
 export interface BuyerInput {
   role: BuyerRole;
@@ -52,12 +53,25 @@ export async function customerCurrency(em: EntityManager, orgId: string, custome
   return tier?.currencyCode ?? 'USD';
 }
 
-/** What the user spent at the customer this calendar month (UTC): the totals of their orders. */
-export async function spentThisMonth(em: EntityManager, orgId: string, customerId: string, userId: string, now = new Date()): Promise<Decimal> {
-  const rows = await em.getConnection().execute<{ spent: string | null }[]>(
-    `select coalesce(sum(total), 0)::text as spent from sales_order
-      where organization_id = ? and customer_id = ? and created_by_user_id = ? and order_date >= ? and order_status not in ('Cancelled', 'PendingApproval')`,
-    [orgId, customerId, userId, monthStart(now)],
+/**
+ * What the user spent at the customer this calendar month (UTC): the totals of their orders (not
+ * Cancelled, not waiting for approval), plus the checkouts and quote accepts admitted this month
+ * whose order does not exist yet (`spending_admission`, until their hold lapses), so admissions
+ * running at the same time count each other. Read through `em`'s connection: inside the
+ * admission's transaction, after the buyer row's lock (src/services/orders/admission.ts).
+ */
+export async function spentThisMonth(em: EntityManager, orgId: string, customerId: string, userId: string, now = new Date(), exceptSubject: string | null = null): Promise<Decimal> {
+  const rows = await boundRows<{ spent: string | null }>(
+    em,
+    `select (coalesce((select sum(total) from sales_order
+                        where organization_id = $1 and customer_id = $2 and created_by_user_id = $3::text and order_date >= $4
+                          and order_status not in ('Cancelled', 'PendingApproval')), 0)
+           + coalesce((select sum(a.amount) from spending_admission a
+                        where a.organization_id = $1 and a.customer_id = $2 and a.user_id = $5::uuid and a.admitted_at >= $4 and a.expires_at > now()
+                          and ($6::text is null or a.subject_key <> $6::text)
+                          and not exists (select 1 from sales_order o where o.organization_id = a.organization_id
+                                             and ((a.cart_id is not null and o.origination_cart_id = a.cart_id) or (a.quote_id is not null and o.quote_id = a.quote_id)))), 0))::text as spent`,
+    [orgId, customerId, userId, monthStart(now), userId, exceptSubject],
   );
   return new Decimal(rows[0]?.spent ?? 0);
 }
@@ -67,6 +81,23 @@ export async function limitedBuyer(em: EntityManager, orgId: string, customerId:
   const buyer = await em.findOne(CustomerBuyer, { organizationId: orgId, customerId, userId });
   if (!buyer) return null;
   return { limits: { orderLimit: buyer.orderLimit ?? null, monthlyLimit: buyer.monthlyLimit ?? null }, spentThisMonth: await spentThisMonth(em, orgId, customerId, userId) };
+}
+
+/**
+ * limitedBuyer under the buyer row's lock (inside the caller's transaction, held until it ends):
+ * admissions of one buyer run one at a time, and each reads what the ones before it admitted.
+ * `exceptSubject`: the admission being made again (a second complete-checkout of the same cart)
+ * does not count against itself.
+ */
+export async function lockedBuyer(tx: EntityManager, orgId: string, customerId: string, userId: string, exceptSubject: string | null = null): Promise<BuyerSpending | null> {
+  const [row] = await boundRows<{ orderLimit: string | null; monthlyLimit: string | null }>(
+    tx,
+    `select order_limit::text as "orderLimit", monthly_limit::text as "monthlyLimit" from customer_buyer
+      where organization_id = $1 and customer_id = $2 and user_id = $3 for no key update`,
+    [orgId, customerId, userId],
+  );
+  if (!row) return null;
+  return { limits: { orderLimit: row.orderLimit, monthlyLimit: row.monthlyLimit }, spentThisMonth: await spentThisMonth(tx, orgId, customerId, userId, new Date(), exceptSubject) };
 }
 
 async function buyerView(em: EntityManager, orgId: string, b: CustomerBuyer, currency: string): Promise<Out<typeof customerBuyer>> {
@@ -124,7 +155,7 @@ export async function putBuyer(em: EntityManager, temporal: Client, orgId: strin
   else b = em.create(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId, ...values });
   await em.flush();
   // The chain of open requests is built from the Approvers and their limits.
-  if (wasApprover || values.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
+  if (wasApprover || values.role === 'Approver') await approversChanged(em, temporal, orgId);
   return buyerView(em, orgId, b, await customerCurrency(em, orgId, customer));
 }
 
@@ -133,5 +164,5 @@ export async function deleteBuyer(em: EntityManager, temporal: Client, orgId: st
   const current = await changeableBuyer(em, orgId, auth, customer, userId, null);
   const n = await em.nativeDelete(CustomerBuyer, { organizationId: orgId, customerId: customer.id, userId });
   if (!n) throw AppError.notFound('Buyer');
-  if (current?.role === 'Approver') await approversChanged(em, temporal, orgId, [customer.id]);
+  if (current?.role === 'Approver') await approversChanged(em, temporal, orgId);
 }

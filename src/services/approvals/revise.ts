@@ -1,26 +1,63 @@
 /**
- * Tells the open approval requests of customers whose Approvers changed (a buyer row changed or
- * ended, a user re-associated or removed) to revise their chain at once (signal approversChanged
- * of approvePurchase). Best effort after the change committed: a request that misses it still
- * e-mails only those who may decide when it escalates, and a former Approver can neither see nor
- * decide it (src/services/approvals/steps.ts).
+ * Tells the Pending approval requests whose deciders changed to revise their chain at once (signal
+ * approversChanged of approvePurchase). Which requests: the rows of `approval_signal_outbox`, written
+ * by database triggers in the transaction of every change of a customer's Approvers or of the
+ * organization's admins, whatever path made it (buyer rows, re-association, link imports, removal
+ * from the organization, admin role changes; migration 20261129101000). The writer that has a
+ * Temporal client relays its organization's rows right after its commit (`approversChanged`); the
+ * API's relay (src/services/workflow-outbox.ts, every 2 s) sends what is left (imports, admin
+ * changes, a signal that failed). A request that still misses it e-mails only those who may decide
+ * when it escalates, and a former Approver can neither see nor decide it (src/services/approvals/steps.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { isWorkflowNotFound, type Client } from '../../adapters/temporal.js';
-import { ApprovalRequest } from '../../entities/index.js';
 import { log } from '../../logger.js';
 import { approversChangedSignal } from '../../workflows/approve-purchase-defs.js';
 
-export async function approversChanged(em: EntityManager, temporal: Client, orgId: string, customerIds: readonly string[]): Promise<void> {
-  if (!customerIds.length) return;
-  const open = await em.fork().find(ApprovalRequest, { organizationId: orgId, customerId: { $in: [...customerIds] }, status: 'Pending' }, { fields: ['id'] });
+const BATCH = 50;
+
+/**
+ * One relay pass over the outbox (of one organization, or all): claims due rows (skip locked, so
+ * API processes share them), signals each request, deletes the row once signalled (or when its
+ * workflow has ended); a failed signal is tried again after a back-off. Returns how many were signalled.
+ */
+export async function relayApproversChanged(em: EntityManager, temporal: Client, orgId?: string): Promise<number> {
+  const conn = em.getConnection();
+  const rows = await conn.execute<{ organization_id: string; approval_id: string }[]>(
+    `update approval_signal_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 2 * (o.attempts + 1)))
+      where (o.organization_id, o.approval_id) in (
+        select organization_id, approval_id from approval_signal_outbox
+         where next_attempt_at <= now() ${orgId ? 'and organization_id = ?' : ''}
+         order by next_attempt_at limit ${BATCH} for update skip locked)
+      returning o.organization_id, o.approval_id`,
+    orgId ? [orgId] : [],
+  );
+  let sent = 0;
   await Promise.all(
-    open.map(async (a) => {
+    rows.map(async (r) => {
       try {
-        await temporal.workflow.getHandle(`approval-${a.id}`).signal(approversChangedSignal);
+        await temporal.workflow.getHandle(`approval-${r.approval_id}`).signal(approversChangedSignal);
+        sent++;
       } catch (e) {
-        if (!isWorkflowNotFound(e)) log.warn('could not tell an approval its approvers changed', { approvalId: a.id, error: String(e).slice(0, 300) });
+        if (!isWorkflowNotFound(e)) {
+          log.warn('could not tell an approval its approvers changed; the relay tries again', { approvalId: r.approval_id, error: String(e).slice(0, 300) });
+          return;
+        }
       }
+      await conn.execute('delete from approval_signal_outbox where organization_id = ? and approval_id = ?', [r.organization_id, r.approval_id]);
     }),
   );
+  return sent;
 }
+
+/** After a write of the organization that changed who may decide (committed): its queued requests are signalled now, best effort (the relay keeps what fails). */
+export async function approversChanged(em: EntityManager, temporal: Client, orgId: string): Promise<void> {
+  try {
+    await relayApproversChanged(em.fork(), temporal, orgId);
+  } catch (e) {
+    log.warn('approval signal relay failed; the API relay tries again', { organizationId: orgId, error: String(e).slice(0, 300) });
+  }
+}
+
+/** The API's periodic pass (src/services/workflow-outbox.ts). */
+export const relayAllApproversChanged = (orm: MikroORM, temporal: Client) => relayApproversChanged(orm.em.fork(), temporal);

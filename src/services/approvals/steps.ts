@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { approvalLevels, approvalRefusal, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
+import { approvalLevels, approvalRefusal, approverLimitRefusal, reviseLevels, sameCartLines } from '../../domain/approvals/rules.js';
 import { spendingAdmission } from '../../domain/orders/admission.js';
 import { formatMoney, minorUnitDigits } from '../../domain/money.js';
 import { orderTotals } from '../../domain/orders/totals.js';
@@ -160,7 +160,7 @@ async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Pr
 }
 
 /**
- * Approve or reject under the row lock. An approve re-checks the cart: still open, and its total at
+ * Approve, reject or withdraw under the row lock. An approve re-checks the cart: still open, and its total at
  * current catalog/tier prices (the cart's lines are repriced) equal to the requested total. A changed
  * total ends this request as Superseded (chain entry TotalChanged naming both totals) and, when the
  * new total still exceeds the buyer's limits, creates request `newApprovalId` for it (the workflow
@@ -171,7 +171,7 @@ export async function decide(
   input: {
     organizationId: string;
     approvalId: string;
-    action: 'approve' | 'reject';
+    action: 'approve' | 'reject' | 'withdraw';
     by: string;
     /** Whether `by` decides as an admin; false: as an Approver of the customer, re-checked here. Absent from inputs recorded before it. */
     byAdmin?: boolean;
@@ -188,8 +188,12 @@ export async function decide(
     const refused = approvalRefusal(a.status, input.action);
     if (refused) throw wrongState(refused);
     // An Approver decides only while it is one (the API checked it; its role may have ended since): otherwise the approval is another customer's (404).
-    if (input.byAdmin === false && !(a.customerId && (await tx.count(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, userId: input.by, role: 'Approver' }))))
-      throw AppError.notFound('Approval');
+    if (input.action === 'withdraw') return withdraw(tx, a, input);
+    const asApprover = input.byAdmin === false && a.customerId ? await tx.findOne(CustomerBuyer, { organizationId: a.organizationId, customerId: a.customerId, userId: input.by, role: 'Approver' }) : null;
+    if (input.byAdmin === false && !asApprover) throw AppError.notFound('Approval');
+    // An Approver approves at most its own per-order limit (read here, under the request's lock: a limit lowered since the API's check counts).
+    const overLimit = input.action === 'approve' && asApprover ? approverLimitRefusal(a.total, asApprover.orderLimit ?? null, a.currencyCode) : null;
+    if (overLimit) throw new AppError('forbidden', overLimit.message, overLimit.errors);
     const at = new Date(input.at);
     if (input.action === 'approve' && a.subject === 'Quote') {
       const changed = await heldQuoteChange(tx, a);
@@ -216,6 +220,26 @@ export async function decide(
     await emitEventOnce(tx, input.organizationId, a.status === 'Approved' ? 'approval.approved' : 'approval.rejected', approvalEvent(a), `approval-${a.id}-${a.status}`);
     return { status: a.status, restarted: false, mail: a.status === 'Rejected' ? decisionMail(a, 'rejected', a.decisionReason ?? null) : null, ...approvedTotalOf(a) };
   });
+}
+
+/**
+ * The requester (or an admin) withdraws its Pending request: Withdrawn, chain entry `Withdrawn`,
+ * webhook approval.withdrawn. What it held is left as the buyer had it: the cart is open for edits
+ * again, the quote stays open, a held order is Cancelled (it was never placed). The requester is
+ * re-checked here (the API checked it): only the buyer who asked, or an admin, withdraws.
+ */
+async function withdraw(tx: EntityManager, a: ApprovalRequest, input: { organizationId: string; by: string; byAdmin?: boolean; reason?: string | null; key: string; at: string }): Promise<DecisionResult> {
+  if (!input.byAdmin && input.by !== a.requesterUserId) throw AppError.forbidden('Only the buyer who requested the approval, or an admin, withdraws it.');
+  if (a.subject === 'Order') await settleHeldOrder(tx, a, 'Cancelled');
+  a.status = 'Withdrawn';
+  a.decidedBy = input.by;
+  a.decisionReason = input.reason ?? null;
+  a.chain = [...a.chain, entry({ key: input.key, at: input.at, type: 'Withdrawn', level: a.level, userIds: [input.by], by: input.by, note: input.reason ?? null })];
+  a.updatedAt = new Date(input.at);
+  await tx.flush();
+  await emitEventOnce(tx, input.organizationId, 'approval.withdrawn', approvalEvent(a), `approval-${a.id}-Withdrawn`);
+  // An admin withdrawing a buyer's request tells the buyer; the buyer withdrawing its own needs no mail.
+  return { status: a.status, restarted: false, mail: input.by !== a.requesterUserId ? decisionMail(a, 'withdrawn', a.decisionReason ?? null) : null };
 }
 
 /**

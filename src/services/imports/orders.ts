@@ -175,6 +175,11 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
       out.unchanged += 1;
       continue;
     }
+    // An order waiting for approval is what its request holds: only the decision releases or cancels it.
+    if (existing?.orderStatus === 'PendingApproval') {
+      out.failures.push({ n: rec.n, errors: { orderStatus: ['The order is waiting for approval (PendingApproval); only its approval request releases (approve) or cancels (reject) it, and nothing else of it changes meanwhile.'] } });
+      continue;
+    }
     const held = existing ?? next;
     if (existing) {
       if (existing.orderNumber && existing.orderNumber !== next.orderNumber) byNumber.delete(existing.orderNumber);

@@ -25,7 +25,7 @@ import type { ApprovePurchaseInput, QuoteAcceptHold } from '../../workflows/appr
 import type { CheckoutInput } from '../../workflows/checkout-cart-defs.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import { approvalEvent, approvalWorkflowId, type PendingApproval } from '../approvals/approvals.js';
-import { limitedBuyer } from '../approvals/buyers.js';
+import { limitedBuyer, lockedBuyer } from '../approvals/buyers.js';
 
 export interface AdmissionDeps {
   em: EntityManager;
@@ -51,47 +51,90 @@ export interface AdmissionSubject {
   orderId?: string;
 }
 
-/** The buyer's limits at the customer and this month's spending, or null when the principal is not a limited buyer there. */
+/** Whether the principal can be a limited buyer at the customer (a Customer user); null otherwise. */
+const buyerOf = (auth: Principal, customerId: string | null): { userId: string; customerId: string } | null =>
+  auth.role !== 'Customer' || auth.isSuper || !auth.userId || !customerId ? null : { userId: auth.userId, customerId };
+
+/** The buyer's limits at the customer and this month's spending (no lock: for reads), or null when the principal is not a limited buyer there. */
 export async function buyerSpending(em: EntityManager, orgId: string, auth: Principal, customerId: string | null): Promise<BuyerSpending | null> {
-  if (auth.role !== 'Customer' || auth.isSuper || !auth.userId || !customerId) return null;
-  return limitedBuyer(em, orgId, customerId, auth.userId);
+  const b = buyerOf(auth, customerId);
+  return b ? limitedBuyer(em, orgId, b.customerId, b.userId) : null;
 }
 
 const sameSubject = (s: AdmissionSubject) => (s.subject === 'Quote' ? { quoteId: s.quoteAccept!.quoteId } : s.subject === 'Cart' ? { cartId: s.checkout!.cartId } : { orderId: s.orderId! });
+const subjectKey = (s: AdmissionSubject) => (s.subject === 'Quote' ? `quote:${s.quoteAccept!.quoteId}` : s.subject === 'Cart' ? `cart:${s.checkout!.cartId}` : `order:${s.orderId!}`);
+
+/**
+ * How long an admitted checkout or quote accept counts as spent before its order exists: longer
+ * than a checkout normally runs (a run that outlives it, e.g. with every worker down, no longer
+ * holds the buyer's monthly room; its order counts once written).
+ */
+export const ADMISSION_HOLD_SECONDS = 30 * 60;
+
+/** Records an admitted checkout or quote accept as spent this month until its order exists (src/services/approvals/buyers.ts spentThisMonth). */
+async function recordAdmission(tx: EntityManager, orgId: string, buyer: { userId: string; customerId: string }, s: AdmissionSubject): Promise<void> {
+  await boundRows(tx, 'delete from spending_admission where organization_id = $1 and customer_id = $2 and user_id = $3 and expires_at < now()', [orgId, buyer.customerId, buyer.userId]);
+  await boundRows(
+    tx,
+    `insert into spending_admission (organization_id, subject_key, customer_id, user_id, cart_id, quote_id, amount, admitted_at, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, now(), now() + make_interval(secs => $8))
+     on conflict (organization_id, subject_key) do update set customer_id = excluded.customer_id, user_id = excluded.user_id, amount = excluded.amount,
+       admitted_at = excluded.admitted_at, expires_at = excluded.expires_at`,
+    [orgId, subjectKey(s), buyer.customerId, buyer.userId, s.checkout?.cartId ?? null, s.quoteAccept?.quoteId ?? null, s.total.toFixed(), ADMISSION_HOLD_SECONDS],
+  );
+}
 
 /**
  * The spending admission of a checkout or a quote accept, before anything is charged: null when it
  * may proceed; else the request holding it (a Pending one for the same cart or quote, or a new one).
  * A request Approved for the same cart or quote at the same total lets it proceed (a retry after a
- * declined card, or the approved accept itself).
+ * declined card, or the approved accept itself). One transaction under the buyer row's lock: the
+ * buyer's admissions run one at a time, each counting what the ones before admitted (recorded in
+ * `spending_admission` until the order exists), so concurrent checkouts cannot together exceed the
+ * monthly limit.
  */
 export async function admitSpending(deps: AdmissionDeps, orgId: string, auth: Principal, s: AdmissionSubject): Promise<PendingApproval | null> {
-  const { em } = deps;
-  const buyer = await buyerSpending(em, orgId, auth, s.customerId);
+  const buyer = buyerOf(auth, s.customerId);
   if (!buyer) return null;
-  const pending = await em.findOne(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Pending' });
-  if (pending) return { status: 'PendingApproval', approvalId: pending.id };
-  const approved = await em.findOne(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Approved' }, { orderBy: { updatedAt: 'desc' } });
-  // After a declined card a cart's approval still holds, for exactly the approved lines and prices.
-  const stillApproved = approved && (s.subject !== 'Cart' || sameCartLines(s.lines, approved.lines)) ? approved.total : null;
-  const check = spendingAdmission(s.total, buyer, stillApproved);
-  if (!check.needsApproval) return null;
-  let row: ApprovalRequest;
+  let created: ApprovalRequest | null = null;
+  let answer: PendingApproval | null;
   try {
-    row = await em.fork().transactional((tx) => insertApprovalRequest(tx, deps.config, orgId, auth, s, check.reason));
+    answer = await deps.em.fork().transactional(async (tx) => {
+      const limits = await lockedBuyer(tx, orgId, buyer.customerId, buyer.userId, subjectKey(s));
+      if (!limits) return null;
+      const pending = await tx.findOne(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Pending' });
+      if (pending) return { status: 'PendingApproval' as const, approvalId: pending.id };
+      const approved = await tx.findOne(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Approved' }, { orderBy: { updatedAt: 'desc' } });
+      // After a declined card a cart's approval still holds, for exactly the approved lines and prices.
+      const stillApproved = approved && (s.subject !== 'Cart' || sameCartLines(s.lines, approved.lines)) ? approved.total : null;
+      const check = spendingAdmission(s.total, limits, stillApproved);
+      if (!check.needsApproval) {
+        await recordAdmission(tx, orgId, buyer, s);
+        return null;
+      }
+      created = await insertApprovalRequest(tx, deps.config, orgId, auth, s, check.reason);
+      return { status: 'PendingApproval' as const, approvalId: created.id };
+    });
   } catch (e) {
     // Ten checkouts (or accepts) at once: one request, the others answer it.
     if (!isUniqueViolation(e, 'approval_request_one_pending_per_cart') && !isUniqueViolation(e, 'approval_request_one_pending_per_quote')) throw e;
-    const other = await em.fork().findOneOrFail(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Pending' });
+    const other = await deps.em.fork().findOneOrFail(ApprovalRequest, { organizationId: orgId, ...sameSubject(s), status: 'Pending' });
     return { status: 'PendingApproval', approvalId: other.id };
   }
-  await startApproval(deps, orgId, row, s);
-  return { status: 'PendingApproval', approvalId: row.id };
+  const row = created as ApprovalRequest | null;
+  if (row) await startApproval(deps, orgId, row, s);
+  return answer;
 }
 
-/** Whether an order of `total` by this principal needs an approval first (POST /api/orders, which stores the order PendingApproval and then asks). */
-export async function needsApproval(em: EntityManager, orgId: string, auth: Principal, customerId: string | null, total: Decimal): Promise<string | null> {
-  const check = spendingAdmission(total, await buyerSpending(em, orgId, auth, customerId));
+/**
+ * The spending admission of an order posted by a customer user (POST /api/orders), inside the
+ * order's own transaction and under the buyer row's lock: the reason it needs an approval (the
+ * order is then stored PendingApproval), or null when it is admitted (its own row counts from the commit on).
+ */
+export async function orderNeedsApproval(tx: EntityManager, orgId: string, auth: Principal, customerId: string | null, total: Decimal): Promise<string | null> {
+  const buyer = buyerOf(auth, customerId);
+  if (!buyer) return null;
+  const check = spendingAdmission(total, await lockedBuyer(tx, orgId, buyer.customerId, buyer.userId));
   return check.needsApproval ? check.reason : null;
 }
 

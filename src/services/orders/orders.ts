@@ -23,7 +23,7 @@ import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, mayA
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
 import { boundSql } from '../../db/orm-sql.js';
-import { insertApprovalRequest, needsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
+import { insertApprovalRequest, orderNeedsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
 import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
 import type { order } from '../../domain/resources.js';
@@ -387,32 +387,30 @@ export async function placeOrder(deps: AdmissionDeps, orgId: string, auth: Princ
     throw new AppError('not_found', 'The externalId names an order that is not visible to you; nothing was changed.', { externalId: ['No order with this externalId is visible to you.'] });
   const draft = await draftFromCatalog(em, orgId, auth, input);
   const values = orderValues(draft, null);
-  const reason = await needsApproval(em, orgId, auth, draft.customerId, new Decimal(values.scalars.total));
-  if (!reason) return { order: await createOrder(em, orgId, draft), approvalId: null };
+  const total = new Decimal(values.scalars.total);
   let held: { row: ApprovalRequest; subject: AdmissionSubject } | null = null;
-  const order = await createOrder(
-    em,
-    orgId,
-    { ...draft, orderStatus: 'PendingApproval' },
-    {
-      withinTransaction: async (tem, o) => {
-        const subject: AdmissionSubject = {
-          subject: 'Order',
-          customerId: draft.customerId,
-          customerNumber: draft.customer.customerNumber,
-          currencyCode: draft.currencyCode,
-          total: new Decimal(values.scalars.total),
-          lines: values.items.map((l) => ({ sku: l.sku, name: l.productName, quantity: l.quantity, unitPrice: l.price, lineTotal: l.subTotal })),
-          orderId: o.id,
-        };
-        await tem.flush();
-        held = { row: await insertApprovalRequest(tem, deps.config, orgId, auth, subject, reason), subject };
-        held.row.orderNumber = o.orderNumber;
-      },
+  // The admission runs in the order's transaction under the buyer row's lock: concurrent orders of one buyer are admitted one at a time, each counting the ones before.
+  const order = await createOrder(em, orgId, draft, {
+    withinTransaction: async (tem, o) => {
+      const reason = await orderNeedsApproval(tem, orgId, auth, draft.customerId, total);
+      if (!reason) return;
+      o.orderStatus = 'PendingApproval';
+      const subject: AdmissionSubject = {
+        subject: 'Order',
+        customerId: draft.customerId,
+        customerNumber: draft.customer.customerNumber,
+        currencyCode: draft.currencyCode,
+        total,
+        lines: values.items.map((l) => ({ sku: l.sku, name: l.productName, quantity: l.quantity, unitPrice: l.price, lineTotal: l.subTotal })),
+        orderId: o.id,
+      };
+      await tem.flush();
+      held = { row: await insertApprovalRequest(tem, deps.config, orgId, auth, subject, reason), subject };
+      held.row.orderNumber = o.orderNumber;
     },
-  );
+  });
   const h = held as { row: ApprovalRequest; subject: AdmissionSubject } | null;
-  if (!h) throw new Error('The approval request of a held order was not written.');
+  if (!h) return { order, approvalId: null };
   await startApproval(deps, orgId, h.row, h.subject);
   return { order, approvalId: h.row.id };
 }

@@ -61,7 +61,7 @@ export async function associateCustomer(deps: { em: EntityManager; temporal: Cli
     em.clear();
     await save(); // a concurrent request created the link first: update it instead
   }
-  if (previous) await approversChanged(em, deps.temporal, orgId, [previous]);
+  if (previous) await approversChanged(em, deps.temporal, orgId);
   return { UserId: input.UserId, CustomerNumber: customer.customerNumber, OrganizationId: orgId };
 }
 
