@@ -19,7 +19,7 @@ import type { CartAddress } from '../entities/Cart.js';
 import { AppError } from '../errors.js';
 import { allocateNumber, emSql, ORDER_NUMBERS } from '../services/numbering.js';
 import { reserveCredit } from '../services/credit/accounts.js';
-import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress, type CustomerFacts } from '../services/orders/orders.js';
+import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress, type CustomerFacts } from '../services/orders/create.js';
 import { boundRows } from '../services/db/bound.js';
 import type { CheckoutInput } from '../workflows/checkout-cart-defs.js';
 import { mapped } from './failures.js';

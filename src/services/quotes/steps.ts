@@ -14,7 +14,7 @@ import { Customer, Order, Quote } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { QUOTE_WRONG_STATE, type QuoteAcceptInput, type QuoteOrder, type QuoteState, type QuoteStepInput } from '../../workflows/negotiate-quote-defs.js';
 import type { SendEmailInput } from '../../workflows/send-email-defs.js';
-import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../orders/orders.js';
+import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../orders/create.js';
 import { reserveCredit } from '../credit/accounts.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import { quoteEvent } from './quotes.js';
