@@ -41,7 +41,7 @@ const CHECKOUT_CART_SQL = `select k.id, k.status, k.customer_number as "customer
   left join lateral (select s.id, s.order_number from sales_order s
                       where s.organization_id = k.organization_id and s.origination_cart_id = k.id) o on true
  where k.organization_id = $1 and k.id = $2
-   and ($5::text is null or exists (select 1 from customer c where c.organization_id = k.organization_id and c.id = k.customer_id and c.customer_number = $5))
+   and ($5::text is null or exists (select 1 from customer c where c.organization_id = $1 and c.id = k.customer_id and c.customer_number = $5))
    and ${visibleCustomerSql('k.customer_id', '$1', '$3', '$4')}`;
 
 /**
