@@ -143,6 +143,32 @@ const NO_EM_CALLS = {
   message: 'No EntityManager calls in src/api: put the query in a service function (src/services/<domain>).',
 };
 
+/**
+ * Activities are one-line delegates (issue 39 items 2 and 7): each forks the EntityManager and calls
+ * one function of src/services/<domain>/, where the use case, its SQL and its transactions live (the
+ * Temporal samples' saga). No database access in src/activities: no ORM values (its types only, for
+ * the factories' deps), no pg, kysely, entities or SQL helpers, no SQL text and no EntityManager
+ * call other than fork().
+ */
+const ACTIVITY_DELEGATES = [
+  { group: ['@mikro-orm/*'], allowTypeImports: true, message: 'src/activities take the ORM as a type only: the query belongs in a service (src/services/<domain>).' },
+  { group: ['pg', 'pg-*', 'kysely'], message: 'No database client in src/activities: put the statement in a service (src/services/<domain>).' },
+  {
+    regex: '(^|/)(entities|db|numbering)(/|\\.js$|$)',
+    message: 'src/activities import neither entities nor the SQL helpers (src/db, numbering): delegate to a service (src/services/<domain>).',
+  },
+];
+const SQL_TEXT = '/^\\s*(select|insert|update|delete|with)\\s/i';
+const NO_DATABASE_IN_ACTIVITIES = [
+  { selector: `Literal[value=${SQL_TEXT}]`, message: 'No SQL in src/activities: the statement belongs in a service (src/services/<domain>).' },
+  { selector: `TemplateElement[value.raw=${SQL_TEXT}]`, message: 'No SQL in src/activities: the statement belongs in a service (src/services/<domain>).' },
+  { selector: 'TaggedTemplateExpression', message: 'No tagged SQL in src/activities: the statement belongs in a service (src/services/<domain>).' },
+  {
+    selector: "CallExpression[callee.type='MemberExpression'][callee.object.name=/^t?em$/], CallExpression[callee.type='MemberExpression'][callee.object.property.name='em'][callee.property.name!='fork']",
+    message: 'src/activities only fork the EntityManager (deps.orm.em.fork()) and hand it to a service: no queries, flushes or transactions here.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'jest.config.cjs', 'scripts/**/*.mjs', 'test/generated-client/**'] },
   js.configs.recommended,
@@ -285,6 +311,14 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  // Activities are one-line delegates to src/services (issue 39 items 2 and 7).
+  {
+    files: ['src/activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...ACTIVITY_DELEGATES], paths: [...DB_DRIVERS, ONE_CLIENT] }],
+      'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, RAW_START, ...NO_DATABASE_IN_ACTIVITIES],
     },
   },
 );

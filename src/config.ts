@@ -61,8 +61,6 @@ export interface Config {
   /** Test-only: a workflow sleep between the checkout charge and the order write (0 = none). */
   /** How long complete-checkout waits for the checkout workflow's result. */
   checkoutWaitMs: number;
-  /** When set, the issuance workflow waits this long before the reminder instead of until the due date (tests). */
-  invoiceReminderDelayOverrideSeconds: number | null;
   /**
    * Dunning of unpaid invoices (docs/credit.md): reminder offsets in days from the due date
    * (DUNNING_REMINDER_OFFSETS_DAYS, default -7,0,7,14), the credit hold after DUNNING_HOLD_AFTER_DAYS
@@ -282,7 +280,6 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     },
     hostedPaymentExpirySeconds: int('HOSTED_PAYMENT_EXPIRY_SECONDS', 600),
     checkoutWaitMs: int('CHECKOUT_WAIT_MS', 60_000),
-    invoiceReminderDelayOverrideSeconds: env.INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS ? int('INVOICE_REMINDER_DELAY_OVERRIDE_SECONDS', 0) : null,
     dunning: {
       reminderOffsetsDays: offsets('DUNNING_REMINDER_OFFSETS_DAYS', [-7, 0, 7, 14]),
       holdAfterDays: int('DUNNING_HOLD_AFTER_DAYS', 30),

@@ -10,7 +10,7 @@
 import { openOrm } from '../../src/db/orm.js';
 import { Customer } from '../../src/entities/index.js';
 import { reserveCredit } from '../../src/services/credit/accounts.js';
-import { createOrder, customerSnapshot } from '../../src/services/orders/orders.js';
+import { createOrder, customerSnapshot } from '../../src/services/orders/create.js';
 
 const [orgId, customerNumber, n, price] = process.argv.slice(2);
 const orm = await openOrm(process.env.DATABASE_URL ?? '', Number(n) + 2);

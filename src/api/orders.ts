@@ -8,7 +8,8 @@ import * as yup from 'yup';
 import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
 import { accepted, created, defineRoute, json, ok } from '../http/route.js';
 import { upsertOrdersInBulk } from '../services/imports/sync.js';
-import { listOrders, orderListSpec, orderView, placeOrder, readOrderView, updateOrder, updateShipping } from '../services/orders/orders.js';
+import { placeOrder } from '../services/orders/create.js';
+import { listOrders, orderListSpec, orderView, readOrderView, updateOrder, updateShipping } from '../services/orders/orders.js';
 import * as out from '../domain/contract.js';
 import { createdOrder, order, orderPage } from '../domain/resources.js';
 

@@ -157,7 +157,7 @@ export const heldCart = (approvalId: string) =>
 
 /**
  * Stores an edit of an open cart under the cart's row lock, and refuses it (400) when the cart was
- * closed since it was read: a checkout's order takes the same lock (src/activities/checkout.ts), so
+ * closed since it was read: a checkout's order takes the same lock (src/services/carts/checkout-steps.ts), so
  * an edit lands either before the order, which then sees it (and is refused when it no longer
  * matches the charge), or not at all. A cart held by a Pending approval is refused (409 naming it).
  */

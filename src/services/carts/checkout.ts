@@ -10,23 +10,20 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../../deps.js';
-import type { Cart } from '../../entities/index.js';
-import type { CartAddress } from '../../entities/Cart.js';
 import { UUID_RE } from '../../domain/ids.js';
-import { rowsOf } from '../../db/sql.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
 import type { CheckoutInput, CheckoutResult } from '../../workflows/checkout-cart-defs.js';
 import { awaitWorkflow, isWorkflowNotFound, runWorkflow } from '../../adapters/temporal.js';
 import { checkouts } from '../../metrics.js';
-import { visibilityArgs, visibleCustomerSql } from '../customers/visibility.js';
+import { visibilityArgs } from '../customers/visibility.js';
 import { findActivePaymentMethod } from '../payments/methods.js';
 import type { PendingApproval } from '../approvals/approvals.js';
 import { admitSpending } from '../orders/admission.js';
 import { assertBodyCustomer, type CartRef } from './carts.js';
 import { Decimal } from 'decimal.js';
-import { amountDue } from '../../domain/orders/totals.js';
+import { cartAmountDue, readVisibleCheckoutCart, type CheckoutCart } from './checkout-cart.js';
 
 export interface CheckoutRequest {
   customerNumber: string;
@@ -49,10 +46,7 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
   if (cart.status !== 'PENDING') return finishedCheckout(deps, workflowId);
   assertCheckoutReady(cart, body);
   const onAccount = isOnAccount(body);
-  const total = amountDue(
-    cart.items.map((i) => ({ price: i.unitPrice, quantity: i.quantity })),
-    cart.currencyCode,
-  );
+  const total = cartAmountDue(cart);
   const input: CheckoutInput = {
     organizationId: orgId,
     cartId: cart.id,
@@ -101,7 +95,7 @@ async function countCheckout<T>(run: Promise<T>): Promise<T> {
  * remaining monthly limit is held for approval (workflow approvePurchase), which continues exactly
  * this checkout input once approved. Null: go ahead.
  */
-async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: CheckoutCart, input: CheckoutInput, total: string): Promise<PendingApproval | null> {
+async function checkSpendingLimit(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: VisibleCart, input: CheckoutInput, total: string): Promise<PendingApproval | null> {
   return admitSpending({ em, temporal: deps.temporal, config: deps.config }, orgId, auth, {
     subject: 'Cart',
     customerId: cart.customerId,
@@ -126,41 +120,22 @@ async function finishedCheckout(deps: Deps, workflowId: string): Promise<Checkou
 const isOnAccount = (body: CheckoutRequest) => !body.paymentProfileId && body.payment?.method === 'OnAccount';
 
 /**
- * The cart as checkout needs it, in one statement with bound parameters (issue 18 item 4): the
- * cart of the stored customer with the path's number (by the customer's id, never by the number),
- * under the caller's visibility, its lines (each with whether its SKU is still active in the
- * catalog) and the customer's e-mail for a card's profile. 404 when absent or not visible.
+ * The cart as checkout needs it, in one statement with bound parameters (issue 18 item 4; the one
+ * read of a checkout, ./checkout-cart.ts): the cart of the stored customer with the path's number
+ * (by the customer's id, never by the number), under the caller's visibility, its lines (each with
+ * whether its SKU is still active in the catalog) and the customer's e-mail for a card's profile.
+ * 404 when absent or not visible.
  */
-const CHECKOUT_CART_SQL = `select k.id, k.customer_number as "customerNumber", k.customer_id as "customerId", k.status,
-    k.currency_code as "currencyCode", k.shipping_address as "shippingAddress", c.company_email as "companyEmail",
-    coalesce((select json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'unitPrice', i.unit_price::text,
-                                                'lineTotal', i.line_total::text,
-                                                'inCatalog', exists (select 1 from product p where p.organization_id = i.organization_id and p.sku = i.sku and p.active))
-                              order by i.created_at, i.id)
-                from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
-  from cart k
-  join customer c on c.organization_id = k.organization_id and c.id = k.customer_id
- where k.organization_id = $1 and k.id = $2 and c.customer_number = $5
-   and ${visibleCustomerSql('k.customer_id', '$1', '$3', '$4')}`;
-
-export interface CheckoutCart {
-  id: string;
-  customerNumber: string;
-  customerId: string;
-  status: Cart['status'];
-  currencyCode: string;
-  shippingAddress: CartAddress | null;
-  companyEmail: string;
-  items: { sku: string; name: string; quantity: number; unitPrice: string; lineTotal: string; inCatalog: boolean }[];
-}
-
-async function readCheckoutCart(em: EntityManager, orgId: string, auth: Principal, ref: CartRef): Promise<CheckoutCart> {
+async function readCheckoutCart(em: EntityManager, orgId: string, auth: Principal, ref: CartRef): Promise<VisibleCart> {
   const visible = visibilityArgs(auth);
   if (!UUID_RE.test(ref.shoppingCartId) || !visible) throw AppError.notFound('Cart');
-  const [cart] = await rowsOf<CheckoutCart>(em, CHECKOUT_CART_SQL, [orgId, ref.shoppingCartId, ...visible, ref.customerNumber]);
-  if (!cart) throw AppError.notFound('Cart');
-  return cart;
+  const cart = await readVisibleCheckoutCart(em, orgId, ref.shoppingCartId, visible, ref.customerNumber);
+  if (!cart?.customerId || !cart.customer) throw AppError.notFound('Cart');
+  return { ...cart, customerId: cart.customerId, companyEmail: cart.customer.companyEmail ?? null };
 }
+
+/** A checkout cart of a stored customer (the path's). */
+type VisibleCart = CheckoutCart & { customerId: string; companyEmail: string | null };
 
 /** Every reason the cart cannot be checked out, as field errors (400). */
 function assertCheckoutReady(cart: CheckoutCart, body: CheckoutRequest): void {
@@ -174,7 +149,7 @@ function assertCheckoutReady(cart: CheckoutCart, body: CheckoutRequest): void {
 }
 
 /** The saved card to charge (one of the customer's), or the card in the request tokenized at the provider (402 when declined). */
-async function paymentProfileFor(em: EntityManager, deps: Deps, orgId: string, cart: CheckoutCart, body: CheckoutRequest): Promise<string | null> {
+async function paymentProfileFor(em: EntityManager, deps: Deps, orgId: string, cart: VisibleCart, body: CheckoutRequest): Promise<string | null> {
   if (body.paymentProfileId) {
     await findActivePaymentMethod(em, orgId, cart.customerId, body.paymentProfileId);
     return body.paymentProfileId;

@@ -12,7 +12,7 @@ import { Decimal } from 'decimal.js';
 import { bulkOrderSchema } from '../../domain/orders/schemas.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { allocateNumbers, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
-import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/orders.js';
+import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/create.js';
 import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope.js';
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson } from '../../domain/json.js';

@@ -1,7 +1,8 @@
 /**
- * The invoice of an order placed through checkout: created Issued from the order (lines,
- * customer snapshot, poNumber, totals) and paid by the checkout's card charge. Idempotent:
- * the invoice is keyed by externalId `order-<orderId>` and the payment by the checkout key,
+ * The invoice of an order placed through checkout or an accepted quote: created Issued from the
+ * order (lines, customer snapshot, poNumber, totals) and paid by the card charge that paid for it
+ * (on account: unpaid, due by the customer's terms). Idempotent: the invoice is keyed by externalId
+ * `order-<orderId>` and the payment by the caller's key (`checkout-<cartId>`, `quote-<quoteId>`),
  * so a retried activity finds and returns what the first attempt wrote.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -14,8 +15,8 @@ import { allocateNumber, INVOICE_NUMBERS } from '../numbering.js';
 import { boundSql } from '../../db/orm-sql.js';
 import { applyPayment, recordInvoicePayment, type RecordPaymentInput } from './record-payment.js';
 
-/** The checkout charge as the invoice's payment (null: nothing charged or nothing to pay). */
-function paymentOf(inv: Invoice, input: CheckoutInvoiceInput): RecordPaymentInput | null {
+/** The card charge as the invoice's payment (null: nothing charged or nothing to pay). */
+function paymentOf(inv: Invoice, input: OrderInvoiceInput): RecordPaymentInput | null {
   if (!new Decimal(inv.total).gt(0) || !input.chargeId) return null;
   return {
     organizationId: input.organizationId,
@@ -31,25 +32,26 @@ function paymentOf(inv: Invoice, input: CheckoutInvoiceInput): RecordPaymentInpu
   };
 }
 
-export interface CheckoutInvoiceInput {
+export interface OrderInvoiceInput {
   organizationId: string;
   orderId: string;
   chargeId: string | null;
-  /** The checkout's idempotency key (`checkout-<cartId>`), reused for the invoice payment. */
+  /** The payment's idempotency key: the checkout's (`checkout-<cartId>`) or the quote accept's (`quote-<quoteId>`). */
   paymentKey: string;
   paymentProfileId?: string | null;
 }
 
-export async function invoiceCheckoutOrder(em: EntityManager, input: CheckoutInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string }> {
+/** The order's invoice, written (with its card payment) or found; idempotent per order and payment key. */
+export async function invoiceOrder(em: EntityManager, input: OrderInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string }> {
   const externalId = `order-${input.orderId}`;
   let inv = await em.fork().findOne(Invoice, { organization: input.organizationId, externalId });
-  // A new invoice is written with its checkout payment in one transaction (one round trip fewer per
+  // A new invoice is written with its card payment in one transaction (one round trip fewer per
   // statement than recordInvoicePayment's own transaction, same rows and checks: applyPayment).
   let paid = false;
   if (!inv) {
     const order = await em.fork().findOneOrFail(Order, { id: input.orderId, organization: input.organizationId }, { populate: ['items'] });
     try {
-      inv = await em.fork().transactional((tx) => writeCheckoutInvoice(tx, order, input));
+      inv = await em.fork().transactional((tx) => writeOrderInvoice(tx, order, input));
       paid = true;
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
@@ -62,16 +64,23 @@ export async function invoiceCheckoutOrder(em: EntityManager, input: CheckoutInv
   return { invoiceId: inv.id, invoiceNumber: inv.invoiceNumber, customerNumber: inv.customerNumber };
 }
 
+/** The order's invoice as the workflows take it (checkoutCart, negotiateQuote). */
+export interface OrderInvoice {
+  invoiceId: string;
+  invoiceNumber: string;
+  customerNumber: string;
+}
+
 /**
- * Writes the invoice of `order` (stored already: its id is known), Issued, with the checkout's card
- * payment when there is one, in the caller's transaction (flushed by the caller). Used by
- * invoiceCheckoutOrder and by checkout's order activity, which writes the order and its invoice in
- * one transaction (src/activities/checkout.ts createOrderWithInvoice).
+ * Writes the invoice of `order` (stored already: its id is known), Issued, with its card payment
+ * when there is one, in the caller's transaction (flushed by the caller). Used by invoiceOrder and
+ * by checkout's order step, which writes the order and its invoice in one transaction
+ * (src/services/carts/checkout-steps.ts, createOrderFromCart).
  */
-export async function writeCheckoutInvoice(tx: EntityManager, order: Order, input: CheckoutInvoiceInput): Promise<Invoice> {
+export async function writeOrderInvoice(tx: EntityManager, order: Order, input: OrderInvoiceInput): Promise<Invoice> {
   const now = new Date();
   const c = order.customer;
-  // On account: due by the customer's payment terms; a card checkout's invoice is paid at once, so its
+  // On account: due by the customer's payment terms; a card-paid order's invoice is paid at once, so its
   // terms are Prepaid whatever the customer's default terms (the order keeps those).
   const onAccount = order.paymentMethod === 'OnAccount';
   const due = onAccount ? await onAccountTerms(tx, input.organizationId, order.customerId ?? null, now) : { terms: PREPAID_TERMS, dueDate: now };

@@ -11,7 +11,8 @@ import { adminOnlyChanges } from '../../domain/invoices/admin-fields.js';
 import { Order } from '../../entities/index.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { catalogPricing, customerSnapshot, orderScope } from '../orders/orders.js';
+import { catalogPricing, customerSnapshot } from '../orders/create.js';
+import { orderScope } from '../orders/orders.js';
 import type { InvoiceFields, InvoiceState } from './invoices.js';
 
 /** Admins (and Super) write invoices as given; every other role by the rep rules. */

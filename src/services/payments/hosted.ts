@@ -32,6 +32,7 @@ import { startOnce } from '../../adapters/temporal.js';
 import type { HostedCallback, HostedOutcome, HostedPaymentInput } from '../../workflows/hosted-payment-defs.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import { gatewayFor } from '../integrations/provider-settings.js';
+import type { PaymentGateway } from '../../adapters/payment-gateway.js';
 import { saveProfileAsPaymentMethod } from './methods.js';
 
 export const hostedWorkflowId = (transactionSetupId: string) => `hosted-payment-${transactionSetupId}`;
@@ -250,4 +251,29 @@ export async function expireHosted(em: EntityManager, input: { organizationId: s
   );
   const s = await em.findOneOrFail(HostedPaymentSetup, { organization: input.organizationId, transactionSetupId: input.transactionSetupId });
   return outcomeOf(s);
+}
+
+/**
+ * An approval that arrived after the setup's timer fired: the charge is voided at the provider
+ * (key `hosted-late-<setupId>`) and the setup records it (result `Voided`, the provider's
+ * transaction id). A zero-amount approval (card save) has nothing to void and only stays Expired.
+ */
+export async function voidLateHosted(
+  em: EntityManager,
+  gateway: () => Promise<PaymentGateway>,
+  input: { organizationId: string; transactionSetupId: string; callback: HostedCallback },
+): Promise<HostedOutcome> {
+  const cb = input.callback;
+  const money = cb.Result === 'Approved' && Boolean(cb.TransactionId) && Number(cb.Amount) > 0;
+  if (money) {
+    await (await gateway()).void({ chargeId: cb.TransactionId, idempotencyKey: `hosted-late-${input.transactionSetupId}` });
+    await em.nativeUpdate(
+      HostedPaymentSetup,
+      { organization: input.organizationId, transactionSetupId: input.transactionSetupId, status: 'expired' },
+      { result: 'Voided', providerTransactionId: cb.TransactionId, lastFour: cb.LastFour || null, cardType: cb.CardType || null },
+    );
+    log.warn('late hosted approval voided at the provider', { transactionSetupId: input.transactionSetupId });
+  }
+  const setup = await em.findOneOrFail(HostedPaymentSetup, { organization: input.organizationId, transactionSetupId: input.transactionSetupId });
+  return outcomeOf(setup);
 }

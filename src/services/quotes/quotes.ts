@@ -35,7 +35,7 @@ import { findCart } from '../carts/carts.js';
 import { byVisibleCustomer, customerNumberFiltersById } from '../customers/visibility.js';
 import { allocateNumber, QUOTE_NUMBERS } from '../numbering.js';
 import { boundSql } from '../../db/orm-sql.js';
-import { catalogPricing } from '../orders/orders.js';
+import { catalogPricing } from '../orders/create.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import type { PendingApproval } from '../approvals/approvals.js';
 import { gatewayFor, type IntegrationSettingsCache } from '../integrations/provider-settings.js';

@@ -14,8 +14,9 @@ import { Customer, Order, Quote } from '../../entities/index.js';
 import { AppError, isUniqueViolation } from '../../errors.js';
 import { QUOTE_WRONG_STATE, type QuoteAcceptInput, type QuoteOrder, type QuoteState, type QuoteStepInput } from '../../workflows/negotiate-quote-defs.js';
 import type { SendEmailInput } from '../../workflows/send-email-defs.js';
-import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../orders/orders.js';
+import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../orders/create.js';
 import { reserveCredit } from '../credit/accounts.js';
+import { invoiceOrder, type OrderInvoice } from '../invoices/from-order.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import { quoteEvent } from './quotes.js';
 
@@ -166,4 +167,21 @@ export async function quoteReminderMail(em: EntityManager, input: { organization
     to: customer.companyEmail,
     data: { quoteNumber: q.quoteNumber, companyName: q.companyName, total: offer.total, currencyCode: q.currencyCode, expiresAt: q.expiresAt?.toISOString() ?? null },
   };
+}
+
+/**
+ * The accepted quote's invoice: Issued, on the customer's terms and unpaid on account, or paid by the
+ * accept's card charge (payment key `quote-<quoteId>`); the checkout's invoice path.
+ */
+export async function invoiceQuoteOrder(
+  em: EntityManager,
+  input: { organizationId: string; orderId: string; quoteId: string; chargeId?: string | null; paymentProfileId?: string | null },
+): Promise<OrderInvoice> {
+  return invoiceOrder(em, {
+    organizationId: input.organizationId,
+    orderId: input.orderId,
+    chargeId: input.chargeId ?? null,
+    paymentKey: `quote-${input.quoteId}`,
+    paymentProfileId: input.paymentProfileId ?? null,
+  });
 }

@@ -31,7 +31,7 @@ const activities = {
   },
   async invoiceQuoteOrder(i: unknown) {
     calls.push({ name: 'invoiceQuoteOrder', input: i });
-    return { invoiceId: `inv-${Date.now()}`, invoiceNumber: 'INV-000001', customerNumber: 'C1', reminderDelaySeconds: null };
+    return { invoiceId: `inv-${Date.now()}`, invoiceNumber: 'INV-000001', customerNumber: 'C1' };
   },
   async quoteReminderMail(i: unknown) {
     calls.push({ name: 'quoteReminderMail', input: i });
