@@ -8,6 +8,11 @@ const PURE_DOMAIN = {
   group: ['@mikro-orm/*', 'koa', 'koa-*', '@koa/*', '@temporalio/*'],
   message: 'src/domain is pure: no ORM, no Koa, no Temporal (use src/services).',
 };
+/** The configuration is read by every layer, so it reaches none of them (issue 39 item 7): settings parsers live in src/domain. */
+const CONFIG_DOWN = {
+  regex: '(^|/)(http|services|adapters|db|activities|workflows)(/|$)',
+  message: 'src/config.ts imports no layer (src/http, services, adapters, db, activities, workflows): put a settings parser in src/domain.',
+};
 /** src/domain sits below the HTTP layer and the entities: not even their types (issue 17 item 3). */
 const DOMAIN_DOWN = {
   regex: '(^|/)(http|entities)(/|$)',
@@ -227,6 +232,10 @@ export default tseslint.config(
   {
     files: ['src/services/catalog/**/*.ts', 'src/services/invoices/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, NOT_IMPORTS], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
+  },
+  {
+    files: ['src/config.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, CONFIG_DOWN], paths: [...DB_DRIVERS, ONE_CLIENT] }] },
   },
   {
     files: ['src/api/**/*.ts'],

@@ -4,7 +4,7 @@
  * required values fail fast with a message naming every missing variable.
  */
 import { normalizeOrigin } from './domain/organizations/return-url.js';
-import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
+import { parseTrustProxy, type TrustProxy } from './domain/network/trust-proxy.js';
 
 export interface Config {
   /** Name printed in logs: "api", "sandbox-api", "worker". */

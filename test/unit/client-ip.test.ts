@@ -1,4 +1,5 @@
-import { clientIp, parseTrustProxy } from '../../src/http/client-ip';
+import { clientIp } from '../../src/http/client-ip';
+import { parseTrustProxy } from '../../src/domain/network/trust-proxy';
 import { checkInput, checkParams } from '../../src/http/input-guard';
 
 describe('client IP behind TRUST_PROXY', () => {
