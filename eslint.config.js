@@ -54,6 +54,23 @@ const NO_ORM_INIT = {
   selector: "CallExpression[callee.object.name='MikroORM'][callee.property.name='init'], NewExpression[callee.name='MikroORM']",
   message: 'Only src/db/orm.ts creates a MikroORM instance: call openOrm.',
 };
+/**
+ * One placeholder style (issue 39 item 1): SQL text runs through src/db with PostgreSQL's `$n`
+ * placeholders bound at the wire (boundRows/boundSql on the ORM's connection or transaction,
+ * rowsOf/readRows, inTransaction). Outside src/db (and src/migrations, which run MikroORM's own
+ * addSql/execute) no `.execute(...)` takes SQL text, no connection's execute is called, and
+ * em/tx/conn.execute is not used at all: MikroORM's execute takes `?` placeholders and inlines
+ * every value into the text (src/db/sql.ts).
+ */
+const EXECUTE_MESSAGE = 'Run SQL text through src/db with $n placeholders: boundRows(em, text, params) / boundSql(em) (src/db/orm-sql.ts), rowsOf/readRows or inTransaction (src/db/sql.ts), never em.execute / conn.execute with ? placeholders.';
+const NO_RAW_EXECUTE = [
+  {
+    selector:
+      "CallExpression[callee.property.name='execute']:matches([arguments.0.type=/^(Literal|TemplateLiteral|TaggedTemplateExpression)$/], [callee.object.callee.property.name='getConnection'], [callee.object.name=/^(em|tem|tx|trx|conn|connection)$/])",
+    message: EXECUTE_MESSAGE,
+  },
+];
+
 /** src/db sits under services and http: it imports neither them nor anything above them. */
 const DB_DOWN = {
   regex: '(^|/)(services|http|adapters|activities|workflows)(/|$)',
@@ -271,11 +288,17 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/workflows/retry-policies.ts', 'src/adapters/temporal.ts', 'src/db/orm.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, RAW_START, ...NO_RAW_EXECUTE] },
+  },
+  // src/db runs the SQL text, src/migrations MikroORM's own (NO_RAW_EXECUTE does not apply to them).
+  {
+    files: ['src/db/**/*.ts', 'src/migrations/**/*.ts'],
+    ignores: ['src/db/orm.ts'],
     rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, RAW_START] },
   },
   {
     files: ['src/adapters/temporal.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, ...NO_RAW_EXECUTE] },
   },
   {
     files: ['src/db/orm.ts'],
@@ -283,7 +306,7 @@ export default tseslint.config(
   },
   {
     files: ['src/api/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV, NO_ORM_INIT, RAW_START] },
+    rules: { 'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_EM_CALLS, NO_TEST_ENV, NO_ORM_INIT, RAW_START, ...NO_RAW_EXECUTE] },
   },
   {
     files: ['src/workflows/**/*.ts'],
@@ -297,7 +320,7 @@ export default tseslint.config(
   },
   {
     files: ['worker.ts', 'server.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV, NO_ORM_INIT, RAW_START] },
+    rules: { 'no-restricted-syntax': ['error', NO_TEST_ENV, NO_ORM_INIT, RAW_START, ...NO_RAW_EXECUTE] },
   },
   // Bench and test-only code does not come back into src (issue 39 item 4): such a file fails lint by its name.
   {
@@ -327,7 +350,7 @@ export default tseslint.config(
     files: ['src/activities/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_API, WORKFLOW_CONTRACTS, PRODUCTION_CODE, ...ACTIVITY_DELEGATES], paths: [...DB_DRIVERS, ONE_CLIENT] }],
-      'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, RAW_START, ...NO_DATABASE_IN_ACTIVITIES],
+      'no-restricted-syntax': ['error', ...RETRY_FROM_POLICIES, NO_TEST_ENV, NO_ORM_INIT, RAW_START, ...NO_RAW_EXECUTE, ...NO_DATABASE_IN_ACTIVITIES],
     },
   },
 );

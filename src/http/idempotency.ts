@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundRows } from '../db/orm-sql.js';
 import { AppError, isUniqueViolation } from '../errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -126,20 +127,19 @@ export async function claimKey(em: EntityManager, scope: KeyScope, key: string, 
   if (key.length > 200) throw AppError.field('Idempotency-Key', 'Idempotency-Key must be at most 200 characters.');
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u001f]/.test(key)) throw AppError.field('Idempotency-Key', 'Idempotency-Key must not contain control characters.');
-  const conn = em.getConnection();
   try {
-    await conn.execute(
-      'insert into idempotency_record (id, organization_id, caller, route, key, request_hash, created_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, now())',
+    await boundRows(
+      em,
+      'insert into idempotency_record (id, organization_id, caller, route, key, request_hash, created_at) values (gen_random_uuid(), $1, $2, $3, $4, $5, now())',
       [organizationId, caller, route, key, hash],
     );
     return null;
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
   }
-  const rows = await conn.execute<
-    { request_hash: string; response_status: number | null; response_body: unknown; response_headers: Record<string, string> | null; withheld: boolean }[]
-  >(
-    'select request_hash, response_status, response_body, response_headers, withheld from idempotency_record where organization_id = ? and caller = ? and route = ? and key = ?',
+  const rows = await boundRows<{ request_hash: string; response_status: number | null; response_body: unknown; response_headers: Record<string, string> | null; withheld: boolean }>(
+    em,
+    'select request_hash, response_status, response_body, response_headers, withheld from idempotency_record where organization_id = $1 and caller = $2 and route = $3 and key = $4',
     [organizationId, caller, route, key],
   );
   const row = rows[0];
@@ -147,9 +147,10 @@ export async function claimKey(em: EntityManager, scope: KeyScope, key: string, 
   if (row.request_hash !== hash)
     throw AppError.conflict('This Idempotency-Key was already used with a different request (body, files or query); use a new key for a new request.');
   if (row.response_status === null) {
-    const taken = await conn.execute<{ id: string }[]>(
+    const taken = await boundRows<{ id: string }>(
+      em,
       `update idempotency_record set created_at = now()
-        where organization_id = ? and caller = ? and route = ? and key = ? and response_status is null and created_at < now() - make_interval(secs => ?)
+        where organization_id = $1 and caller = $2 and route = $3 and key = $4 and response_status is null and created_at < now() - make_interval(secs => $5)
         returning id`,
       [organizationId, caller, route, key, leaseMs / 1000],
     );
@@ -174,30 +175,27 @@ export async function completeKey(
   headers: Record<string, string> = {},
   withheld = false,
 ): Promise<void> {
-  await em
-    .getConnection()
-    .execute(
-      'update idempotency_record set response_status = ?, response_body = ?, response_headers = ?, withheld = ?, completed_at = now() where organization_id = ? and caller = ? and route = ? and key = ?',
-      [
-        status,
-        withheld ? null : JSON.stringify(body ?? null),
-        Object.keys(headers).length ? JSON.stringify(headers) : null,
-        withheld,
-        scope.organizationId,
-        scope.caller,
-        scope.route,
-        key,
-      ],
-    );
-}
-
-export async function releaseKey(em: EntityManager, scope: KeyScope, key: string): Promise<void> {
-  await em
-    .getConnection()
-    .execute('delete from idempotency_record where organization_id = ? and caller = ? and route = ? and key = ? and response_status is null', [
+  await boundRows(
+    em,
+    'update idempotency_record set response_status = $1, response_body = $2, response_headers = $3, withheld = $4, completed_at = now() where organization_id = $5 and caller = $6 and route = $7 and key = $8',
+    [
+      status,
+      withheld ? null : JSON.stringify(body ?? null),
+      Object.keys(headers).length ? JSON.stringify(headers) : null,
+      withheld,
       scope.organizationId,
       scope.caller,
       scope.route,
       key,
-    ]);
+    ],
+  );
+}
+
+export async function releaseKey(em: EntityManager, scope: KeyScope, key: string): Promise<void> {
+  await boundRows(em, 'delete from idempotency_record where organization_id = $1 and caller = $2 and route = $3 and key = $4 and response_status is null', [
+    scope.organizationId,
+    scope.caller,
+    scope.route,
+    key,
+  ]);
 }

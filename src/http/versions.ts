@@ -18,6 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundRows } from '../db/orm-sql.js';
 import { AppError } from '../errors.js';
 import type { RouteDef } from './route.js';
 
@@ -129,7 +130,7 @@ export async function checkPreconditions(headers: { ifMatch: string; ifNoneMatch
  */
 export async function withResourceLock<T>(root: EntityManager, resourceKey: string, write: () => Promise<T>): Promise<T> {
   return root.fork().transactional(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [resourceKey]);
+    await boundRows(tx, 'select pg_advisory_xact_lock(hashtextextended($1, 0))', [resourceKey]);
     return write();
   });
 }

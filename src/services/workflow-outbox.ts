@@ -7,6 +7,7 @@
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { startPending, type Client, type PendingStart } from '../adapters/temporal.js';
+import { boundRows } from '../db/orm-sql.js';
 import { log } from '../logger.js';
 import { relayAllApproversChanged } from './approvals/revise.js';
 
@@ -17,9 +18,11 @@ const BATCH = 20;
 /** Keeps a start for the relay; a second keep of the same workflow id is a no-op. */
 export function keepStart(orm: MikroORM): (start: PendingStart) => Promise<void> {
   return async (start) => {
-    await orm.em.getConnection().execute(
+    // On a fork: the pool, never the transaction of the request that failed to start it.
+    await boundRows(
+      orm.em.fork(),
       `insert into workflow_start_outbox (organization_id, workflow_id, workflow_type, task_queue, args, keys, summary)
-       values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) on conflict do nothing`,
+       values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7) on conflict do nothing`,
       [start.keys.organizationId ?? NO_ORGANIZATION, start.workflowId, start.workflowType, start.taskQueue, JSON.stringify(start.args), JSON.stringify(start.keys), start.summary],
     );
     log.warn('workflow start kept in the outbox (Temporal unavailable)', { workflowId: start.workflowId, workflowType: start.workflowType });
@@ -43,8 +46,9 @@ interface Row {
  * Returns how many started.
  */
 export async function relayKeptStarts(orm: MikroORM, client: Client): Promise<number> {
-  const conn = orm.em.getConnection();
-  const rows = await conn.execute<Row[]>(
+  const em = orm.em.fork();
+  const rows = await boundRows<Row>(
+    em,
     `update workflow_start_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 2 * (o.attempts + 1)))
       where (o.organization_id, o.workflow_id) in (
         select organization_id, workflow_id from workflow_start_outbox where next_attempt_at <= now()
@@ -55,10 +59,10 @@ export async function relayKeptStarts(orm: MikroORM, client: Client): Promise<nu
   for (const r of rows) {
     try {
       await startPending(client, { workflowType: r.workflow_type, workflowId: r.workflow_id, taskQueue: r.task_queue, args: r.args, keys: r.keys, summary: r.summary });
-      await conn.execute('delete from workflow_start_outbox where organization_id = ? and workflow_id = ?', [r.organization_id, r.workflow_id]);
+      await boundRows(em, 'delete from workflow_start_outbox where organization_id = $1 and workflow_id = $2', [r.organization_id, r.workflow_id]);
       started++;
     } catch (e) {
-      await conn.execute('update workflow_start_outbox set last_error = ? where organization_id = ? and workflow_id = ?', [String(e).slice(0, 500), r.organization_id, r.workflow_id]);
+      await boundRows(em, 'update workflow_start_outbox set last_error = $1 where organization_id = $2 and workflow_id = $3', [String(e).slice(0, 500), r.organization_id, r.workflow_id]);
       // Temporal is still away: the rest of the batch would fail the same way.
       break;
     }

@@ -8,6 +8,7 @@ import type * as schema from '../../domain/analytics/responses.js';
 import type { Out } from '../../domain/contract.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
+import { boundRows } from '../../db/orm-sql.js';
 import {
   fillMonths,
   monthSeries,
@@ -35,12 +36,12 @@ export interface Range {
 const COUNTS = `o.active and lower(o.order_status) <> 'cancelled'`;
 const UNCATEGORIZED = 'Uncategorized';
 
-/** Collects positional parameters (MikroORM's `?` placeholders) while SQL is assembled. */
+/** Collects the bound parameters while SQL is assembled: each value becomes the next `$n` placeholder. */
 class Sql {
   readonly params: unknown[] = [];
   p(v: unknown): string {
     this.params.push(v);
-    return '?';
+    return `$${this.params.length}`;
   }
   ts(ms: number): string {
     return `${this.p(new Date(ms).toISOString())}::timestamptz`;
@@ -50,7 +51,7 @@ class Sql {
   }
 }
 
-const run = <T>(em: EntityManager, q: Sql, sql: string) => em.getConnection().execute<T[]>(sql, q.params);
+const run = <T>(em: EntityManager, q: Sql, sql: string) => boundRows<T>(em, sql, q.params);
 
 /** Raw orders of the window that count: `o` rows; the caller picks the columns. */
 const rawOrders = (q: Sql, s: Scope, w: Window) =>
@@ -108,9 +109,7 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
 
 /** Currency of the organization's first created price tier; USD without tiers. */
 export async function defaultCurrency(em: EntityManager, orgId: string): Promise<string> {
-  const rows = await em
-    .getConnection()
-    .execute<{ currency_code: string }[]>('select currency_code from price_tier where organization_id = ? order by created_at, id limit 1', [orgId]);
+  const rows = await boundRows<{ currency_code: string }>(em, 'select currency_code from price_tier where organization_id = $1 order by created_at, id limit 1', [orgId]);
   return rows[0]?.currency_code ?? 'USD';
 }
 

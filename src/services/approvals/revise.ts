@@ -11,6 +11,7 @@
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { isWorkflowNotFound, type Client } from '../../adapters/temporal.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { log } from '../../logger.js';
 import { approversChangedSignal } from '../../workflows/approve-purchase-defs.js';
 
@@ -22,12 +23,12 @@ const BATCH = 50;
  * workflow has ended); a failed signal is tried again after a back-off. Returns how many were signalled.
  */
 export async function relayApproversChanged(em: EntityManager, temporal: Client, orgId?: string): Promise<number> {
-  const conn = em.getConnection();
-  const rows = await conn.execute<{ organization_id: string; approval_id: string }[]>(
+  const rows = await boundRows<{ organization_id: string; approval_id: string }>(
+    em,
     `update approval_signal_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 2 * (o.attempts + 1)))
       where (o.organization_id, o.approval_id) in (
         select organization_id, approval_id from approval_signal_outbox
-         where next_attempt_at <= now() ${orgId ? 'and organization_id = ?' : ''}
+         where next_attempt_at <= now() ${orgId ? 'and organization_id = $1' : ''}
          order by next_attempt_at limit ${BATCH} for update skip locked)
       returning o.organization_id, o.approval_id`,
     orgId ? [orgId] : [],
@@ -44,7 +45,7 @@ export async function relayApproversChanged(em: EntityManager, temporal: Client,
           return;
         }
       }
-      await conn.execute('delete from approval_signal_outbox where organization_id = ? and approval_id = ?', [r.organization_id, r.approval_id]);
+      await boundRows(em, 'delete from approval_signal_outbox where organization_id = $1 and approval_id = $2', [r.organization_id, r.approval_id]);
     }),
   );
   return sent;

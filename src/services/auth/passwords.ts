@@ -7,6 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { hashSecret, sha256, verifySecret } from '../../domain/auth/secrets.js';
 import { OrganizationMember, User } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
@@ -16,9 +17,9 @@ import { userToken, type AuthResult } from './login.js';
 
 /** Runs inside a transaction: the new password, every other password token spent, every earlier session ended. */
 export async function replacePassword(tx: EntityManager, userId: string, password: string): Promise<void> {
-  // tx.execute runs inside the caller's transaction.
-  await tx.execute('update password_token set used_at = now() where user_id = ? and used_at is null', [userId], 'run');
-  await tx.execute('update app_user set password_hash = ?, token_version = token_version + 1, updated_at = now() where id = ?', [await hashSecret(password), userId], 'run');
+  // boundRows(tx, ...) runs on the caller's transaction (src/db/orm-sql.ts).
+  await boundRows(tx, 'update password_token set used_at = now() where user_id = $1 and used_at is null', [userId]);
+  await boundRows(tx, 'update app_user set password_hash = $1, token_version = token_version + 1, updated_at = now() where id = $2', [await hashSecret(password), userId]);
 }
 
 /**
@@ -28,10 +29,10 @@ export async function replacePassword(tx: EntityManager, userId: string, passwor
  */
 export async function setPasswordWithToken(em: EntityManager, token: string, password: string): Promise<string> {
   return em.transactional(async (tx) => {
-    const claimed = await tx.execute<{ user_id: string }[]>(
-      'update password_token set used_at = now() where token_hash = ? and used_at is null and expires_at > now() returning user_id',
+    const claimed = await boundRows<{ user_id: string }>(
+      tx,
+      'update password_token set used_at = now() where token_hash = $1 and used_at is null and expires_at > now() returning user_id',
       [sha256(token)],
-      'all',
     );
     if (!claimed.length) throw AppError.field('Token', 'The link is invalid, used or expired.');
     await replacePassword(tx, claimed[0].user_id, password);

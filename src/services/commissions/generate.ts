@@ -88,23 +88,25 @@ export interface PendingClawback {
  * whose invoices were since voided, cancelled or refunded. One read, then the pure rule.
  */
 export async function computeClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null): Promise<PendingClawback[]> {
-  const rows = await em.execute<
-    { entry_id: string; statement_id: string; sales_rep_id: string; invoice_id: string; invoice_number: string; commission: string; invoice_total: string; currency_code: string; status: string; refunds: { refundId: string; amount: string; createdAt: string }[] | null }[]
+  const rows = await boundRows<
+    { entry_id: string; statement_id: string; sales_rep_id: string; invoice_id: string; invoice_number: string; commission: string; invoice_total: string; currency_code: string; status: string; refunds: { refundId: string; amount: string; createdAt: string }[] | null }
   >(
+    em,
     `select e.id as entry_id, e.statement_id, s.sales_rep_id, e.invoice_id, e.invoice_number, e.commission, e.invoice_total, s.currency_code, i.status, i.refunds
        from commission_entry e
        join commission_statement s on s.organization_id = e.organization_id and s.id = e.statement_id
        join invoice i on i.organization_id = e.organization_id and i.id = e.invoice_id
-      where e.organization_id = ? and (?::uuid is null or s.sales_rep_id = ?::uuid) and s.status in ('Approved', 'Paid') and e.commission > 0
+      where e.organization_id = $1 and ($2::uuid is null or s.sales_rep_id = $3::uuid) and s.status in ('Approved', 'Paid') and e.commission > 0
         and (i.status in ('Voided', 'Cancelled') or jsonb_array_length(coalesce(i.refunds, '[]'::jsonb)) > 0)
         and not exists (select 1 from commission_adjustment a
                          where a.organization_id = e.organization_id and a.source_entry_id = e.id and a.cause in ('void', 'cancel'))`,
     [organizationId, salesRepId, salesRepId],
   );
   if (!rows.length) return [];
-  const existing = await em.execute<{ source_entry_id: string; cause: string; amount: string }[]>(
+  const existing = await boundRows<{ source_entry_id: string; cause: string; amount: string }>(
+    em,
     `select source_entry_id, cause, amount from commission_adjustment
-      where organization_id = ? and source_entry_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+      where organization_id = $1 and source_entry_id in (select value::uuid from jsonb_array_elements_text($2::jsonb))`,
     [organizationId, JSON.stringify(rows.map((r) => r.entry_id))],
   );
   const entries: SettledEntry[] = rows.map((r) => ({
@@ -149,10 +151,11 @@ export async function recordClawbacks(em: EntityManager, organizationId: string,
     amount: c.amount,
     reason: c.reason,
   }));
-  const res = await em.execute<{ id: string }[]>(
+  const res = await boundRows<{ id: string }>(
+    em,
     `insert into commission_adjustment (id, organization_id, sales_rep_id, statement_id, type, source_statement_id, source_entry_id, invoice_id, invoice_number, cause, currency_code, amount, reason, created_at)
-     select gen_random_uuid(), ?, ?, null, 'Clawback', x.source_statement_id, x.source_entry_id, x.invoice_id, x.invoice_number, x.cause, x.currency_code, x.amount, x.reason, now()
-       from jsonb_to_recordset(?::jsonb) as x(source_statement_id uuid, source_entry_id uuid, invoice_id uuid, invoice_number text, cause text, currency_code text, amount numeric, reason text)
+     select gen_random_uuid(), $1::uuid, $2::uuid, null, 'Clawback', x.source_statement_id, x.source_entry_id, x.invoice_id, x.invoice_number, x.cause, x.currency_code, x.amount, x.reason, now()
+       from jsonb_to_recordset($3::jsonb) as x(source_statement_id uuid, source_entry_id uuid, invoice_id uuid, invoice_number text, cause text, currency_code text, amount numeric, reason text)
      on conflict (organization_id, source_entry_id, cause) do nothing
      returning id`,
     [organizationId, salesRepId, JSON.stringify(payload)],
@@ -162,11 +165,12 @@ export async function recordClawbacks(em: EntityManager, organizationId: string,
 
 /** Pending clawbacks: recorded ones not yet on a statement, plus those computable now (not recorded yet). */
 export async function pendingClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null): Promise<Out<typeof commissionClawbacks>> {
-  const recorded = await em.execute<
-    { sales_rep_id: string; source_statement_id: string; invoice_number: string; cause: string; currency_code: string; amount: string; reason: string; created_at: Date }[]
+  const recorded = await boundRows<
+    { sales_rep_id: string; source_statement_id: string; invoice_number: string; cause: string; currency_code: string; amount: string; reason: string; created_at: Date }
   >(
+    em,
     `select sales_rep_id, source_statement_id, invoice_number, cause, currency_code, amount, reason, created_at from commission_adjustment
-      where organization_id = ? and statement_id is null and (?::uuid is null or sales_rep_id = ?::uuid) order by created_at, id`,
+      where organization_id = $1 and statement_id is null and ($2::uuid is null or sales_rep_id = $3::uuid) order by created_at, id`,
     [organizationId, salesRepId, salesRepId],
   );
   const computed = await computeClawbacks(em, organizationId, salesRepId);

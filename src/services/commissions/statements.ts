@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { toCsv } from '../../domain/csv.js';
 import { financeMove, type FinanceAction } from '../../domain/commissions/statement.js';
 import { moneyNumber } from '../../domain/money.js';
+import { boundRows } from '../../db/orm-sql.js';
 import type { StatementEvent } from '../../entities/Commission.js';
 import { CommissionAdjustment, CommissionEntry, CommissionStatement, Organization, OrganizationMember, OrganizationSalesRep, PriceTier } from '../../entities/index.js';
 import type { Config } from '../../config.js';
@@ -71,7 +72,7 @@ export async function requestStatement(
   const workflowId = statementWorkflowId(id);
   await em.fork().transactional(async (tx) => {
     // One writer per rep at a time, so two overlapping requests cannot both pass the check.
-    await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`commission-statement:${orgId}:${input.salesRepId}`]);
+    await boundRows(tx, `select pg_advisory_xact_lock(hashtext($1))`, [`commission-statement:${orgId}:${input.salesRepId}`]);
     const clash = await tx.findOne(CommissionStatement, {
       organization: orgId,
       salesRepId: input.salesRepId,
@@ -315,7 +316,7 @@ export async function applyAction(em: EntityManager, input: ActionInput): Promis
       case 'reject':
         st.rejectedReason = input.reason ?? null;
         // Its adjustments wait for the rep's next statement again.
-        await tx.execute(`update commission_adjustment set statement_id = null where organization_id = ? and statement_id = ?`, [input.organizationId, st.id]);
+        await boundRows(tx, `update commission_adjustment set statement_id = null where organization_id = $1 and statement_id = $2`, [input.organizationId, st.id]);
         event = { key: input.key, type: 'Rejected', at: input.at, by: input.by, note: input.reason ?? null };
         break;
       case 'markPaid':

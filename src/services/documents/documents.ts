@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { UUID_RE } from '../../domain/ids.js';
 import {
   bytesMatchKind,
@@ -145,11 +146,8 @@ export async function listDocuments(em: EntityManager, orgId: string, folderId: 
 }
 
 async function usedBytes(em: EntityManager, orgId: string): Promise<{ files: number; bytes: number }> {
-  const rows = await em
-    .getConnection()
-    .execute<
-      { files: string; bytes: string | null }[]
-    >('select count(*) as files, sum(size) as bytes from company_document where organization_id = ?', [orgId], 'all', em.getTransactionContext());
+  // boundRows runs on em's transaction when it has one (src/db/orm-sql.ts).
+  const rows = await boundRows<{ files: string; bytes: string | null }>(em, 'select count(*) as files, sum(size) as bytes from company_document where organization_id = $1', [orgId]);
   return { files: Number(rows[0].files), bytes: Number(rows[0].bytes ?? 0) };
 }
 
@@ -181,7 +179,7 @@ async function readEnds(filepath: string, size: number): Promise<{ head: Buffer;
 
 /** Serialises quota checks and name choices per organization inside the current transaction. */
 async function lockOrganization(em: EntityManager, orgId: string): Promise<void> {
-  await em.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`company-documents:${orgId}`], 'all', em.getTransactionContext());
+  await boundRows(em, 'select pg_advisory_xact_lock(hashtext($1))', [`company-documents:${orgId}`]);
 }
 
 async function takenNames(em: EntityManager, orgId: string, folderId: string | null, exceptIds: string[] = []): Promise<string[]> {

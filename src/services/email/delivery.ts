@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { randomToken, sha256 } from '../../domain/auth/secrets.js';
 import { renderEmail } from '../../domain/email/templates.js';
 import { ACCEPT_LINK_TTL_MS } from '../../domain/organizations/membership.js';
@@ -51,10 +52,10 @@ async function send(em: EntityManager, deps: MailDeps, input: SendEmailInput, re
  */
 async function deliverPlain(em: EntityManager, deps: MailDeps, input: SendEmailInput): Promise<{ delivered: boolean }> {
   const rendered = renderEmail(input.template, { ...input.data });
-  const conn = em.getConnection();
-  const rows = await conn.execute<{ status: string }[]>(
+  const rows = await boundRows<{ status: string }>(
+    em,
     `insert into email_message (id, organization_id, template, to_address, subject, status, attempts, created_at)
-     values (?, ?, ?, ?, ?, 'pending', 1, now())
+     values ($1, $2, $3, $4, $5, 'pending', 1, now())
      on conflict (id) do update set attempts = email_message.attempts + 1, subject = excluded.subject
      where email_message.status <> 'sent'
      returning status`,
@@ -62,7 +63,7 @@ async function deliverPlain(em: EntityManager, deps: MailDeps, input: SendEmailI
   );
   if (!rows.length) return { delivered: false };
   await send(em, deps, input, rendered);
-  await conn.execute(`update email_message set status = 'sent', sent_at = now() where id = ?`, [input.emailId], 'run');
+  await boundRows(em, `update email_message set status = 'sent', sent_at = now() where id = $1`, [input.emailId]);
   return { delivered: true };
 }
 
@@ -101,14 +102,12 @@ export async function deliverEmail(em: EntityManager, deps: MailDeps, input: Sen
   // Acceptance links of pending memberships, minted the same way; a resend replaces the earlier link.
   if (data.needsAcceptLink && typeof data.userId === 'string' && typeof data.organizationId === 'string') {
     const token = randomToken(32);
-    const updated = await em
-      .getConnection()
-      .execute(
-        `update organization_member set accept_token_hash = ?, accept_expires_at = ? where organization_id = ? and user_id = ? and status = 'pending'`,
-        [sha256(token), new Date(Date.now() + ACCEPT_LINK_TTL_MS), data.organizationId, data.userId],
-        'run',
-      );
-    if ((updated as { affectedRows?: number }).affectedRows) data.acceptUrl = `${deps.config.publicBaseUrl}/accept-membership?token=${token}`;
+    const updated = await boundRows(
+      em,
+      `update organization_member set accept_token_hash = $1, accept_expires_at = $2 where organization_id = $3 and user_id = $4 and status = 'pending' returning 1`,
+      [sha256(token), new Date(Date.now() + ACCEPT_LINK_TTL_MS), data.organizationId, data.userId],
+    );
+    if (updated.length) data.acceptUrl = `${deps.config.publicBaseUrl}/accept-membership?token=${token}`;
   }
   const rendered = renderEmail(input.template, data);
   msg.subject = rendered.subject;

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { errorCsv, type ImportKindName, type JsonRecord } from '../../domain/imports/records.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { Organization, User } from '../../entities/index.js';
 import { ImportJob, type ImportFormat, type ImportMode, type ImportOnError, type ImportStatus } from '../../entities/ImportJob.js';
 import { AppError } from '../../errors.js';
@@ -92,12 +93,12 @@ export const REPORT_RETENTION_DAYS = 30;
  * and an organization that stops importing keeps nothing it does not read.
  */
 export async function purgeExpiredReports(em: EntityManager, orgId: string): Promise<void> {
-  await em.getConnection().execute(
+  await boundRows(
+    em,
     `delete from import_record_error e using import_job j
-      where e.organization_id = ? and j.organization_id = e.organization_id and j.id = e.job_id
-        and j.finished_at < now() - make_interval(days => ?)`,
+      where e.organization_id = $1 and j.organization_id = e.organization_id and j.id = e.job_id
+        and j.finished_at < now() - make_interval(days => $2)`,
     [orgId, REPORT_RETENTION_DAYS],
-    'run',
   );
 }
 
@@ -195,21 +196,23 @@ interface ErrorRow {
 /** One page of the error report, ordered by record number and field. */
 export async function errorPage(em: EntityManager, orgId: string, jobId: string, q: ListQuery) {
   const { offset, pageSize: limit } = q;
-  const conn = em.getConnection();
-  const rows = await conn.execute<ErrorRow[]>(
-    'select record, key, field, message from import_record_error where organization_id = ? and job_id = ? order by record, field limit ? offset ?',
+  const rows = await boundRows<ErrorRow>(
+    em,
+    'select record, key, field, message from import_record_error where organization_id = $1 and job_id = $2 order by record, field limit $3 offset $4',
     [orgId, jobId, limit, offset],
   );
-  const [{ n }] = await conn.execute<{ n: number }[]>('select count(*)::int as n from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
+  const [{ n }] = await boundRows<{ n: number }>(em, 'select count(*)::int as n from import_record_error where organization_id = $1 and job_id = $2', [orgId, jobId]);
   return genericEnvelope(rows.map((r) => ({ record: r.record, key: r.key, field: r.field, message: r.message })), n, q);
 }
 
 /** The failed records with their original columns plus error_field and error_message. */
 export async function errorReportCsv(em: EntityManager, job: ImportJob): Promise<string> {
   const orgId = typeof job.organization === 'string' ? job.organization : job.organization.id;
-  const rows = await em
-    .getConnection()
-    .execute<ErrorRow[]>('select record, key, field, message, source from import_record_error where organization_id = ? and job_id = ? order by record, field', [orgId, job.id]);
+  const rows = await boundRows<ErrorRow>(
+    em,
+    'select record, key, field, message, source from import_record_error where organization_id = $1 and job_id = $2 order by record, field',
+    [orgId, job.id],
+  );
   const byRecord = new Map<number, { record: number; source: JsonRecord; errors: { field: string; message: string }[] }>();
   for (const r of rows) {
     const entry = byRecord.get(r.record) ?? { record: r.record, source: r.source ?? {}, errors: [] };
@@ -238,12 +241,11 @@ const TRANSITIONS = {
 export async function controlJob(em: EntityManager, deps: Deps, orgId: string, jobId: string, action: 'pause' | 'resume' | 'cancel'): Promise<ImportJob> {
   const job = await findJob(em, orgId, jobId);
   const t = TRANSITIONS[action];
-  const rows = await em
-    .getConnection()
-    .execute<{ id: string }[]>(
-      `update import_job set status = ${t.set}${action === 'cancel' ? ', finished_at = now()' : ''} where organization_id = ? and id = ? and status in (${t.from.map(() => '?').join(', ')}) returning id`,
-      [orgId, jobId, ...t.from],
-    );
+  const rows = await boundRows<{ id: string }>(
+    em,
+    `update import_job set status = ${t.set}${action === 'cancel' ? ', finished_at = now()' : ''} where organization_id = $1 and id = $2 and status = any($3) returning id`,
+    [orgId, jobId, [...t.from]],
+  );
   if (!rows.length) throw AppError.conflict(`The import job is ${job.status}; it cannot be ${action === 'pause' ? 'paused' : action === 'resume' ? 'resumed' : 'cancelled'}.`);
   await signal(deps, job, action);
   return findJob(em, orgId, jobId);
@@ -255,15 +257,15 @@ export async function retryJob(em: EntityManager, deps: Deps, orgId: string, job
   const finished = ['Succeeded', 'SucceededWithErrors', 'Failed', 'Cancelled'].includes(job.status);
   if (!finished || job.failed === 0 || job.failureReason) throw AppError.conflict(`The import job is ${job.status} with ${job.failed} failed records; there is nothing to retry.`);
   const whole = job.onError === 'abort' && job.mode === 'apply';
-  const conn = em.getConnection();
-  const rows = await conn.execute<{ id: string }[]>(
+  const rows = await boundRows<{ id: string }>(
+    em,
     `update import_job set status = 'Queued', started_at = null, finished_at = null, generation = generation + 1
        ${whole ? ', processed = 0, failed = 0, created = 0, updated = 0, unchanged = 0' : ''}
-     where organization_id = ? and id = ? and status = ? and generation = ? returning id`,
+     where organization_id = $1 and id = $2 and status = $3 and generation = $4 returning id`,
     [orgId, jobId, job.status, job.generation],
   );
   if (!rows.length) throw AppError.conflict('The import job changed meanwhile; read it and try again.');
-  if (whole) await conn.execute('delete from import_record_error where organization_id = ? and job_id = ?', [orgId, jobId]);
+  if (whole) await boundRows(em, 'delete from import_record_error where organization_id = $1 and job_id = $2', [orgId, jobId]);
   const fresh = await findJob(em, orgId, jobId);
   if (!(await startWorkflow(deps, fresh, !whole))) {
     // The previous run wrote its final status and is only handing off its e-mail: let it close.

@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundRows } from '../../db/orm-sql.js';
 import type { Deps } from '../../deps.js';
 import { nameFromFileName, normaliseCategoryName, resolveSku } from '../../domain/images/rules.js';
 import { AppError } from '../../errors.js';
@@ -46,8 +47,9 @@ export async function uploadImage(em: EntityManager, deps: MediaDeps, orgId: str
 export async function uploadCategoryImage(em: EntityManager, deps: MediaDeps, orgId: string, body: { image: UploadedFile; categoryName: string }) {
   const name = normaliseCategoryName(body.categoryName);
   const view = imageView(deps.storage, await store(em, deps, body.image, { orgId, name, source: 'local', categoryName: name }));
-  await em.getConnection().execute(
-    `update category set image_url = ? where organization_id = ? and lower(regexp_replace(trim(name), '\\s+', '-', 'g')) = ?`,
+  await boundRows(
+    em,
+    `update category set image_url = $1 where organization_id = $2 and lower(regexp_replace(trim(name), '\\s+', '-', 'g')) = $3`,
     [view.mediumUrl, orgId, name],
   );
   return { imageName: view.name, imageUrl: view.mediumUrl };

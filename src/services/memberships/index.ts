@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { sha256 } from '../../domain/auth/secrets.js';
 import { initialMembershipStatus } from '../../domain/organizations/membership.js';
 import { OrganizationMember, User, type Organization } from '../../entities/index.js';
@@ -84,15 +85,15 @@ export async function sendAcceptLink(deps: { temporal: Client; config: Config },
  */
 export async function acceptMembership(em: EntityManager, token: string, password: string): Promise<{ organizationId: string; name: string; userId: string }> {
   return em.transactional(async (tx) => {
-    // tx.execute runs inside this transaction.
-    const rows = await tx.execute<{ organization_id: string; name: string; user_id: string }[]>(
+    // boundRows(tx, ...) runs inside this transaction (src/db/orm-sql.ts).
+    const rows = await boundRows<{ organization_id: string; name: string; user_id: string }>(
+      tx,
       `update organization_member m set status = 'active', accepted_at = now(), accept_token_hash = null, accept_expires_at = null,
               invited_first_name = null, invited_last_name = null, invited_phone_number = null
          from organization o
-        where m.accept_token_hash = ? and m.status = 'pending' and m.accept_expires_at > now() and o.id = m.organization_id
+        where m.accept_token_hash = $1 and m.status = 'pending' and m.accept_expires_at > now() and o.id = m.organization_id
         returning m.organization_id, o.name, m.user_id`,
       [sha256(token)],
-      'all',
     );
     if (!rows.length) throw AppError.field('Token', 'The link is invalid, used or expired.');
     await replacePassword(tx, rows[0].user_id, password);

@@ -5,6 +5,7 @@
  * backlog, not every statement ever paid or rejected (docs/decisions.md).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { boundRows } from '../../db/orm-sql.js';
 import { dbPool, onScrape, statementsByState } from '../../metrics.js';
 
 const OPEN_STATES = ['Generating', 'Draft', 'Approved'];
@@ -22,7 +23,7 @@ export function collectPoolMetrics(orm: MikroORM, max: number): void {
 
 export function collectStatementMetrics(orm: MikroORM): void {
   onScrape(async () => {
-    const rows = await orm.em.getConnection().execute<{ status: string; n: string }[]>(OPEN_COUNTS);
+    const rows = await boundRows<{ status: string; n: string }>(orm.em.fork(), OPEN_COUNTS);
     for (const s of OPEN_STATES) statementsByState.set({ state: s }, 0);
     for (const r of rows) statementsByState.set({ state: r.status }, Number(r.n));
   });

@@ -7,6 +7,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
+import { boundRows } from '../../db/orm-sql.js';
 import type { Storage } from '../../adapters/storage.js';
 
 export interface CheckResult {
@@ -53,7 +54,7 @@ export interface ReadinessDeps {
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const [Database, Migrations, Temporal, ObjectStorage] = await Promise.all([
     timed(async () => {
-      await deps.orm.em.getConnection().execute('select 1', [], 'get');
+      await boundRows(deps.orm.em.fork(), 'select 1');
     }),
     timed(async () => {
       const pending = await deps.orm.migrator.getPending();

@@ -15,6 +15,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PaymentGateway, ProviderChargeRecord } from '../../adapters/payment-gateway.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { AppError } from '../../errors.js';
 import { log } from '../../logger.js';
 import { recordInvoicePayment } from '../invoices/record-payment.js';
@@ -26,27 +27,26 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The organization and invoice a charge belongs to, as far as the stored data says. */
 async function attribute(em: EntityManager, c: ProviderChargeRecord): Promise<{ organizationId: string; invoiceId: string | null } | null> {
   if (!c.paymentProfileId) return null;
-  const org = await em.getConnection().execute<{ organization_id: string }[]>('select organization_id from payment_method where payment_profile_id = ? limit 1', [c.paymentProfileId]);
+  const org = await boundRows<{ organization_id: string }>(em, 'select organization_id from payment_method where payment_profile_id = $1 limit 1', [c.paymentProfileId]);
   if (!org[0]) return null;
   const organizationId = org[0].organization_id;
   let invoiceId: string | null = null;
   if (c.reference) {
-    const rows = await em
-      .getConnection()
-      .execute<{ id: string }[]>(`select id from invoice where organization_id = ? and (invoice_number = ?${UUID.test(c.reference) ? ' or id = ?' : ''}) limit 1`, [
-        organizationId,
-        c.reference,
-        ...(UUID.test(c.reference) ? [c.reference] : []),
-      ]);
+    const rows = await boundRows<{ id: string }>(em, `select id from invoice where organization_id = $1 and (invoice_number = $2${UUID.test(c.reference) ? ' or id = $3' : ''}) limit 1`, [
+      organizationId,
+      c.reference,
+      ...(UUID.test(c.reference) ? [c.reference] : []),
+    ]);
     invoiceId = rows[0]?.id ?? null;
   }
   return { organizationId, invoiceId };
 }
 
 async function audit(em: EntityManager, organizationId: string, c: ProviderChargeRecord, action: string, invoiceId: string | null, reason: string): Promise<void> {
-  await em.getConnection().execute(
+  await boundRows(
+    em,
     `insert into payment_reconciliation (organization_id, charge_id, action, amount, currency_code, invoice_id, payment_profile_id, reference, reason, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, now()) on conflict do nothing`,
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) on conflict do nothing`,
     [organizationId, c.chargeId, action, c.amount, c.currency, invoiceId, c.paymentProfileId, c.reference, reason.slice(0, 500)],
   );
   await emitEventOnce(em, organizationId, 'payment.reconciled', { chargeId: c.chargeId, action, amount: c.amount, currencyCode: c.currency, invoiceId, reason }, `reconcile-${c.chargeId}`);
@@ -60,7 +60,7 @@ export async function reconcileCharges(em: EntityManager, gateway: PaymentGatewa
   for (const c of await gateway.listCharges(since)) {
     if (c.status !== 'approved' || Number(c.refundedAmount) > 0 || Date.parse(c.createdAt) > cutoff) continue;
     summary.examined++;
-    const recorded = await em.getConnection().execute('select 1 from invoice_payment where provider_charge_id = ? limit 1', [c.chargeId]);
+    const recorded = await boundRows(em, 'select 1 from invoice_payment where provider_charge_id = $1 limit 1', [c.chargeId]);
     if (recorded.length) {
       summary.alreadyRecorded++;
       continue;
@@ -110,9 +110,10 @@ export async function reconcileCharges(em: EntityManager, gateway: PaymentGatewa
 
 /** The janitor's actions for one organization, newest first (the finance report). */
 export async function reconciliationReport(em: EntityManager, organizationId: string, limit: number, offset: number, direction: 'asc' | 'desc' = 'desc') {
-  const rows = await em.getConnection().execute<Record<string, unknown>[]>(
+  const rows = await boundRows<Record<string, unknown>>(
+    em,
     `select charge_id, action, amount, currency_code, invoice_id, payment_profile_id, reference, reason, created_at, count(*) over () as total
-       from payment_reconciliation where organization_id = ? order by created_at ${direction === 'asc' ? 'asc' : 'desc'}, charge_id limit ? offset ?`,
+       from payment_reconciliation where organization_id = $1 order by created_at ${direction === 'asc' ? 'asc' : 'desc'}, charge_id limit $2 offset $3`,
     [organizationId, limit, offset],
   );
   return {

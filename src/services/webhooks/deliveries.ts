@@ -8,6 +8,7 @@ import type { webhookDelivery } from '../../domain/webhooks/responses.js';
 import type { Out } from '../../domain/contract.js';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
+import { boundRows } from '../../db/orm-sql.js';
 import { classifyResponse, DELIVERY_TIMEOUT_MS, retryDelaysMs, subscriptionMatches } from '../../domain/webhooks/rules.js';
 import { signatureHeader } from '../../domain/webhooks/signature.js';
 import { WebhookDelivery, WebhookEvent, WebhookSubscription } from '../../entities/Webhook.js';
@@ -123,7 +124,8 @@ export interface DeliveryToStart {
  * workflow has not been started (one statement on the two partial indexes; the long poll's check).
  */
 export async function hasDispatchWork(em: EntityManager): Promise<boolean> {
-  const [row] = await em.getConnection().execute<{ work: boolean }[]>(
+  const [row] = await boundRows<{ work: boolean }>(
+    em,
     `select exists (select 1 from webhook_event where dispatched_at is null)
          or exists (select 1 from webhook_delivery where started_at is null) as work`,
   );

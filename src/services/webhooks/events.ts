@@ -4,6 +4,7 @@
  * the transaction of the change, so the event commits (or rolls back) with it.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundRows } from '../../db/orm-sql.js';
 import type { WebhookEventType } from '../../domain/webhooks/rules.js';
 import { WebhookEvent } from '../../entities/Webhook.js';
 
@@ -16,9 +17,8 @@ export function emitEvent(em: EntityManager, organizationId: string, type: Webho
   return event.id;
 }
 
-const onceSql = (param: (n: number) => string) =>
-  `insert into webhook_event (id, organization_id, type, data, occurred_at, dispatched_at, dedupe_key)
-   values (gen_random_uuid(), ${param(1)}, ${param(2)}, ${param(3)}::jsonb, now(), null, ${param(4)})
+const ONCE_SQL = `insert into webhook_event (id, organization_id, type, data, occurred_at, dispatched_at, dedupe_key)
+   values (gen_random_uuid(), $1, $2, $3::jsonb, now(), null, $4)
    on conflict (organization_id, dedupe_key) do nothing returning id`;
 
 /**
@@ -27,7 +27,7 @@ const onceSql = (param: (n: number) => string) =>
  * Returns the new event id, or null when the key was already written.
  */
 export async function emitEventOnce(em: EntityManager, organizationId: string, type: WebhookEventType, data: Record<string, unknown>, key: string): Promise<string | null> {
-  const rows = await em.execute<{ id: string }[]>(onceSql(() => '?'), [organizationId, type, JSON.stringify(data), key]);
+  const rows = await boundRows<{ id: string }>(em, ONCE_SQL, [organizationId, type, JSON.stringify(data), key]);
   return rows[0]?.id ?? null;
 }
 
@@ -39,6 +39,6 @@ export async function emitEventOnceSql(
   data: Record<string, unknown>,
   key: string,
 ): Promise<string | null> {
-  const rows = await sql(onceSql((n) => `$${n}`), [organizationId, type, JSON.stringify(data), key]);
+  const rows = await sql(ONCE_SQL, [organizationId, type, JSON.stringify(data), key]);
   return rows[0]?.id ?? null;
 }
