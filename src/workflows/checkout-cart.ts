@@ -11,7 +11,7 @@
  * compensation); the cart stays PENDING. A cart edited during the run no longer comes to the
  * amount charged: its order is refused (409) and the charge voided. Raw card data never enters this workflow.
  */
-import { ApplicationFailure, CancellationScope, deprecatePatch, isCancellation, proxyActivities, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createCheckoutActivities } from '../activities/checkout.js';
 import type { createPaymentActivities } from '../activities/payments.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
@@ -29,7 +29,6 @@ const provider = proxyActivities<ReturnType<typeof createPaymentActivities>>(pro
 export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult> {
   const runId = workflowInfo().runId;
   // The database steps run as local activities (history markers, no task round trip through the server each).
-  deprecatePatch('checkout-local-steps'); // retired patch: docs/operations.md, "Retiring a patch"
   let prepared;
   try {
     prepared = await local.reserveOrderNumber(input);
@@ -64,7 +63,6 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
   }
   let order;
   // The order, the closed cart, the invoice and its payment in one activity and one transaction.
-  deprecatePatch('order-with-invoice'); // retired patch
   try {
     // `amount`: the order is refused (and the charge voided below) when the cart no longer comes to what was charged.
     order = await local.createOrderFromCart({

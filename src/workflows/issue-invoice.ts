@@ -4,13 +4,13 @@
  * dunning process (collectInvoice, `dunning-<invoiceId>`: reminders, overdue notices, credit hold)
  * and end.
  */
-import { type ActivityOptions, deprecatePatch, proxyLocalActivities } from '@temporalio/workflow';
+import { type ActivityOptions, proxyLocalActivities } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createInvoiceActivities } from '../activities/invoices.js';
 import { dunningWorkflowId } from './collect-invoice-defs.js';
 import type { IssueInvoiceInput, IssueInvoiceResult } from './issue-invoice-defs.js';
 import { startChildOnce } from './lib/start-child-once.js';
-import { deliverOnMailQueue, MAIL_QUEUE_PATCH } from './mail-delivery.js';
+import { deliverOnMailQueue } from './mail-delivery.js';
 import { asLocal, mustSucceed } from './retry-policies.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
@@ -21,10 +21,8 @@ const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttribu
 
 export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoiceResult> {
   const ref = { organizationId: input.organizationId, invoiceId: input.invoiceId };
-  deprecatePatch('issuance-local-steps'); // retired patch: docs/operations.md, "Retiring a patch"
   const facts = await storeInvoicePdf(ref);
   if (facts.to) {
-    deprecatePatch(MAIL_QUEUE_PATCH); // retired patch
     await deliverOnMailQueue({
       emailId: `invoice-issued-${input.invoiceId}`,
       organizationId: input.organizationId,
@@ -41,7 +39,6 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
     });
   }
   // An invoice with a balance goes on to its dunning process (collectInvoice, docs/credit.md).
-  deprecatePatch('dunning-replaces-reminder'); // retired patch
   if (facts.open) {
     await startChildOnce('collectInvoice', {
       workflowId: dunningWorkflowId(input.invoiceId),

@@ -10,7 +10,7 @@ import type { createEmailActivities } from '../activities/email.js';
 import { emailDelivery } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 
-/** Retired (deprecatePatch): every delivery is on the mail queue. */
+/** Retired (deprecatePatch in collectInvoice only, docs/operations.md "Retiring a patch"): every delivery is on the mail queue. */
 export const MAIL_QUEUE_PATCH = 'email-mail-queue';
 
 /**

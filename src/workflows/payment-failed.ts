@@ -3,7 +3,7 @@
  * itself): charge a saved profile; when the provider declines, write the `payment.failed`
  * webhook event, then surface the refusal as the workflow's failure.
  */
-import { ActivityFailure, ApplicationFailure, deprecatePatch, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChargeInput, createPaymentActivities, PaymentFailedInput } from '../activities/payments.js';
 import { surface } from './lib/surface.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
@@ -23,7 +23,6 @@ export type DeclineContext = Pick<PaymentFailedInput, 'source' | 'invoiceId' | '
 /** When `e` is a decline, writes the payment.failed event (once per workflow run) before the caller surfaces `e`. */
 async function reportDecline(e: unknown, charge: ChargeInput, about: DeclineContext): Promise<void> {
   if (!declined(e)) return;
-  deprecatePatch('payment-failed-event'); // retired patch: docs/operations.md, "Retiring a patch"
   const info = workflowInfo();
   await events.recordPaymentFailed({
     organizationId: charge.organizationId,
