@@ -47,19 +47,19 @@ export const tenantLimitCounts = new client.Counter({
 
 export const checkouts = new client.Counter({
   name: 'checkouts_total',
-  help: 'Checkout requests answered by the API, by outcome: completed, failed (a 4xx refusal: declined card, empty cart...), error (5xx), in_progress (the wait ran out).',
+  help: 'Checkout requests answered by the API, by outcome: completed, held (for approval), failed (a 4xx refusal: card declined at tokenization or charge, empty cart...), error (5xx), in_progress (the wait ran out).',
   labelNames: ['outcome'] as const,
 });
 
 export const payments = new client.Counter({
   name: 'payment_provider_calls_total',
-  help: 'Payment provider calls made by worker activities, by operation (charge, void, refund) and result (succeeded, declined, rejected, error).',
+  help: 'Payment provider calls made by this process (API or worker), by operation (tokenize, charge, void, refund, charge_report, profile_lookup, hosted_setup) and result (succeeded, declined, refused, rejected, error).',
   labelNames: ['operation', 'result'] as const,
 });
 
 export const importRecords = new client.Counter({
   name: 'import_records_total',
-  help: 'Import records processed by the worker, by phase (validate, apply) and outcome (created, updated, unchanged, failed).',
+  help: 'Import records processed by the worker, by phase (check, apply) and outcome (created, updated, unchanged, failed).',
   labelNames: ['phase', 'outcome'] as const,
 });
 

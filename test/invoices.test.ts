@@ -134,6 +134,13 @@ describe('GET /api/invoices and /api/invoices/{id}', () => {
     const paged = await get('/api/invoices?page=2&pageSize=1', lo.adminToken);
     expect(paged.body).toMatchObject({ totalCount: 2, pageNumber: 2, pageSize: 1, totalPages: 2 });
     expect(paged.body.items).toHaveLength(1);
+    // SPEC's generic pageNumber is another name for page here; both given and different is a 400.
+    const generic = await get('/api/invoices?pageNumber=2&pageSize=1', lo.adminToken);
+    expect(generic.body).toMatchObject({ pageNumber: 2, items: [{ invoiceNumber: paged.body.items[0].invoiceNumber }] });
+    expect((await get('/api/invoices?page=2&pageNumber=2&pageSize=1', lo.adminToken)).body.pageNumber).toBe(2);
+    const both = await get('/api/invoices?page=1&pageNumber=2&pageSize=1', lo.adminToken);
+    expect(both.status).toBe(400);
+    expect(Object.keys(both.body.errors)).toEqual(['pageNumber']);
   });
 
   test('when status is unknown, orderId malformed or pageSize above 500, then 400 names the parameter', async () => {

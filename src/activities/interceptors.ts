@@ -10,23 +10,15 @@
  */
 import { trace } from '@opentelemetry/api';
 import type { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { log } from '../logger.js';
-import { emails, payments, webhookDeliveries } from '../metrics.js';
-
-const PROVIDER_OPERATIONS: Record<string, string> = { chargeProfile: 'charge', voidCharge: 'void', refundCharge: 'refund' };
-
-/** The result label of a failed provider call: a decline, the provider refusing our credentials, or an error Temporal retries. */
-function providerFailure(e: unknown): string {
-  const type = e instanceof ApplicationFailure ? e.type : null;
-  return type === 'payment_required' ? 'declined' : type === 'provider_rejected' ? 'rejected' : 'error';
-}
+import { emails, webhookDeliveries } from '../metrics.js';
 
 /**
  * Business counters of the worker (src/metrics.ts) from its activities' outcomes, so the
- * activities themselves stay free of metrics code: provider calls by operation and result,
- * e-mails sent or failed, webhook delivery attempts by the delivery's status afterwards.
+ * activities themselves stay free of metrics code: e-mails sent or failed, webhook delivery
+ * attempts by the delivery's status afterwards. Provider calls are counted by the gateway itself
+ * (src/adapters/payment-gateway.ts), in the API as in the worker.
  */
 export const businessMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
   inbound: {
@@ -35,13 +27,11 @@ export const businessMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
       const first = input.args[0] as { template?: string } | undefined;
       try {
         const result = await next(input);
-        if (PROVIDER_OPERATIONS[type]) payments.inc({ operation: PROVIDER_OPERATIONS[type], result: 'succeeded' });
-        else if (type === 'deliverEmail') emails.inc({ template: first?.template ?? 'unknown', result: (result as { delivered?: boolean })?.delivered ? 'sent' : 'already_sent' });
+        if (type === 'deliverEmail') emails.inc({ template: first?.template ?? 'unknown', result: (result as { delivered?: boolean })?.delivered ? 'sent' : 'already_sent' });
         else if (type === 'attemptWebhookDelivery') webhookDeliveries.inc({ result: String((result as { status?: string })?.status ?? 'unknown') });
         return result;
       } catch (e) {
-        if (PROVIDER_OPERATIONS[type]) payments.inc({ operation: PROVIDER_OPERATIONS[type], result: providerFailure(e) });
-        else if (type === 'deliverEmail') emails.inc({ template: first?.template ?? 'unknown', result: 'failed' });
+        if (type === 'deliverEmail') emails.inc({ template: first?.template ?? 'unknown', result: 'failed' });
         else if (type === 'attemptWebhookDelivery') webhookDeliveries.inc({ result: 'error' });
         throw e;
       }

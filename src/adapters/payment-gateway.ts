@@ -18,6 +18,7 @@
 import type { Config } from '../config.js';
 import { classifyProviderResponse } from '../domain/payments/provider-errors.js';
 import { AppError } from '../errors.js';
+import { payments } from '../metrics.js';
 import { OutboundError, outboundRequest, type OutboundResponse } from './http-client.js';
 
 export interface CardCharge {
@@ -158,13 +159,49 @@ export function mapProviderResponse<T>(status: number, body: unknown, what: stri
   }
 }
 
+/** payment_provider_calls_total's `operation` label for each call (a fixed set: no ids in labels). */
+const OPERATIONS: Record<string, string> = {
+  'card tokenization': 'tokenize',
+  charge: 'charge',
+  refund: 'refund',
+  void: 'void',
+  'charge report': 'charge_report',
+  'payment profile lookup': 'profile_lookup',
+  'hosted transaction setup': 'hosted_setup',
+};
+
+/**
+ * The result label of a provider call: succeeded, declined (the card), refused (the provider refused
+ * the request as invalid or conflicting), rejected (our credentials or an unusable answer), error
+ * (unreachable, 5xx: retried).
+ */
+export function providerCallResult(e: unknown): 'declined' | 'refused' | 'rejected' | 'error' {
+  if (e instanceof ProviderRejectedError) return 'rejected';
+  if (e instanceof AppError) return e.kind === 'payment_required' ? 'declined' : e.status < 500 ? 'refused' : 'error';
+  return 'error';
+}
+
+/** Counts one provider call by operation and result, in whichever process (API or worker) makes it. */
+async function counted<T>(what: string, run: Promise<T>): Promise<T> {
+  const operation = OPERATIONS[what] ?? 'other';
+  try {
+    const r = await run;
+    payments.inc({ operation, result: 'succeeded' });
+    return r;
+  } catch (e) {
+    payments.inc({ operation, result: providerCallResult(e) });
+    throw e;
+  }
+}
+
 /**
  * The gateway for `settings`, calling out through the one outbound client (addresses and
  * scheme checked for an organization's endpoint, no redirects, connect and total deadlines).
  */
 export function providerClient(settings: PaymentProviderSettings, network: { allowPrivateNetworks: boolean }, timeoutMs = 15_000): PaymentGateway {
   const base = settings.baseUrl.replace(/\/+$/, '');
-  const send = async <T>(method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<T> => {
+  const send = <T>(method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<T> => counted(what, call<T>(method, path, body, what));
+  const call = async <T>(method: 'GET' | 'POST', path: string, body: unknown, what: string): Promise<T> => {
     if (!base) throw new ProviderUnavailableError('No payment provider is configured (PAYMENT_PROVIDER_URL).');
     let res: OutboundResponse;
     try {

@@ -213,6 +213,9 @@ function pagingParameters(spec: ListSpec): Param[] {
   const fields = Object.entries(spec.filters).map(([k, f]) => `\`${k}\` (${f.type})`).join(', ');
   const out: Param[] = [
     { name: names.page, in: 'query', 'x-paging': 'page', required: false, schema: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 }, description: 'Page number, from 1' },
+    ...(names.page === 'pageNumber'
+      ? []
+      : [{ name: 'pageNumber', in: 'query' as const, required: false, schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, description: `Another name for \`${names.page}\` (SPEC's generic one); both given with different values is a 400` }]),
     { name: names.size, in: 'query', 'x-paging': 'size', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: spec.defaultPageSize ?? 25 }, description: 'Rows per page' },
     { name: names.sortOn, in: 'query', 'x-paging': 'sortOn', required: false, schema: { type: 'string', enum: Object.keys(spec.sorts), default: spec.defaultSort }, description: 'Sort field (case-insensitive)' },
     { name: names.sortDirection, in: 'query', 'x-paging': 'sortDirection', required: false, schema: { type: 'string', enum: ['asc', 'desc'], default: spec.defaultDirection ?? 'asc' } },

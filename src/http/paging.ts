@@ -137,6 +137,19 @@ function condition(spec: FieldSpec, op: FilterOp, value: unknown): Record<string
   return { [map[op] ?? '$eq']: value };
 }
 
+/**
+ * The page number: `pageNumber`, SPEC's generic name, is accepted on every list; a list whose SPEC
+ * name differs (`page` for invoices) takes either, and both given with different values is a 400.
+ */
+function pageOf(name: string, int: (name: string, dflt: number, max?: number) => number, get: (name: string) => unknown, errors: FieldErrors): number {
+  const page = int(name, 1, 1_000_000);
+  if (name === 'pageNumber' || get('pageNumber') === undefined || get('pageNumber') === '') return page;
+  const generic = int('pageNumber', 1, 1_000_000);
+  if (get(name) === undefined || get(name) === '') return generic;
+  if (generic !== page && !errors[name] && !errors.pageNumber) errors.pageNumber = [`pageNumber (${generic}) and ${name} (${page}) name different pages: give one of them.`];
+  return page;
+}
+
 /** Parses paging, sorting and filters; throws one 400 naming every bad parameter. */
 export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQuery {
   const names = { page: 'pageNumber', size: 'pageSize', sortOn: 'sortOn', sortDirection: 'sortDirection', ...spec.names };
@@ -159,7 +172,7 @@ export function parseList(query: Record<string, unknown>, spec: ListSpec): ListQ
     }
     return n;
   };
-  const page = int(names.page, 1, 1_000_000);
+  const page = pageOf(names.page, int, get, errors);
   const pageSize = int(names.size, spec.defaultPageSize ?? 25, MAX_PAGE_SIZE);
 
   const sortRaw = get(names.sortOn);

@@ -44,6 +44,12 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
   assertBodyCustomer(body.customerNumber, ref.customerNumber);
   const workflowId = `checkout-${cart.id}`;
   if (cart.status !== 'PENDING') return finishedCheckout(deps, workflowId);
+  // Counted from here on (checkouts_total): a refusal before the workflow (empty cart, a card
+  // declined at tokenization) is a failed checkout as much as a decline of the charge.
+  return countCheckout(startCheckout(em, deps, orgId, auth, cart, body, workflowId));
+}
+
+async function startCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: VisibleCart, body: CheckoutRequest, workflowId: string): Promise<CheckoutResult | PendingApproval> {
   assertCheckoutReady(cart, body);
   const onAccount = isOnAccount(body);
   const total = cartAmountDue(cart);
@@ -64,7 +70,7 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
   const held = await checkSpendingLimit(em, deps, orgId, auth, cart, input, total);
   if (held) return held;
   // A failed checkout (declined card) may be retried under the same id; a finished one is attached to.
-  return countCheckout(runWorkflow<CheckoutResult>(deps.temporal, deps.config, {
+  return runWorkflow<CheckoutResult>(deps.temporal, deps.config, {
     workflowType: 'checkoutCart',
     workflowId,
     args: [input],
@@ -73,14 +79,14 @@ export async function completeCheckout(em: EntityManager, deps: Deps, orgId: str
     waitMs: deps.config.checkoutWaitMs,
     what: 'Checkout',
     inProgress: IN_PROGRESS,
-  }));
+  });
 }
 
-/** checkouts_total by what the caller gets: completed, failed (a 4xx refusal), in_progress (the wait ran out), error. */
+/** checkouts_total by what the caller gets: completed, held (for approval), failed (a 4xx refusal), in_progress (the wait ran out), error. */
 async function countCheckout<T>(run: Promise<T>): Promise<T> {
   try {
     const result = await run;
-    checkouts.inc({ outcome: 'completed' });
+    checkouts.inc({ outcome: (result as Partial<PendingApproval>)?.status === 'PendingApproval' ? 'held' : 'completed' });
     return result;
   } catch (e) {
     const status = e instanceof AppError ? e.status : 500;

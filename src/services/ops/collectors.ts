@@ -11,12 +11,19 @@ import { dbPool, onScrape, statementsByState } from '../../metrics.js';
 const OPEN_STATES = ['Generating', 'Draft', 'Approved'];
 const OPEN_COUNTS = `select status, count(*) as n from commission_statement where status in (${OPEN_STATES.map((s) => `'${s}'`).join(', ')}) group by status`;
 
+/** Requests waiting for a connection: none while one is idle (those are handed one on the next tick). */
+export function poolWaiting(idle: number, queued: number): number {
+  return idle > 0 ? 0 : queued;
+}
+
 export function collectPoolMetrics(orm: MikroORM, max: number): void {
   onScrape(async () => {
     const pool = await orm.em.getConnection().getNativeClient();
     dbPool.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
     dbPool.set({ state: 'idle' }, pool.idleCount);
-    dbPool.set({ state: 'waiting' }, pool.waitingCount);
+    // pg-pool queues a request for a tick even while a connection is idle (this scrape's own
+    // statement count is one): only requests that find no idle connection are waiting.
+    dbPool.set({ state: 'waiting' }, poolWaiting(pool.idleCount, pool.waitingCount));
     dbPool.set({ state: 'max' }, max);
   });
 }
