@@ -75,7 +75,7 @@ export function startOpsServer(opts: OpsServerOptions): Server | null {
         ? { 'access-control-allow-origin': config.opsCorsOrigin, 'access-control-allow-headers': 'authorization, content-type, x-namespace', 'access-control-allow-credentials': 'true', vary: 'Origin' }
         : {};
       if (req.method === 'OPTIONS') return send(res, 204, '', 'text/plain', { ...cors, 'access-control-allow-methods': 'POST, GET, OPTIONS' });
-      if (req.method === 'GET' && path === '/health') return send(res, 200, JSON.stringify({ Status: 'ok', Service: config.serviceName }));
+      if (req.method === 'GET' && path === '/health') return send(res, 200, JSON.stringify({ status: 'ok', service: config.serviceName }));
       if (!authorized(req, config.opsToken)) return send(res, 401, JSON.stringify({ title: 'Unauthorized', status: 401 }), 'application/problem+json', cors);
       if (req.method === 'GET' && path === '/metrics') return send(res, 200, await metricsText(opts.extraMetrics), METRICS_CONTENT_TYPE);
       if (req.method === 'GET' && path === '/ready') {

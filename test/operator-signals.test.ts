@@ -106,3 +106,11 @@ test('when the worker charges a card, then the worker counts the charge (and the
   );
   expect(sample(apiAfter, 'checkouts_total', { outcome: 'completed' })).toBeGreaterThanOrEqual(sample(apiBefore, 'checkouts_total', { outcome: 'completed' }) + 1);
 });
+
+test('when /health is called on the API and on each ops port, then all answer the same camelCase body', async () => {
+  for (const base of [stack.urls.api, stack.urls.apiOps, stack.urls.workerOps]) {
+    const res = await fetch(`${base}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok', service: expect.any(String) });
+  }
+});

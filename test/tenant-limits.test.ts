@@ -35,18 +35,25 @@ test("when an organization's API class exceeds its share of the organization's o
   const limits = await call('GET', '/api/organizations/rate-limits', { apiKey: keys.ApiKey });
   expect(limits.status).toBe(200);
   expect(limits.body).toMatchObject({ RequestsPerMinute: 20, IsOrganizationSpecific: true, WindowSeconds: 60, Classes: { Api: { Share: 50, RequestsPerMinute: 10 }, Staff: { Share: 20, RequestsPerMinute: 4 } } });
-  expect(limits.headers.get('ratelimit')).toMatch(/^"organization-api";r=9;t=\d+, "credential";r=\d+;t=\d+$/);
-  // Requests 2..10 pass and say how many remain; a second API instance counts with the first.
+  // Reading the limits is not counted against them (and never refused by them: below).
+  expect(limits.headers.get('ratelimit')).toBeNull();
+  // Requests 1..10 pass and say how many remain; a second API instance counts with the first.
   second = await startOwnApi();
   const seen: number[] = [];
-  for (let i = 0; i < 9; i++) {
+  for (let i = 0; i < 10; i++) {
     const r = await call('GET', '/api/products', { apiKey: keys.ApiKey, base: i % 2 ? second.base : undefined });
     expect(r.status).toBe(200);
     seen.push(Number(/"organization-api";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
   }
-  expect(seen).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+  expect(seen).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
   expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey }), 10);
   expectLimited(await call('GET', '/api/products', { apiKey: keys.ApiKey, base: second.base }), 10);
+  // Over the limit, the credential can still read the limits that refuse it, on either instance.
+  for (const base of [undefined, second.base]) {
+    const own = await call('GET', '/api/organizations/rate-limits', { apiKey: keys.ApiKey, base });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ RequestsPerMinute: 20, Classes: { Api: { RequestsPerMinute: 10 } } });
+  }
   // Past the limit the refusal is the answer whatever the request would have been (a read runs beside
   // its count: a missing product is still 429, not 404), and a write stores nothing.
   expectLimited(await call('GET', '/api/products/NO-SUCH-SKU', { apiKey: keys.ApiKey, base: second.base }), 10);

@@ -8,6 +8,7 @@ import '../../src/compat/node20.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { onStopSignals, startStack } from '../lib/stack.js';
+import { ensureBinaries } from '../lib/binaries.js';
 
 const labels: Record<string, string> = {
   api: 'API (production)',
@@ -32,10 +33,11 @@ async function main(): Promise<void> {
   const say = (s: string) => console.log(`[dev] ${s}`);
   let stopStack: (() => Promise<void>) | undefined;
   let stopping = false;
+  let logDir = '';
   const stop = async (why: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    say(`${why}: stopping...`);
+    say(`${why}: stopping...${logDir ? ` (logs: ${logDir})` : ''}`);
     await stopStack?.();
     say('stopped');
     process.exit(0);
@@ -52,7 +54,10 @@ async function main(): Promise<void> {
   const stack = await startStack({ mode: 'dev', dataDir, say, onStop: (s) => (stopStack = s) });
   if (stopping) return;
   for (const [k, v] of Object.entries(stack.urls)) console.log(`  ${(labels[k] ?? k).padEnd(26)} ${v}`);
+  logDir = stack.logDir;
   console.log(`  ${'Logs'.padEnd(26)} ${stack.logDir}`);
+  const { temporal } = await ensureBinaries(() => undefined);
+  console.log(`  ${'Temporal CLI'.padEnd(26)} ${temporal} (or: npm run temporal -- workflow list)`);
   // The processes this launcher owns, for operators and the launcher test.
   writeFileSync(path.join(dataDir, 'dev-pids.json'), JSON.stringify({ launcher: process.pid, ...stack.pids }, null, 2));
   console.log('ready');

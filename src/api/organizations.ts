@@ -199,6 +199,8 @@ export const organizationRoutes = [
     summary: "The organization's limits on authenticated requests per minute (per organization and per credential); set by the platform operator",
     tag: 'Organizations',
     auth: ['Admin'],
+    // Readable while the organization is over its limit: the one answer that says why it is refused.
+    tenantLimits: 'exempt',
     responses: {
       200: json(
         out.component(

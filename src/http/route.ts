@@ -72,6 +72,11 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
   tag: string;
   /** 'public', or the roles allowed (Super is always allowed). */
   auth: 'public' | readonly Role[];
+  /**
+   * 'exempt': not counted against the tenant's limits nor refused by them (an admin must always be able
+   * to read its own limits, GET /api/organizations/rate-limits). Every other authenticated route is counted.
+   */
+  tenantLimits?: 'exempt';
   /** Rate-limit bucket for public and login routes: key derived from the request. */
   rateLimit?: { scope: 'public' | 'login'; key: (r: { ip: string; body: Inferred<BS> }) => string };
   body?: BS;
