@@ -264,6 +264,30 @@ describe('delivery', () => {
     expectProblem(await call('POST', `/api/webhooks/${hook.webhookId}/replay`, { ...O, body: { since: 'yesterday' } }), 400);
   });
 
+  test('when a delivery still retrying is redelivered by hand, then the original stops: the receiver gets the event once more, not again from the old schedule', async () => {
+    const o = await createOrg();
+    const O = { base: o.base, token: o.adminToken };
+    const hook = await subscribe(o, '/superseded', ['order.created']);
+    rx.respond('/superseded', [{ status: 503 }]);
+    await call('POST', '/api/orders', { ...O, body: orderBody() });
+    // Five failed attempts; three more are scheduled (about 1.8 s, 3.6 s and 3.6 s apart in the test stack).
+    await rx.waitFor('/superseded', (l) => l.length >= 5, 30_000);
+    const original = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries`, O)).body.Data[0];
+    rx.respond('/superseded', [{ status: 204 }]);
+    const again = await call('POST', `/api/webhooks/${hook.webhookId}/deliveries/${original.deliveryId}/redeliver`, O);
+    expect(again.status).toBe(202);
+    await rx.waitFor('/superseded', (l) => l.length >= 6, 30_000);
+    // Long enough for the original's remaining attempts, had they gone on.
+    await new Promise((r) => setTimeout(r, 10_000));
+    const got = rx.received('/superseded');
+    expect(got.length).toBeGreaterThanOrEqual(6);
+    expect(got.length).toBeLessThanOrEqual(7); // an attempt of the original already in flight at the redelivery may land
+    const old = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries/${original.deliveryId}`, O)).body;
+    expect(old).toMatchObject({ status: 'Failed', nextAttemptAt: null, lastError: expect.stringContaining(`Superseded by redelivery ${again.body.deliveryId}`) });
+    const fresh = (await call('GET', `/api/webhooks/${hook.webhookId}/deliveries/${again.body.deliveryId}`, O)).body;
+    expect(fresh).toMatchObject({ status: 'Succeeded', attempts: 1 });
+  });
+
   test('when the secret is rotated, then deliveries carry two signatures, one per secret', async () => {
     const o = await createOrg();
     const O = { base: o.base, token: o.adminToken };

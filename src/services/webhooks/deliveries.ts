@@ -82,12 +82,26 @@ function newDelivery(em: EntityManager, orgId: string, webhookId: string, eventI
   });
 }
 
-/** A new delivery of the same event (same `webhook-id`) to the same subscription. */
+/**
+ * A new delivery of the same event (same `webhook-id`) to the same subscription. An earlier
+ * delivery of it still retrying ends here (Failed, "superseded"), so the receiver does not get the
+ * event again from the old schedule; an attempt of it already under way ends at its next attempt
+ * (attemptDelivery checks for a newer delivery first).
+ */
 export async function redeliver(em: EntityManager, orgId: string, webhookId: string, deliveryId: string) {
   const d = await findDelivery(em, orgId, webhookId, deliveryId);
   const again = newDelivery(em, orgId, webhookId, d.eventId, d.eventType);
+  const open = await em.find(WebhookDelivery, { organizationId: orgId, webhookId, eventId: d.eventId, status: { $in: ['Pending', 'Retrying'] } });
+  for (const o of open) supersede(o, again.id);
   await em.flush();
   return deliveryView(again);
+}
+
+/** Ends a delivery that a redelivery by hand replaced: no further attempts. */
+function supersede(d: WebhookDelivery, byDeliveryId: string): void {
+  d.status = 'Failed';
+  d.nextAttemptAt = null;
+  d.lastError = `Superseded by redelivery ${byDeliveryId}: no further attempts.`;
 }
 
 /** Redelivers every event whose latest delivery to this subscription since `since` Failed. */
@@ -196,6 +210,16 @@ export async function attemptDelivery(
   const d = await em.findOne(WebhookDelivery, { id: input.deliveryId, organizationId: input.organizationId });
   if (!d) return { done: true, status: 'Failed', retryAfterMs: null };
   if (d.status === 'Succeeded' || d.status === 'Failed') return { done: true, status: d.status, retryAfterMs: null };
+  const newer = await em.findOne(
+    WebhookDelivery,
+    { organizationId: d.organizationId, webhookId: d.webhookId, eventId: d.eventId, createdAt: { $gt: d.createdAt } },
+    { orderBy: { createdAt: 'desc' }, fields: ['id'] },
+  );
+  if (newer) {
+    supersede(d, newer.id);
+    await em.flush();
+    return { done: true, status: d.status, retryAfterMs: null };
+  }
   const sub = await em.findOne(WebhookSubscription, { id: d.webhookId, organizationId: d.organizationId });
   const event = await em.findOne(WebhookEvent, { id: d.eventId, organizationId: d.organizationId });
   const now = new Date();
