@@ -91,7 +91,7 @@ function newDelivery(em: EntityManager, orgId: string, webhookId: string, eventI
 export async function redeliver(em: EntityManager, orgId: string, webhookId: string, deliveryId: string) {
   const d = await findDelivery(em, orgId, webhookId, deliveryId);
   const again = newDelivery(em, orgId, webhookId, d.eventId, d.eventType);
-  const open = await em.find(WebhookDelivery, { organizationId: orgId, webhookId, eventId: d.eventId, status: { $in: ['Pending', 'Retrying'] } });
+  const open = await em.find(WebhookDelivery, { organizationId: orgId, webhookId, eventId: d.eventId, id: { $ne: again.id }, status: { $in: ['Pending', 'Retrying'] } });
   for (const o of open) supersede(o, again.id);
   await em.flush();
   return deliveryView(again);
