@@ -9,6 +9,7 @@ import * as out from '../domain/contract.js';
 import { dataPage } from '../domain/resources.js';
 import { createLocation, deleteLocation, listLocations, locationListSpec, readLocation, updateLocation } from '../services/stock/locations.js';
 import { productInventory, putInventory } from '../services/stock/inventory.js';
+import { inventoryEntry } from '../domain/stock/schemas.js';
 
 const TAG = 'Stock';
 const ADMIN = ['Admin'] as const;
@@ -63,16 +64,6 @@ const locationFields = {
 const locationCreate = yup.object({ ...locationFields, name: locationFields.name.required(), code: locationFields.code.required() });
 const locationUpdate = yup.object(locationFields);
 
-const count = (what: string) => yup.number().integer('${path} must be a whole number.').nullable().meta({ openapi: { description: what } });
-const inventoryEntry = yup.object({
-  sku: yup.string().trim().min(1).max(100).required(),
-  location: yup.string().trim().min(1).max(50).required().meta({ openapi: { description: 'The location code (or its id)' } }),
-  quantityOnHand: count('A count: on hand at the location becomes this (an adjustment by the difference)').min(0, '${path} must be at least 0.'),
-  receive: count('Units received (a receipt)').min(1, '${path} must be at least 1.'),
-  adjust: count('Signed adjustment (reason required)'),
-  reason: yup.string().trim().max(500).nullable(),
-  reference: yup.string().trim().max(200).nullable(),
-});
 const inventoryBody = yup.object({ items: yup.array(inventoryEntry.required()).min(1).max(5000).required() });
 
 const common = { 401: 'Unauthenticated', 403: 'Not Admin' };

@@ -35,34 +35,33 @@ export interface LevelView {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Why each entry cannot be applied (by `<prefix>[i].<field>`), given the products and locations read. */
-function entryErrors(
-  entries: readonly InventoryEntry[],
-  products: Map<string, { id: string; tracked: boolean }>,
-  locations: Map<string, string>,
-  prefix: string,
-): FieldErrors {
+/** Why one entry cannot be applied (field -> messages, by the entry's own field names), given the products and locations read. */
+function entryErrors(e: InventoryEntry, products: Map<string, { id: string; tracked: boolean }>, locations: Map<string, string>): FieldErrors {
   const errors: FieldErrors = {};
-  entries.forEach((e, i) => {
-    const given = [e.quantityOnHand, e.receive, e.adjust].filter((x) => x !== undefined && x !== null).length;
-    if (given !== 1) errors[`${prefix}[${i}]`] = ['Give exactly one of quantityOnHand (a count), receive or adjust.'];
-    if (e.adjust !== undefined && e.adjust !== null && !e.reason) errors[`${prefix}[${i}].reason`] = ['An adjustment needs a reason.'];
-    const p = products.get(e.sku);
-    if (!p) errors[`${prefix}[${i}].sku`] = ['No product with this sku.'];
-    else if (!p.tracked) errors[`${prefix}[${i}].sku`] = ['The product does not track inventory; set trackInventory: true on it first (PUT /api/products).'];
-    if (!locations.has(e.location.toLowerCase())) errors[`${prefix}[${i}].location`] = ['No stock location with this code or id.'];
-  });
+  const given = [e.quantityOnHand, e.receive, e.adjust].filter((x) => x !== undefined && x !== null).length;
+  if (given !== 1) errors.$ = ['Give exactly one of quantityOnHand (a count), receive or adjust.'];
+  if (e.adjust !== undefined && e.adjust !== null && !e.reason) errors.reason = ['An adjustment needs a reason.'];
+  const p = products.get(e.sku);
+  if (!p) errors.sku = ['No product with this sku.'];
+  else if (!p.tracked) errors.sku = ['The product does not track inventory; set trackInventory: true on it first (PUT /api/products).'];
+  if (!locations.has(e.location.toLowerCase())) errors.location = ['No stock location with this code or id.'];
   return errors;
 }
 
+/** Per entry, in input order: its field errors (empty when it can be applied). `write: false` checks only. */
+export interface InventoryOutcome {
+  errors: FieldErrors[];
+  levels: LevelView[];
+}
+
 /**
- * Applies inventory entries in the caller's transaction: each entry becomes a receipt, an
- * adjustment with its reason, or (quantityOnHand, a count) an adjustment by the difference to
- * the level's on hand, read under lock (reason "count" unless given). Field errors name
- * `<prefix>[i].<field>`; nothing is written when any entry is bad. Answers the levels written.
+ * Applies the entries that can be applied, in the caller's transaction: each becomes a receipt, an
+ * adjustment with its reason, or (quantityOnHand, a count) an adjustment by the difference to the
+ * level's on hand, read under lock (reason "count" unless given). Answers each entry's errors
+ * and the levels written (one statement for all of them: ./ledger.ts applyMovements).
  */
-export async function applyInventory(sql: Sql, orgId: string, entries: readonly InventoryEntry[], by: string | null, prefix = 'items'): Promise<LevelView[]> {
-  if (!entries.length) return [];
+export async function applyInventoryEntries(sql: Sql, orgId: string, entries: readonly InventoryEntry[], by: string | null, write = true): Promise<InventoryOutcome> {
+  if (!entries.length) return { errors: [], levels: [] };
   const skus = [...new Set(entries.map((e) => e.sku))];
   const refs = [...new Set(entries.map((e) => e.location.toLowerCase()))];
   const products = new Map(
@@ -80,9 +79,10 @@ export async function applyInventory(sql: Sql, orgId: string, entries: readonly 
     locations.set(l.id.toLowerCase(), l.id);
   }
   const codeOf = new Map(locRows.map((l) => [l.id, l.code]));
-  const errors = entryErrors(entries, products, locations, prefix);
-  if (Object.keys(errors).length) throw AppError.validation(errors, 'Some inventory entries cannot be applied; nothing was changed.');
-  const counted = entries.filter((e) => e.quantityOnHand !== undefined && e.quantityOnHand !== null);
+  const errors = entries.map((e) => entryErrors(e, products, locations));
+  const good = entries.filter((_, i) => !Object.keys(errors[i]).length);
+  if (!write || !good.length) return { errors, levels: [] };
+  const counted = good.filter((e) => e.quantityOnHand !== undefined && e.quantityOnHand !== null);
   const current = new Map<string, number>();
   if (counted.length) {
     const pids = counted.map((e) => products.get(e.sku)!.id);
@@ -94,7 +94,7 @@ export async function applyInventory(sql: Sql, orgId: string, entries: readonly 
     ))
       current.set(`${r.product_id}/${r.location_id}`, r.on_hand);
   }
-  const moves: Movement[] = entries.map((e) => {
+  const moves: Movement[] = good.map((e) => {
     const productId = products.get(e.sku)!.id;
     const locationId = locations.get(e.location.toLowerCase())!;
     const base = { productId, locationId, reference: e.reference ?? null, createdBy: by };
@@ -107,14 +107,28 @@ export async function applyInventory(sql: Sql, orgId: string, entries: readonly 
   });
   const levels = await applyMovements(sql, orgId, moves);
   const skuOf = new Map([...products].map(([sku, p]) => [p.id, sku]));
-  return levels
-    .map((l) => ({ sku: skuOf.get(l.product_id)!, locationId: l.location_id, location: codeOf.get(l.location_id)!, onHand: l.on_hand, reserved: l.reserved, available: l.on_hand - l.reserved }))
-    .sort((a, b) => a.sku.localeCompare(b.sku) || a.location.localeCompare(b.location));
+  return {
+    errors,
+    levels: levels
+      .map((l) => ({ sku: skuOf.get(l.product_id)!, locationId: l.location_id, location: codeOf.get(l.location_id)!, onHand: l.on_hand, reserved: l.reserved, available: l.on_hand - l.reserved }))
+      .sort((a, b) => a.sku.localeCompare(b.sku) || a.location.localeCompare(b.location)),
+  };
+}
+
+/** The entries' errors as `items[i].<field>` (`items[i]` for the entry itself); nothing is written when any entry is bad. */
+async function applyAllOrNothing(sql: Sql, orgId: string, entries: readonly InventoryEntry[], by: string | null): Promise<LevelView[]> {
+  const checked = await applyInventoryEntries(sql, orgId, entries, by, false);
+  const errors: FieldErrors = {};
+  checked.errors.forEach((e, i) => {
+    for (const [f, m] of Object.entries(e)) errors[f === '$' ? `items[${i}]` : `items[${i}].${f}`] = m;
+  });
+  if (Object.keys(errors).length) throw AppError.validation(errors, 'Some inventory entries cannot be applied; nothing was changed.');
+  return (await applyInventoryEntries(sql, orgId, entries, by)).levels;
 }
 
 /** PUT /api/inventory: the entries in one transaction (all or nothing). */
 export async function putInventory(databaseUrl: string, orgId: string, entries: readonly InventoryEntry[], by: string | null): Promise<{ items: LevelView[] }> {
-  return { items: await inTransaction(batchPool(databaseUrl), (sql) => applyInventory(sql, orgId, entries, by)) };
+  return { items: await inTransaction(batchPool(databaseUrl), (sql) => applyAllOrNothing(sql, orgId, entries, by)) };
 }
 
 /**
