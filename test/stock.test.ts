@@ -51,6 +51,7 @@ const inventory = async (sku: string) => (await call('GET', `/api/products/${sku
 const orderBody = (lines: { sku: string; quantity: number }[]) => ({
   customer: { customerNumber: 'C-STOCK', companyName: 'Stock Co', companyEmail: 'ap@stock.example' },
   orderType: 'Direct',
+  poNumber: uniq('PO'),
   priceTier: 'Retail',
   currencyCode: 'USD',
   primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },

@@ -50,8 +50,9 @@ export interface LevelRow {
 }
 
 /**
- * Writes movements and their levels in ONE statement: the levels are upserted with the summed
- * deltas (a level that does not exist starts at 0), the movements inserted, and the products'
+ * Writes movements and their levels in ONE statement: the levels are moved by the summed deltas
+ * (a level that does not exist is created at 0 first, by one more statement, when a receipt,
+ * adjustment or shipment may name one), the movements inserted, and the products'
  * `quantity_on_hand` moved by the on-hand deltas. A level that would fall below 0 on hand, or
  * below what it has reserved, refuses the whole statement (409).
  */
@@ -73,14 +74,22 @@ export async function applyMovements(sql: Sql, orgId: string, moves: readonly Mo
     created_by: m.createdBy ?? null,
   }));
   try {
+    // A level that does not exist yet starts at 0 (receipts, adjustments, shipments may name one; a reservation or release
+    // names levels it read). Its own statement: an INSERT ... ON CONFLICT checks the proposed row's constraints before it
+    // finds the conflict, so the deltas cannot ride on it.
+    if (rows.some((m) => m.kind !== 'reservation' && m.kind !== 'release'))
+      await sql(
+        `insert into stock_level (organization_id, product_id, location_id, on_hand, reserved, updated_at)
+         select $1, k.p, k.l, 0, 0, now() from unnest($2::uuid[], $3::uuid[]) as k(p, l) order by k.p, k.l
+         on conflict (organization_id, product_id, location_id) do nothing`,
+        [orgId, rows.map((m) => m.productId), rows.map((m) => m.locationId)],
+      );
     return await sql<LevelRow>(
       `with m as (select * from jsonb_to_recordset($2::jsonb) as r(n int, product_id uuid, location_id uuid, kind text, quantity int, reserved_quantity int,
                     oh int, rv int, reason text, order_id uuid, reference text, created_by text)),
             d as (select product_id, location_id, sum(oh)::int as oh, sum(rv)::int as rv from m group by product_id, location_id),
-            lv as (insert into stock_level as s (organization_id, product_id, location_id, on_hand, reserved, updated_at)
-                   select $1, product_id, location_id, oh, rv, now() from d order by product_id, location_id
-                   on conflict (organization_id, product_id, location_id)
-                   do update set on_hand = s.on_hand + excluded.on_hand, reserved = s.reserved + excluded.reserved, updated_at = now()
+            lv as (update stock_level s set on_hand = s.on_hand + d.oh, reserved = s.reserved + d.rv, updated_at = now()
+                     from d where s.organization_id = $1 and s.product_id = d.product_id and s.location_id = d.location_id
                    returning s.product_id, s.location_id, s.on_hand, s.reserved),
             mv as (insert into stock_movement (organization_id, id, product_id, location_id, kind, quantity, reserved_quantity, reason, order_id, reference, created_by, created_at)
                    select $1, gen_random_uuid(), product_id, location_id, kind, quantity, reserved_quantity, reason, order_id, reference, created_by, clock_timestamp()
