@@ -3,7 +3,7 @@
  * "Reservations") over HTTP against the real stack. After every scenario the ledger identity is
  * checked against the database (test/support/stock-ledger.ts).
  */
-import { call, createOrg, customerToken, dbQuery, uniq, type OrgFixture } from './support/helpers';
+import { call, createOrg, customerToken, dbQuery, repToken, uniq, type OrgFixture } from './support/helpers';
 import { pathParamFixtures } from './support/matrix-fixtures';
 import { expectLedgerIdentity } from './support/stock-ledger';
 
@@ -229,6 +229,34 @@ describe('reservations', () => {
       [org.organizationId, sku],
     );
     expect(reserved[0]).toEqual({ orders: 5, units: 5 });
+  });
+
+  test('when a buyer accepts a quote of a tracked product, then the order reserves in its transaction; a quote the stock cannot serve is refused with 409 and stays Quoted', async () => {
+    await ensureLocations();
+    const sku = await trackedProduct({ price: 5 });
+    await put([{ sku, location: 'MAIN', receive: 6 }]);
+    const customerNumber = uniq('SQ');
+    const repNumber = uniq('SR');
+    const rep = await repToken(org, repNumber);
+    await call('PUT', '/api/customers', { ...A(), body: { customerNumber, companyName: `Company ${customerNumber}`, companyEmail: `${customerNumber.toLowerCase()}@example.com`, pricing: 'Retail', repNumber } });
+    await call('PUT', `/api/customers/${customerNumber}/credit`, { ...A(), body: { creditLimit: 100_000 } });
+    const buyer = await customerToken(org, { CustomerNumber: customerNumber, PriceTier: 'Retail', CurrencyCode: 'USD' });
+    const quote = async (quantity: number) => {
+      const q = await call('POST', '/api/quotes', { base: org.base, token: buyer, body: { customerNumber, items: [{ sku, quantity }] } });
+      expect(q.status).toBe(201);
+      expect((await call('POST', `/api/quotes/${q.body.quoteId}/offers`, { base: org.base, token: rep, body: {} })).status).toBe(200);
+      return q.body.quoteId as string;
+    };
+    const [small, big] = [await quote(4), await quote(3)];
+    const ok = await call('POST', `/api/quotes/${small}/accept`, { base: org.base, token: buyer, body: { poNumber: 'PO-S1' } });
+    expect(ok.status).toBe(200);
+    const reserved = await dbQuery<{ n: number }>(`select coalesce(sum(quantity), 0)::int as n from stock_movement where organization_id = $1 and order_id = $2 and kind = 'reservation'`, [org.organizationId, ok.body.orderId]);
+    expect(reserved[0].n).toBe(4);
+    const refused = await call('POST', `/api/quotes/${big}/accept`, { base: org.base, token: buyer, body: { poNumber: 'PO-S2' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors['items[0]'][0]).toBe(`${sku}: 3 requested, 2 available (the product does not allow backorders).`);
+    expect((await call('GET', `/api/quotes/${big}`, { base: org.base, token: buyer })).body.status).toBe('Quoted');
+    expect((await inventory(sku)).reserved).toBe(4);
   });
 
   test('when a product is not tracked, then checkout and orders write no stock movement (as before)', async () => {
