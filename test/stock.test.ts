@@ -3,7 +3,9 @@
  * "Reservations") over HTTP against the real stack. After every scenario the ledger identity is
  * checked against the database (test/support/stock-ledger.ts).
  */
-import { call, createOrg, customerToken, dbQuery, repToken, uniq, type OrgFixture } from './support/helpers';
+import { call, createOrg, customerToken, dbQuery, repToken, stack, uniq, type OrgFixture } from './support/helpers';
+import { releaseOrderStock, shipStock } from '../src/services/stock/ledger';
+import type { Sql } from '../src/db/sql';
 import { pathParamFixtures } from './support/matrix-fixtures';
 import { expectLedgerIdentity } from './support/stock-ledger';
 
@@ -43,6 +45,26 @@ async function trackedProduct(opts: { allowBackorder?: boolean; leadTimeDays?: n
   });
   expect(res.status).toBe(201);
   return sku;
+}
+
+/** Runs `fn` in one transaction of the service's database (the interface the fulfillment workflow calls takes the caller's transaction). */
+async function inServiceTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Client } = require('pg') as typeof import('pg');
+  const client = new Client({ connectionString: stack.env.production.DATABASE_URL });
+  await client.connect();
+  const sql: Sql = async <R>(text: string, params: unknown[] = []) => (await client.query(text, params as never[])).rows as R[];
+  try {
+    await client.query('begin');
+    const out = await fn(sql);
+    await client.query('commit');
+    return out;
+  } catch (e) {
+    await client.query('rollback');
+    throw e;
+  } finally {
+    await client.end();
+  }
 }
 
 const put = (items: Record<string, unknown>[]) => call('PUT', '/api/inventory', { ...A(), body: { items } });
@@ -257,6 +279,41 @@ describe('reservations', () => {
     expect(refused.body.errors['items[0]'][0]).toBe(`${sku}: 3 requested, 2 available (the product does not allow backorders).`);
     expect((await call('GET', `/api/quotes/${big}`, { base: org.base, token: buyer })).body.status).toBe('Quoted');
     expect((await inventory(sku)).reserved).toBe(4);
+  });
+
+  test('when an order ships (shipStock) and is released (releaseOrderStock), then on hand and its reservation fall at the location it used, untracked lines are ignored, and a second release releases nothing', async () => {
+    const { east, main } = await ensureLocations();
+    const sku = await trackedProduct();
+    await put([{ sku, location: 'EAST', receive: 3 }, { sku, location: 'MAIN', receive: 10 }]);
+    const plain = uniq('PLAIN-');
+    const o = await call('POST', '/api/orders', { ...A(), body: orderBody([{ sku, quantity: 5 }, { sku: plain, quantity: 1 }]) });
+    expect(o.status).toBe(201);
+    const orderId = o.body.data.id as string;
+    const shipped = await inServiceTransaction((sql) => shipStock(sql, org.organizationId, orderId, [{ sku, quantity: 2 }, { sku: plain, quantity: 1 }]));
+    // EAST holds 3 of the order's 5 reserved: the shipment leaves from there.
+    expect(shipped).toEqual([
+      { sku, quantity: 2, locationId: east },
+      { sku: plain, quantity: 1, locationId: null },
+    ]);
+    let levels = (await inventory(sku)).locations.map((l: { code: string; onHand: number; reserved: number }) => [l.code, l.onHand, l.reserved]);
+    expect(levels).toEqual([
+      ['EAST', 1, 1],
+      ['MAIN', 10, 2],
+    ]);
+    // Naming a location: MAIN; 1 more than its reservation of this order comes from its unreserved stock.
+    expect(await inServiceTransaction((sql) => shipStock(sql, org.organizationId, orderId, [{ sku, quantity: 3, locationId: main }]))).toEqual([{ sku, quantity: 3, locationId: main }]);
+    levels = (await inventory(sku)).locations.map((l: { code: string; onHand: number; reserved: number }) => [l.code, l.onHand, l.reserved]);
+    expect(levels).toEqual([
+      ['EAST', 1, 1],
+      ['MAIN', 7, 0],
+    ]);
+    const first = await inServiceTransaction((sql) => releaseOrderStock(sql, org.organizationId, orderId));
+    expect(first).toEqual([{ sku, locationId: east, quantity: 1 }]);
+    expect(await inServiceTransaction((sql) => releaseOrderStock(sql, org.organizationId, orderId))).toEqual([]);
+    expect(await inventory(sku)).toMatchObject({ quantityOnHand: 8, reserved: 0, available: 8 });
+    // Another organization's location is a 404; nothing is written.
+    await expect(inServiceTransaction((sql) => shipStock(sql, org.organizationId, orderId, [{ sku, quantity: 1, locationId: '00000000-0000-4000-8000-000000000000' }]))).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await inventory(sku)).quantityOnHand).toBe(8);
   });
 
   test('when a product is not tracked, then checkout and orders write no stock movement (as before)', async () => {
