@@ -4,6 +4,8 @@ const PRODUCT_FIELDS = [
   'productId', 'organizationId', 'sku', 'name', 'description', 'category', 'price', 'priceFormatted', 'currencyCode', 'prices',
   'quantityOnHand', 'minimumOrderQuantity', 'quantityIncrement', 'weight', 'weightUnit', 'dimensions', 'dimensionsUnit', 'upc',
   'active', 'images', 'productAttributes', 'externalId', 'createdAt', 'updatedAt',
+  // Stock (docs/fulfillment.md "Stock").
+  'trackInventory', 'allowBackorder', 'leadTimeDays', 'available', 'backorder',
 ].sort();
 
 function tierToken(org: OrgFixture, tier: string, currency = 'USD'): Promise<string> {

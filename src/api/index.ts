@@ -27,6 +27,7 @@ import { integrationRoutes } from './integrations.js';
 import { quoteRoutes } from './quotes.js';
 import { approvalRoutes } from './approvals.js';
 import { timelineRoutes } from './timelines.js';
+import { stockRoutes } from './stock.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -38,6 +39,7 @@ export const allRoutes: RouteDef[] = [
   ...associationRoutes,
   ...salesRepRoutes,
   ...imageRoutes,
+  ...stockRoutes,
   ...productRoutes,
   ...categoryRoutes,
   ...cartRoutes,

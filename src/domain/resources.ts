@@ -106,7 +106,12 @@ export const product = component(
     priceFormatted: strN(),
     currencyCode: strN(),
     prices: doc(arr(productPrice), 'Customer tokens: their own tier only'),
-    quantityOnHand: int(),
+    quantityOnHand: doc(int(), 'A tracked product (trackInventory): the sum of its stock levels over locations; a write is an adjustment at the default location'),
+    trackInventory: doc(bool(), 'Stock is kept per location and reserved by orders (docs/fulfillment.md "Stock")'),
+    allowBackorder: doc(bool(), 'A tracked product: lines beyond what is available are backordered instead of refused'),
+    leadTimeDays: doc(intN(), 'Days to restock, shown with a backorder'),
+    available: doc(intN(), 'A tracked product: on hand minus reserved over all locations; null when not tracked'),
+    backorder: doc(bool(), 'A tracked product with nothing available that may be backordered (see leadTimeDays)'),
     minimumOrderQuantity: int(),
     quantityIncrement: int(),
     weight: numN(),
@@ -174,7 +179,16 @@ export const orderCustomer = component(
 
 export const orderItem = component(
   'OrderItem',
-  obj({ sku: str(), productName: str(), quantity: int(), price: num(), priceFormatted: str(), subTotal: num(), subTotalFormatted: str() }),
+  obj({
+    sku: str(),
+    productName: str(),
+    quantity: int(),
+    price: num(),
+    priceFormatted: str(),
+    subTotal: num(),
+    subTotalFormatted: str(),
+    backorderedQuantity: opt(doc(int(), 'Units of a tracked product waiting for stock; present only when above 0 (docs/fulfillment.md "Reservations")')),
+  }),
 );
 
 export const order = component(

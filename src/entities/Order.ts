@@ -115,6 +115,8 @@ export const OrderItem = defineEntity({
     quantity: p.integer(),
     price: p.decimal().precision(19).scale(4),
     subTotal: p.decimal().precision(19).scale(4),
+    /** Units of a tracked product the stock could not serve when the order was placed (docs/fulfillment.md "Reservations"). */
+    backorderedQuantity: p.integer().default(0),
   },
 });
 export type OrderItem = InferEntity<typeof OrderItem>;

@@ -33,6 +33,11 @@ export const Product = defineEntity({
     active: p.boolean().default(true),
     productAttributes: p.json<Record<string, unknown>>().nullable(),
     externalId: p.string().length(200).nullable(),
+    /** Stock is kept per location (docs/fulfillment.md "Stock"); false: the product behaves as before (quantityOnHand a plain field). */
+    trackInventory: p.boolean().default(false),
+    /** A tracked product's lines beyond what is available are backordered instead of refused. */
+    allowBackorder: p.boolean().default(false),
+    leadTimeDays: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

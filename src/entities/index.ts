@@ -38,9 +38,13 @@ import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
 import { Quote, QuoteNumberCounter } from './Quote.js';
 import { ApprovalRequest, CustomerBuyer } from './Approval.js';
+import { StockLevel, StockLocation, StockMovement } from './Stock.js';
 export type { ApprovalSubject } from './Approval.js';
 
 export {
+  StockLocation,
+  StockLevel,
+  StockMovement,
   ApprovalRequest,
   CustomerBuyer,
   Quote,
@@ -103,6 +107,9 @@ export {
 };
 
 export const entities = [
+  StockLocation,
+  StockLevel,
+  StockMovement,
   IdempotencyRecord,
   WorkflowStartOutbox,
   ApprovalSignalOutbox,

@@ -89,6 +89,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Sales reps', description: 'Sales representatives and their assignment to organizations.' },
   { name: 'Products', description: 'Catalog products with tiered prices; what a caller sees depends on the token (Customer: own tier only).' },
   { name: 'Categories', description: 'The product category tree.' },
+  { name: 'Stock', description: 'Stock locations, levels per product and location (on hand, reserved, available) and the ledger of their movements; orders reserve tracked lines (docs/fulfillment.md).' },
   { name: 'Images', description: 'Product and category images: uploads, remote ingestion, the media library.' },
   { name: 'Carts', description: 'Shopping carts: one PENDING cart per customer, tier prices with quantity breaks. Checkout (charge, order, invoice, confirmation) runs as one durable workflow.' },
   { name: 'Orders', description: 'Orders from checkout, the API or imports.' },

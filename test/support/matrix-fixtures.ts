@@ -244,6 +244,16 @@ pathParamFixtures.importJobId = async (org) => {
   return res.body.jobId;
 };
 matrixBodies['POST /api/imports'] = () => ({ kind: 'products', records: [{ sku: 'MATRIX-1', name: 'Matrix' }] });
+/** `/api/stock-locations/{locationId}`: a stock location (not the default: the organization's first is made beside it). */
+pathParamFixtures.locationId = async (org) => {
+  const opts = { base: org.base, token: org.adminToken };
+  await call('POST', '/api/stock-locations', { ...opts, body: { name: 'Default', code: uniq('DEF') } });
+  const res = await call('POST', '/api/stock-locations', { ...opts, body: { name: 'Matrix', code: uniq('LOC') } });
+  if (res.status !== 201) throw new Error(`create stock location failed: ${res.status} ${res.text}`);
+  return res.body.locationId;
+};
+matrixBodies['POST /api/stock-locations'] = () => ({ name: 'Matrix', code: `M${Date.now().toString(36)}` });
+matrixBodies['PUT /api/inventory'] = () => ({ items: [{ sku: 'MATRIX-1', location: 'MATRIX', receive: 1 }] });
 /** `/api/webhooks/{webhookId}`: a subscription (the URL is never called unless events occur). */
 pathParamFixtures.webhookId = async (org) => {
   const res = await call('POST', '/api/webhooks', { base: org.base, token: org.adminToken, body: { url: 'https://example.com/matrix-hook', events: ['order.created'] } });

@@ -50,6 +50,7 @@ export const KIND_SCOPE: Record<string, Scope> = {
   importJobId: 'org',
   uploadId: 'org',
   paymentTermId: 'org',
+  locationId: 'org',
 };
 
 /** A slot's leaf name looks like an id: such slots need a rule. */
@@ -101,6 +102,7 @@ export const FIELD_KIND: Record<string, string> = {
   organizationId: 'organizationId',
   OrganizationId: 'organizationId',
   paymentTermId: 'paymentTermId',
+  locationId: 'locationId',
 };
 
 /** Slot names that look like ids but are not references to a stored record, with the reason. */

@@ -6,7 +6,7 @@
 import type { FieldErrors } from '../../errors.js';
 import { toCsv } from '../csv.js';
 
-export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links';
+export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links' | 'inventory';
 
 /** Records per chunk: one activity and one transaction each. */
 export const CHUNK_SIZE = 1000;
@@ -143,6 +143,8 @@ export function recordKey(kind: ImportKindName, record: unknown): string | null 
       return str(r.orderNumber);
     case 'invoices':
       return str(r.invoiceNumber);
+    case 'inventory':
+      return str(r.sku) && str(r.location) ? `${str(r.sku)}@${str(r.location)}` : str(r.sku);
     case 'user-customer-links':
       return str(r.UserId) && str(r.CustomerNumber) ? `${str(r.UserId)}:${str(r.CustomerNumber)}` : null;
   }

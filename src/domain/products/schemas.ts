@@ -33,6 +33,9 @@ export const productInput = yup.object({
     .test('object', '${path} must be a JSON object.', (v) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v))),
   externalId: yup.string().trim().max(200).nullable(),
   prices: yup.array(priceEntry.required()).max(1000).nullable(),
+  trackInventory: yup.boolean(),
+  allowBackorder: yup.boolean(),
+  leadTimeDays: yup.number().integer('${path} must be a whole number.').min(0, '${path} must be at least 0.').max(3650).nullable(),
 });
 export type ProductInput = yup.InferType<typeof productInput>;
 export type PriceInput = yup.InferType<typeof priceEntry>;

@@ -69,6 +69,11 @@ export interface ProductFields {
   active: boolean;
   productAttributes: Record<string, unknown> | null;
   externalId: string | null;
+  trackInventory: boolean;
+  allowBackorder: boolean;
+  leadTimeDays: number | null;
+  /** Tracked products: on hand - reserved over all locations (read in the product's one statement); null otherwise. */
+  available: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -92,6 +97,11 @@ export function productView(p: ProductFields, prices: readonly PriceRow[], v: Pr
     currencyCode: cur,
     prices: visible.map((e) => ({ tier: e.tier, price: moneyNumber(e.price, currencyFor(e.tier)), priceFormatted: formatMoney(e.price, currencyFor(e.tier)), atQuantity: e.atQuantity })),
     quantityOnHand: p.quantityOnHand,
+    trackInventory: p.trackInventory,
+    allowBackorder: p.allowBackorder,
+    leadTimeDays: p.leadTimeDays ?? null,
+    available: p.trackInventory ? Math.max(0, p.available ?? 0) : null,
+    backorder: p.trackInventory && p.allowBackorder && (p.available ?? 0) <= 0,
     minimumOrderQuantity: p.minimumOrderQuantity,
     quantityIncrement: p.quantityIncrement,
     weight: p.weight === null || p.weight === undefined ? null : Number(p.weight),

@@ -20,6 +20,7 @@ import { emitEventOnce } from '../webhooks/events.js';
 import { priceLine } from '../catalog/pricing.js';
 import { approvalEvent } from './approvals.js';
 import { limitedBuyer } from './buyers.js';
+import { reserveApprovedOrder } from '../orders/create.js';
 
 const wrongState = (message: string) => ApplicationFailure.create({ type: APPROVAL_WRONG_STATE, message, nonRetryable: true });
 
@@ -282,6 +283,8 @@ async function settleHeldOrder(tx: EntityManager, a: ApprovalRequest, to: 'Pendi
   o.orderStatus = to;
   o.updatedAt = new Date();
   a.orderNumber = o.orderNumber;
+  // Approved: availability is checked now and the tracked lines reserved in this transaction (409 when short; docs/fulfillment.md "Reservations").
+  if (to === 'Pending') await reserveApprovedOrder(tx, a.organizationId, o);
   await tx.flush();
 }
 

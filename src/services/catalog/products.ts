@@ -51,7 +51,9 @@ export interface CatalogReadDeps {
 /** A product row with its category name, prices and active images aggregated (aliases p and c). */
 const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, c.name as category_name, p.quantity_on_hand, p.minimum_order_quantity,
   p.quantity_increment, p.weight, p.weight_unit, p.dimensions, p.dimensions_unit, p.upc, p.active, p.product_attributes, p.external_id,
-  p.created_at, p.updated_at,
+  p.created_at, p.updated_at, p.track_inventory, p.allow_backorder, p.lead_time_days,
+  case when p.track_inventory then coalesce((select sum(l.on_hand - l.reserved) from stock_level l
+                                              where l.organization_id = p.organization_id and l.product_id = p.id), 0)::int end as available,
   coalesce((select json_agg(json_build_object('tier', pp.tier, 'price', pp.price::text, 'atQuantity', pp.at_quantity) order by pp.tier, pp.at_quantity)
               from product_price pp where pp.organization_id = p.organization_id and pp.product_id = p.id), '[]') as prices,
   coalesce((select json_agg(json_build_object('id', i.id, 'name', i.name, 'height', i.height, 'width', i.width, 'contentSize', i.content_size,
@@ -64,6 +66,7 @@ interface ProductRow extends ProductColumns {
   category_name: string | null;
   created_at: Date;
   updated_at: Date;
+  available: number | null;
   prices: PriceRow[];
   images: (Omit<ImageFields, 'organization' | 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string })[];
 }
@@ -87,6 +90,10 @@ function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductVie
     active: r.active,
     productAttributes: r.product_attributes,
     externalId: r.external_id,
+    trackInventory: r.track_inventory,
+    allowBackorder: r.allow_backorder,
+    leadTimeDays: r.lead_time_days,
+    available: r.available,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -14,6 +14,7 @@ import { checkPrices, type PriceRow } from '../../domain/products/prices.js';
 import type { PriceUpdateInput, ProductInput } from '../../domain/products/schemas.js';
 import type { Sql } from '../../db/sql.js';
 import { stableJson } from '../../domain/json.js';
+import { adjustToTargets } from '../stock/inventory.js';
 
 export interface CatalogWrite {
   sql: Sql;
@@ -43,6 +44,9 @@ export interface ProductColumns {
   active: boolean;
   product_attributes: Record<string, unknown> | null;
   external_id: string | null;
+  track_inventory: boolean;
+  allow_backorder: boolean;
+  lead_time_days: number | null;
 }
 
 interface ProductRow extends ProductColumns {
@@ -66,6 +70,9 @@ const COLUMNS: { name: keyof ProductRow; type: string }[] = [
   { name: 'active', type: 'boolean' },
   { name: 'product_attributes', type: 'jsonb' },
   { name: 'external_id', type: 'text' },
+  { name: 'track_inventory', type: 'boolean' },
+  { name: 'allow_backorder', type: 'boolean' },
+  { name: 'lead_time_days', type: 'int' },
 ];
 const recordset = `jsonb_to_recordset($2::jsonb) as r(${COLUMNS.map((c) => `${c.name} ${c.type}`).join(', ')})`;
 const DATA_COLS = COLUMNS.filter((c) => c.name !== 'id').map((c) => c.name);
@@ -96,13 +103,19 @@ interface State {
   pricesChanged: Set<string>;
   /** Unchanged products whose updatedAt still moves (touch). */
   touched: Set<string>;
+  /** Tracked products: the sum of their levels as read. */
+  levelSums: Map<string, number>;
+  /** Tracked products whose quantityOnHand is to become `target`: an adjustment at the default location. */
+  onHandTargets: Map<string, { sku: string; target: number; levels: number }>;
 }
 
 async function loadState(ctx: CatalogWrite, skus: string[], externalIds: string[], categoryNames: string[]): Promise<State> {
   const { sql, orgId } = ctx;
-  const rows = await sql<ProductRow>(
+  const rows = await sql<ProductRow & { stock_on_hand: number }>(
     `select id, sku, name, description, category_id, quantity_on_hand, minimum_order_quantity, quantity_increment, weight::text as weight,
-            weight_unit, dimensions, dimensions_unit, upc, active, product_attributes, external_id
+            weight_unit, dimensions, dimensions_unit, upc, active, product_attributes, external_id,
+            track_inventory, allow_backorder, lead_time_days,
+            (select coalesce(sum(l.on_hand), 0)::int from stock_level l where l.organization_id = product.organization_id and l.product_id = product.id) as stock_on_hand
        from product where organization_id = $1 and (sku = any($2::text[]) or external_id = any($3::text[]))`,
     [orgId, skus, externalIds],
   );
@@ -120,8 +133,8 @@ async function loadState(ctx: CatalogWrite, skus: string[], externalIds: string[
   for (const p of priceRows) prices.get(p.product_id)?.push({ tier: p.tier, price: p.price, atQuantity: p.at_quantity });
   return {
     orgId,
-    bySku: new Map(rows.map((r) => [r.sku, r])),
-    byExternalId: new Map(rows.filter((r) => r.external_id).map((r) => [r.external_id!, r])),
+    bySku: new Map(rows.map(({ stock_on_hand: _levels, ...r }) => [r.sku, r])),
+    byExternalId: new Map(rows.filter((r) => r.external_id).map(({ stock_on_hand: _levels, ...r }) => [r.external_id!, r])),
     prices,
     tiers,
     categories: new Map(cats.map((c) => [c.name.toLowerCase(), c.id])),
@@ -130,6 +143,8 @@ async function loadState(ctx: CatalogWrite, skus: string[], externalIds: string[
     changed: new Set(),
     pricesChanged: new Set(),
     touched: new Set(),
+    levelSums: new Map(rows.map((r) => [r.id, r.stock_on_hand])),
+    onHandTargets: new Map(),
   };
 }
 
@@ -174,6 +189,9 @@ function mergeProduct(st: State, body: ProductInput, touch: boolean): FieldError
     active: true,
     product_attributes: null,
     external_id: null,
+    track_inventory: false,
+    allow_backorder: false,
+    lead_time_days: null,
   };
   const next: ProductRow = { ...base, sku: body.sku };
   const set = <K extends keyof ProductRow>(k: K, v: ProductRow[K] | undefined) => {
@@ -193,6 +211,18 @@ function mergeProduct(st: State, body: ProductInput, touch: boolean): FieldError
   set('active', body.active);
   if (body.productAttributes !== undefined) next.product_attributes = body.productAttributes ?? null;
   set('external_id', body.externalId);
+  set('track_inventory', body.trackInventory);
+  set('allow_backorder', body.allowBackorder);
+  if (body.leadTimeDays !== undefined) next.lead_time_days = body.leadTimeDays ?? null;
+  // A tracked product's quantityOnHand is the sum of its levels: a write (or the value it had when tracking starts) becomes an
+  // adjustment at the default location after the rows are written (docs/fulfillment.md "Stock"); the column keeps the levels' sum.
+  if (next.track_inventory) {
+    const levels = existing ? (st.levelSums.get(existing.id) ?? 0) : 0;
+    const target = body.quantityOnHand ?? (existing?.track_inventory ? null : base.quantity_on_hand);
+    next.quantity_on_hand = levels;
+    if (target !== null && target !== levels) st.onHandTargets.set(next.id, { sku: next.sku, target, levels });
+    else st.onHandTargets.delete(next.id);
+  }
 
   const rowChanged = !existing || !sameRow(existing, next);
   const pricesChanged = !!checked && !samePrices(st.prices.get(next.id) ?? [], checked.rows);
@@ -258,7 +288,7 @@ async function write(ctx: CatalogWrite, st: State): Promise<void> {
     );
   if (updates.length)
     await sql(
-      `update product p set ${DATA_COLS.map((c) => `${c} = r.${c}`).join(', ')}, updated_at = now()
+      `update product p set ${DATA_COLS.map((c) => (c === 'quantity_on_hand' ? `${c} = case when p.track_inventory and r.track_inventory then p.${c} else r.${c} end` : `${c} = r.${c}`)).join(', ')}, updated_at = now()
          from ${recordset}
         where p.organization_id = $1 and p.id = r.id
           and (${DATA_COLS.map((c) => `p.${c}`).join(', ')}) is distinct from (${DATA_COLS.map((c) => `r.${c}`).join(', ')})`,
@@ -280,6 +310,7 @@ async function write(ctx: CatalogWrite, st: State): Promise<void> {
       );
   }
   if (touched.size) await sql('update product set updated_at = now() where organization_id = $1 and id = any($2::uuid[])', [orgId, [...touched]]);
+  if (st.onHandTargets.size) await adjustToTargets(sql, orgId, [...st.onHandTargets].map(([productId, t]) => ({ productId, ...t })));
 }
 
 /** Upserts validated products by sku (externalId also matches); prices, when given, replace the product's. */

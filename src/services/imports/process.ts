@@ -13,6 +13,7 @@ import { InputError, readRecords } from './input.js';
 import { applyInvoices } from './invoices.js';
 import { applyLinks } from './links.js';
 import { applyOrders } from './orders.js';
+import { applyInventory } from './inventory.js';
 import { applyPrices, applyProducts } from './products.js';
 import { inTransaction } from '../../db/sql.js';
 import { emitEventOnceSql } from '../webhooks/events.js';
@@ -29,6 +30,7 @@ export const APPLIERS: Record<ImportKindName, ChunkApplier> = {
   'user-customer-links': applyLinks,
   orders: applyOrders,
   invoices: applyInvoices,
+  inventory: applyInventory,
 };
 
 export const chunkKey = (orgId: string, jobId: string, i: number) => `imports/${orgId}/${jobId}/chunks/${i}.json`;

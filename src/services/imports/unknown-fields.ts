@@ -13,6 +13,7 @@ import { priceUpdateEntry, productInput } from '../../domain/products/schemas.js
 import { customer, invoice, order, product } from '../../domain/resources.js';
 import { csvRowToRecord, warningField, type ImportKindName } from '../../domain/imports/records.js';
 import { unknownFieldErrors } from '../../http/validate.js';
+import { inventoryEntry } from '../../domain/stock/schemas.js';
 
 const SHAPES: Record<ImportKindName, { schema: ObjectSchema<AnyObject>; read: AnySchema[] }> = {
   products: { schema: productInput, read: [product] },
@@ -21,6 +22,7 @@ const SHAPES: Record<ImportKindName, { schema: ObjectSchema<AnyObject>; read: An
   'user-customer-links': { schema: associationSchema, read: [] },
   orders: { schema: bulkOrderSchema, read: [order] },
   invoices: { schema: createSchema, read: [invoice] },
+  inventory: { schema: inventoryEntry, read: [] },
 };
 
 /** The unknown fields of one record (`addresses[].postCode` for a field of array elements), each once. */

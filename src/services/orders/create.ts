@@ -23,6 +23,7 @@ import { findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../custo
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
 import { boundSql } from '../../db/orm-sql.js';
+import { reserveOrderStock } from '../stock/ledger.js';
 import { insertApprovalRequest, orderNeedsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
 
 /** The order columns a draft gives as they are stored (no number, status, money or lines). */
@@ -171,6 +172,7 @@ export async function createOrder(em: EntityManager, orgId: string, draft: Order
       });
       applyDraft(tem, o, draft);
       await opts.withinTransaction?.(tem, o);
+      await reserveForOrder(tem, orgId, o);
       await tem.flush();
       return o;
     });
@@ -181,6 +183,26 @@ export async function createOrder(em: EntityManager, orgId: string, draft: Order
     }
     throw orderConflict(e);
   }
+}
+
+/** Statuses a new order reserves stock in (docs/fulfillment.md "Reservations"): an order held for approval reserves when approved; a recorded Shipped, Complete or Cancelled order reserves nothing. */
+const RESERVING: readonly string[] = ['Pending', 'Processing'];
+
+/**
+ * An order released from PendingApproval (src/services/approvals/steps.ts): its tracked lines reserved now, in the approval's transaction.
+ * Reserves the order's tracked lines in its transaction (src/services/stock/ledger.ts) and records
+ * each line's backordered quantity; an order without tracked lines costs one read.
+ */
+export async function reserveApprovedOrder(tem: EntityManager, orgId: string, o: Order): Promise<void> {
+  await tem.populate(o, ['items']);
+  await reserveForOrder(tem, orgId, o);
+}
+
+async function reserveForOrder(tem: EntityManager, orgId: string, o: Order): Promise<void> {
+  if (!RESERVING.includes(o.orderStatus)) return;
+  const items = o.items.getItems();
+  const allocations = await reserveOrderStock(boundSql(tem), orgId, o.id, items.map((i) => ({ sku: i.sku, quantity: i.quantity })));
+  for (const a of allocations) items[a.index].backorderedQuantity = a.backordered;
 }
 
 /** An order address from a customer address or a cart address (SPEC cart shape: line1, state, postalCode). */

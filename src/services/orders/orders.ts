@@ -16,6 +16,8 @@ import { UUID_RE } from '../../domain/ids.js';
 import type { Out } from '../../domain/contract.js';
 import type { order } from '../../domain/resources.js';
 import { orderConflict } from './create.js';
+import { boundSql } from '../../db/orm-sql.js';
+import { releaseOrderStock } from '../stock/ledger.js';
 
 async function flushOrder(em: EntityManager): Promise<void> {
   try {
@@ -50,7 +52,8 @@ const ORDER_VIEW_SQL = `select o.id, o.organization_id as "organizationId", o.or
     o.subtotal::text as subtotal, o.discount_amount::text as "discountAmount", o.tax::text as tax,
     o.shipping_total::text as "shippingTotal", o.total::text as total, o.created_at as "createdAt", o.updated_at as "updatedAt",
     coalesce((select json_agg(json_build_object('position', i.position, 'sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity,
-                                                'price', i.price::text, 'subTotal', i.sub_total::text))
+                                                'price', i.price::text, 'subTotal', i.sub_total::text,
+                                                'backorderedQuantity', i.backordered_quantity))
                 from order_item i where i.organization_id = o.organization_id and i.order_id = o.id), '[]') as items
   from sales_order o
  where o.organization_id = $1 and o.id = $2
@@ -94,18 +97,26 @@ export interface OrderUpdate {
 
 export async function updateOrder(em: EntityManager, orgId: string, auth: Principal, orderId: string, body: OrderUpdate): Promise<Order> {
   const o = await findOrder(em, orgId, auth, orderId);
+  const before = o.orderStatus;
   if (body.orderStatus) {
     const why = checkStatusTransition(o.orderStatus, body.orderStatus);
     if (why) throw AppError.field('orderStatus', why);
     o.orderStatus = parseOrderStatus(body.orderStatus) ?? o.orderStatus;
   }
+  const cancelled = o.orderStatus === 'Cancelled' && before !== 'Cancelled';
   if (body.poNumber !== undefined) o.poNumber = body.poNumber;
   if (body.notes !== undefined) o.notes = body.notes;
   if (body.terms !== undefined) o.terms = body.terms;
   if (body.channel !== undefined) o.channel = body.channel;
   if (body.orderType !== undefined) o.orderType = body.orderType;
   o.updatedAt = new Date();
-  await flushOrder(em);
+  // A cancelled order gives back what it held reserved, in the transaction that cancels it (exactly once: docs/fulfillment.md "Reservations").
+  if (cancelled)
+    await em.transactional(async (tem) => {
+      await releaseOrderStock(boundSql(tem), orgId, o.id);
+      await flushOrder(tem);
+    });
+  else await flushOrder(em);
   return o;
 }
 
@@ -137,7 +148,7 @@ export type OrderRow = Pick<
   | 'id' | 'orderNumber' | 'orderDate' | 'orderStatus' | 'orderType' | 'poNumber' | 'priceTier' | 'currencyCode' | 'terms' | 'channel'
   | 'externalId' | 'notes' | 'originationCartId' | 'quoteId' | 'active' | 'customer' | 'primarySalesRep' | 'takenBySalesRep'
   | 'shippingDetails' | 'subtotal' | 'discountAmount' | 'tax' | 'shippingTotal' | 'total' | 'createdAt' | 'updatedAt'
-> & { organizationId: string; items: readonly Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'>[] };
+> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number })[] };
 
 export function orderView(o: Order): Out<typeof order> {
   return orderRowView({ ...o, organizationId: o.organization.id, items: o.items.getItems() });
@@ -176,6 +187,8 @@ export function orderRowView(o: OrderRow): Out<typeof order> {
       priceFormatted: m(i.price).f,
       subTotal: m(i.subTotal).n,
       subTotalFormatted: m(i.subTotal).f,
+      // Only on a line the stock could not serve when the order was placed (docs/fulfillment.md "Reservations").
+      ...(i.backorderedQuantity ? { backorderedQuantity: i.backorderedQuantity } : {}),
     })),
     subtotal: m(o.subtotal).n,
     subtotalFormatted: m(o.subtotal).f,
