@@ -27,6 +27,7 @@ import { integrationRoutes } from './integrations.js';
 import { quoteRoutes } from './quotes.js';
 import { approvalRoutes } from './approvals.js';
 import { timelineRoutes } from './timelines.js';
+import { fulfillmentRoutes } from './fulfillment.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -55,5 +56,6 @@ export const allRoutes: RouteDef[] = [
   ...quoteRoutes,
   ...approvalRoutes,
   ...timelineRoutes,
+  ...fulfillmentRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

@@ -174,7 +174,16 @@ export const orderCustomer = component(
 
 export const orderItem = component(
   'OrderItem',
-  obj({ sku: str(), productName: str(), quantity: int(), price: num(), priceFormatted: str(), subTotal: num(), subTotalFormatted: str() }),
+  obj({
+    sku: str(),
+    productName: str(),
+    quantity: int(),
+    price: num(),
+    priceFormatted: str(),
+    subTotal: num(),
+    subTotalFormatted: str(),
+    shippedQuantity: doc(int(), "Units of the line its shipments carried so far (docs/fulfillment.md); 0 before the first shipment"),
+  }),
 );
 
 export const order = component(

@@ -37,6 +37,7 @@ import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js
 import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
 import { Quote, QuoteNumberCounter } from './Quote.js';
+import { Shipment, ShipmentLine, ShipmentNumberCounter } from './Shipment.js';
 import { ApprovalRequest, CustomerBuyer } from './Approval.js';
 export type { ApprovalSubject } from './Approval.js';
 
@@ -45,6 +46,9 @@ export {
   CustomerBuyer,
   Quote,
   QuoteNumberCounter,
+  Shipment,
+  ShipmentLine,
+  ShipmentNumberCounter,
   Cart,
   CartItem,
   Order,
@@ -160,6 +164,9 @@ export const entities = [
   Integration,
   Quote,
   QuoteNumberCounter,
+  Shipment,
+  ShipmentLine,
+  ShipmentNumberCounter,
   CustomerBuyer,
   ApprovalRequest,
 ];
