@@ -30,12 +30,14 @@ export async function fulfillOrder(input: FulfillOrderInput): Promise<Fulfillmen
   /** Wake-ups asked for (signals, updates) and the last one a sync has answered. */
   let asked = 0;
   let answered = 0;
+  /** The order is Complete or Cancelled: a late update answers at once. */
+  let closed = false;
   setHandler(shipmentsChangedSignal, () => {
     asked++;
   });
   setHandler(deliveryConfirmedUpdate, async () => {
     const ticket = ++asked;
-    await condition(() => answered >= ticket);
+    await condition(() => answered >= ticket || closed);
     return { orderStatus };
   });
 
@@ -69,7 +71,7 @@ export async function fulfillOrder(input: FulfillOrderInput): Promise<Fulfillmen
       shippedAt === null ? await condition(() => asked > answered).then(() => true) : await condition(() => asked > answered, Math.max(1, shippedAt + input.autoCompleteMs - Date.now()));
     if (!woke) timerFired = true;
   }
-  answered = asked;
+  closed = true;
   await condition(allHandlersFinished);
   return { orderStatus };
 }
