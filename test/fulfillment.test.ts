@@ -95,7 +95,7 @@ describe('fulfillment', () => {
     // The rep of the order's customer ships part of line A.
     const first = await ship(p1.rep, o.id, { lines: [{ sku: 'A', quantity: 2 }], carrier: 'UPS', trackingNumber: '1Z999', trackingUrl: 'https://track.example/1Z999' });
     expect(first.status).toBe(201);
-    expect(first.headers.location).toBe(`/api/orders/${o.id}/shipments/${first.body.id}`);
+    expect(first.headers.get('location')).toBe(`/api/orders/${o.id}/shipments/${first.body.id}`);
     expect(first.body).toMatchObject({ orderId: o.id, orderNumber: o.orderNumber, shipmentNumber: expect.stringMatching(/^SH-\d{6}$/), status: 'Shipped', carrier: 'UPS', trackingNumber: '1Z999', lines: [{ sku: 'A', quantity: 2 }], orderStatus: 'Processing', deliveredAt: null });
     let order = await orderOf(o.id);
     expect(order.orderStatus).toBe('Processing');
