@@ -76,6 +76,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema: Json
   paymentTermId: { description: 'Payment term id', schema: { type: 'string', format: 'uuid' } },
   quoteId: { description: 'Quote id', schema: { type: 'string', format: 'uuid' } },
   approvalId: { description: 'Purchase approval id', schema: { type: 'string', format: 'uuid' } },
+  shipmentId: { description: 'Shipment id (a shipment of the order in the path; docs/fulfillment.md)', schema: { type: 'string', format: 'uuid' } },
   userId: { description: 'User id (a buyer of the customer)', schema: { type: 'string', format: 'uuid' } },
   organizationId: { description: "Organization id (the token's own unless the caller is Super)", schema: { type: 'string', format: 'uuid' } },
 };
