@@ -111,6 +111,7 @@ export const EXEMPT_FIELDS: Record<string, string> = {
   PhoneNumber: 'a phone number',
   cardNumber: 'a card number (never stored)',
   poNumber: "the buyer's free-text purchase-order number",
+  trackingNumber: "the carrier's free-text tracking number of a shipment",
   pageNumber: 'a page of a list',
   ClientId: 'public client-credentials login: a wrong ClientId is a 401 (test/auth.test.ts)',
   TransactionSetupID: 'public hosted-payment callback, authenticated by its signature (test/hosted-callback-secret.test.ts)',
