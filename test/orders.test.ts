@@ -53,7 +53,7 @@ describe('orders', () => {
       totalFormatted: '$19.52',
       shippingDetails: { method: 'Ground', total: 5 },
     });
-    expect(got.body.items[0]).toEqual({ sku: 'A', productName: 'Widget', quantity: 3, price: 1.01, priceFormatted: '$1.01', subTotal: 3.02, subTotalFormatted: '$3.02' });
+    expect(got.body.items[0]).toEqual({ sku: 'A', productName: 'Widget', quantity: 3, price: 1.01, priceFormatted: '$1.01', subTotal: 3.02, subTotalFormatted: '$3.02', shippedQuantity: 0 });
     expect((await call('GET', `/api/orders/${res.body.data.id}`, { base: other.base, token: other.adminToken })).status).toBe(404);
   });
 

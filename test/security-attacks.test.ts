@@ -53,7 +53,7 @@ describe('orders posted by Customer and SalesRep tokens', () => {
     expect(res.status).toBe(201);
     const order = (await call('GET', `/api/orders/${res.body.data.id}`, admin())).body;
     expect(order.orderStatus).toBe('Pending');
-    expect(order.items).toEqual([{ sku, productName: `Product ${sku}`, quantity: 3, price: 12.5, priceFormatted: '$12.50', subTotal: 37.5, subTotalFormatted: '$37.50' }]);
+    expect(order.items).toEqual([{ sku, productName: `Product ${sku}`, quantity: 3, price: 12.5, priceFormatted: '$12.50', subTotal: 37.5, subTotalFormatted: '$37.50', shippedQuantity: 0 }]);
     expect([order.subtotal, order.tax, order.shippingTotal, order.total]).toEqual([37.5, 0, 0, 37.5]);
     expect([order.priceTier, order.currencyCode]).toEqual(['Retail', 'USD']);
     expect(order.primarySalesRep).toBeNull();

@@ -29,7 +29,7 @@ const BENCH_OUT = path.join(ROOT, 'scripts', 'bench', 'histories');
 const outFor = (type: string) => (type in benchWorkflows ? BENCH_OUT : OUT);
 const FILES = (
   process.env.RECORD_FILES ??
-  'test/checkout.test.ts test/invoice-card-payments.test.ts test/hosted-late-approval.test.ts test/invoice-issuance.test.ts test/images.test.ts test/email-workflow.test.ts test/commissions.test.ts test/imports.test.ts test/webhooks.test.ts'
+  'test/checkout.test.ts test/invoice-card-payments.test.ts test/hosted-late-approval.test.ts test/invoice-issuance.test.ts test/images.test.ts test/email-workflow.test.ts test/commissions.test.ts test/imports.test.ts test/webhooks.test.ts test/fulfillment.test.ts'
 ).split(/\s+/);
 const PER_TYPE = 2;
 

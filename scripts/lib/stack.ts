@@ -23,7 +23,9 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * 30 seconds (test/approvals.test.ts).
  */
 const SANDBOX_APPROVAL_EXPIRY = '10 minutes';
-export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber', 'ImportKind', 'QuoteNumber'];
+export const SEARCH_ATTRIBUTES = ['OrganizationId', 'CustomerNumber', 'OrderNumber', 'InvoiceNumber', 'SalesRepNumber', 'ImportKind', 'QuoteNumber', 'BusinessKeys'];
+/** Search attributes that are not a single Keyword: the business keys (shipment, RMA, credit-note numbers) share one KeywordList (DESIGN "Tenancy"). */
+export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = { BusinessKeys: 'KeywordList' };
 
 export interface StackOptions {
   mode: 'dev' | 'test';
@@ -285,7 +287,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     // Temporal dev server with both namespaces and the search attributes operators filter on.
     const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port.temporal), '--namespace', 'default', '--namespace', 'sandbox', '--log-level', 'error'];
-    for (const sa of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${sa}=Keyword`);
+    for (const sa of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${sa}=${SEARCH_ATTRIBUTE_TYPES[sa] ?? 'Keyword'}`);
     // The dev server re-reads search-attribute definitions on every use by default; a production server caches them
     // (ours are all created above, before it serves). docs/decisions.md, "The local Temporal server caches search-attribute definitions".
     temporalArgs.push('--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false');
@@ -359,7 +361,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         // The test suite's compressed clocks and small limits, and imports continued as new every 4 chunks to exercise it
         // (not for benchmarks: productionTimings, where imports take the deployment's 100).
         ...(mode === 'test' && !opts.productionTimings
-          ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: name === 'sandbox' ? SANDBOX_APPROVAL_EXPIRY : '30 seconds', JANITOR_MIN_AGE_SECONDS: '3' }
+          ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: name === 'sandbox' ? SANDBOX_APPROVAL_EXPIRY : '30 seconds', JANITOR_MIN_AGE_SECONDS: '3', FULFILLMENT_AUTO_COMPLETE_DAYS: '12 seconds' }
           : {}),
       };
       notStopped();

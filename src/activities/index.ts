@@ -8,6 +8,7 @@ import { createCheckoutActivities } from './checkout.js';
 import { createCommissionActivities } from './commissions.js';
 import { createDunningActivities } from './dunning.js';
 import { createEmailActivities } from './email.js';
+import { createFulfillmentActivities } from './fulfillment.js';
 import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
 import { createJanitorActivities } from './janitor.js';
@@ -49,6 +50,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createQuoteActivities(deps),
       ...createApprovalActivities(deps),
       ...createJanitorActivities(deps),
+      ...createFulfillmentActivities(deps),
     },
     media: { ...createImageActivities(deps) },
     imports: { ...createImportActivities(deps) },

@@ -28,6 +28,7 @@ import { quoteRoutes } from './quotes.js';
 import { approvalRoutes } from './approvals.js';
 import { timelineRoutes } from './timelines.js';
 import { stockRoutes } from './stock.js';
+import { fulfillmentRoutes } from './fulfillment.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -57,5 +58,6 @@ export const allRoutes: RouteDef[] = [
   ...quoteRoutes,
   ...approvalRoutes,
   ...timelineRoutes,
+  ...fulfillmentRoutes,
 ];
 allRoutes.push(...docsRoutes(() => allRoutes));

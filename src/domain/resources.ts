@@ -188,6 +188,7 @@ export const orderItem = component(
     subTotal: num(),
     subTotalFormatted: str(),
     backorderedQuantity: opt(doc(int(), 'Units of a tracked product waiting for stock; present only when above 0 (docs/fulfillment.md "Reservations")')),
+    shippedQuantity: doc(int(), "Units of the line its shipments carried so far (docs/fulfillment.md); 0 before the first shipment"),
   }),
 );
 

@@ -77,6 +77,8 @@ export const Order = defineEntity({
     quoteId: p.uuid().nullable(),
     /** 'OnAccount' for an order bought against the customer's credit limit (no charge); null otherwise. */
     paymentMethod: p.string().length(20).nullable(),
+    /** True once the order's status follows its fulfillment (a shipment; docs/fulfillment.md): a direct orderStatus write is refused. */
+    fulfillmentManaged: p.boolean().default(false),
     createdByUserId: p.string().length(100).nullable(),
     createdByUserType: p.string().length(50).nullable(),
     items: () => p.oneToMany(OrderItem).mappedBy('order').orphanRemoval(),
@@ -117,6 +119,8 @@ export const OrderItem = defineEntity({
     subTotal: p.decimal().precision(19).scale(4),
     /** Units of a tracked product the stock could not serve when the order was placed (docs/fulfillment.md "Reservations"). */
     backorderedQuantity: p.integer().default(0),
+    /** Units of this line that shipments carried so far (docs/fulfillment.md). */
+    shippedQuantity: p.integer().default(0),
   },
 });
 export type OrderItem = InferEntity<typeof OrderItem>;

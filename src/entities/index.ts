@@ -37,6 +37,7 @@ import { WebhookDelivery, WebhookEvent, WebhookSubscription } from './Webhook.js
 import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
 import { Quote, QuoteNumberCounter } from './Quote.js';
+import { Shipment, ShipmentLine, ShipmentNumberCounter } from './Shipment.js';
 import { ApprovalRequest, CustomerBuyer } from './Approval.js';
 import { StockLevel, StockLocation, StockMovement } from './Stock.js';
 export type { ApprovalSubject } from './Approval.js';
@@ -49,6 +50,9 @@ export {
   CustomerBuyer,
   Quote,
   QuoteNumberCounter,
+  Shipment,
+  ShipmentLine,
+  ShipmentNumberCounter,
   Cart,
   CartItem,
   Order,
@@ -167,6 +171,9 @@ export const entities = [
   Integration,
   Quote,
   QuoteNumberCounter,
+  Shipment,
+  ShipmentLine,
+  ShipmentNumberCounter,
   CustomerBuyer,
   ApprovalRequest,
 ];

@@ -76,6 +76,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema: Json
   paymentTermId: { description: 'Payment term id', schema: { type: 'string', format: 'uuid' } },
   quoteId: { description: 'Quote id', schema: { type: 'string', format: 'uuid' } },
   approvalId: { description: 'Purchase approval id', schema: { type: 'string', format: 'uuid' } },
+  shipmentId: { description: 'Shipment id (a shipment of the order in the path; docs/fulfillment.md)', schema: { type: 'string', format: 'uuid' } },
   userId: { description: 'User id (a buyer of the customer)', schema: { type: 'string', format: 'uuid' } },
   organizationId: { description: "Organization id (the token's own unless the caller is Super)", schema: { type: 'string', format: 'uuid' } },
 };
@@ -97,6 +98,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Payments', description: 'Cards on file and hosted payment pages.' },
   { name: 'Credit', description: 'Payment terms, customer credit limits and on-account buying (docs/credit.md).' },
   { name: 'Quotes', description: 'Quote requests negotiated between a buyer and the seller (offers, counters, acceptance into an order, expiry), each run by a negotiateQuote workflow (docs/quotes.md).' },
+  { name: 'Fulfillment', description: 'Shipments of an order (partial, numbered SH-000001 per organization, with carrier and tracking), delivery confirmations, and the order status that follows them, run by a fulfillOrder workflow per order (docs/fulfillment.md).' },
   { name: 'Approvals', description: "Buyer roles and spending limits per customer, and purchase approvals that hold a checkout above a buyer's limit until an Approver answers, with escalation and expiry (docs/approvals.md)." },
   { name: 'Commissions', description: 'Commission plans and statements of sales reps (approval workflow).' },
   { name: 'Analytics', description: 'Sales analytics over orders and invoices.' },

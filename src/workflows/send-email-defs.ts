@@ -16,6 +16,7 @@ export type EmailTemplate =
   | 'quote-reminder'
   | 'approval-request'
   | 'approval-decision'
+  | 'shipment-notification'
   | 'generic';
 
 export interface SendEmailInput {

@@ -15,6 +15,8 @@ export const SA = {
   SalesRepNumber: defineSearchAttributeKey('SalesRepNumber', SearchAttributeType.KEYWORD),
   ImportKind: defineSearchAttributeKey('ImportKind', SearchAttributeType.KEYWORD),
   QuoteNumber: defineSearchAttributeKey('QuoteNumber', SearchAttributeType.KEYWORD),
+  /** The one list of further business keys (shipment numbers; RMA and credit-note numbers later): DESIGN "Tenancy", ten Keyword slots. */
+  BusinessKeys: defineSearchAttributeKey('BusinessKeys', SearchAttributeType.KEYWORD_LIST),
 };
 
 export interface BusinessKeys {
@@ -25,6 +27,8 @@ export interface BusinessKeys {
   salesRepNumber?: string | null;
   importKind?: string | null;
   quoteNumber?: string | null;
+  /** Values of the KeywordList BusinessKeys (e.g. shipment numbers SH-000001). */
+  businessKeys?: readonly string[] | null;
 }
 
 export function searchAttributes(keys: BusinessKeys): SearchAttributePair[] {
@@ -36,6 +40,7 @@ export function searchAttributes(keys: BusinessKeys): SearchAttributePair[] {
   if (keys.salesRepNumber) out.push({ key: SA.SalesRepNumber, value: keys.salesRepNumber });
   if (keys.importKind) out.push({ key: SA.ImportKind, value: keys.importKind });
   if (keys.quoteNumber) out.push({ key: SA.QuoteNumber, value: keys.quoteNumber });
+  if (keys.businessKeys?.length) out.push({ key: SA.BusinessKeys, value: [...keys.businessKeys] });
   return out;
 }
 

@@ -313,3 +313,26 @@ pathParamFixtures.approvalId = async (org) => {
   );
   return approvalId;
 };
+
+/** `/api/orders/{orderId}/shipments/{shipmentId}`: one unit of a two-unit order shipped (the order stays Processing: no completion timer runs). */
+pathParamFixtures.shipmentId = async (org) => {
+  const res = await call('POST', '/api/orders', {
+    base: org.base,
+    token: org.adminToken,
+    body: {
+      customer: { customerNumber: uniq('C'), companyName: 'Matrix Co' },
+      orderType: 'Direct',
+      poNumber: 'PO-1',
+      priceTier: 'Retail',
+      currencyCode: 'USD',
+      primarySalesRep: { repNumber: 'R1' },
+      items: [{ sku: 'S1', productName: 'Thing', quantity: 2, price: 1 }],
+      user: { userId: 'u1', userType: 'Admin' },
+    },
+  });
+  if (res.status !== 201) throw new Error(`create order failed: ${res.status} ${res.text}`);
+  const s = await call('POST', `/api/orders/${res.body.data.id}/shipments`, { base: org.base, token: org.adminToken, body: { lines: [{ sku: 'S1', quantity: 1 }] } });
+  if (s.status !== 201) throw new Error(`create shipment failed: ${s.status} ${s.text}`);
+  return s.body.id;
+};
+matrixBodies['POST /api/orders/{orderId}/shipments'] = () => ({ lines: [{ sku: 'S1', quantity: 1 }] });

@@ -179,7 +179,8 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
               currencyCode: 'USD',
               externalId: orderExternalId,
               primarySalesRep: { repNumber: rep.repNumber },
-              items: [{ sku: shared.sku, productName: 'Thing', quantity: 1, price: 10 }],
+              // Two units: one ships below (the shipment id slot), the order stays Processing (no completion timer).
+              items: [{ sku: shared.sku, productName: 'Thing', quantity: 2, price: 10 }],
               user: { userId: user.userId, userType: 'Customer' },
             },
           ],
@@ -204,7 +205,8 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
     );
     // The answer is the invoice; its last payment is the one just recorded.
     const paymentId = payment.payments?.at(-1)?.paymentId as string;
-    return { orderId: order.data.id as string, invoiceId: invoice.id as string, draftInvoiceId: draft.id as string, paymentId };
+    const shipment = await must('ship one unit', call('POST', `/api/orders/${order.data.id}/shipments`, { ...opts, body: { lines: [{ sku: shared.sku, quantity: 1 }] } }), [201]);
+    return { orderId: order.data.id as string, invoiceId: invoice.id as string, draftInvoiceId: draft.id as string, paymentId, shipmentId: shipment.id as string };
   };
 
   /** An open cart with one line and a shipping address. */

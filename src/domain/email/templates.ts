@@ -129,6 +129,19 @@ export function renderEmail(template: string, data: Record<string, unknown>): Re
         `${d.requesterName} asks for approval of a checkout above their spending limit (${d.reason}).`,
         `Approval ${d.approvalId}, level ${d.level}.`,
       ]);
+    case 'shipment-notification': {
+      // The tracking link is a tenant-written https URL (the route accepts http(s) only); shown as a link and as text.
+      const link = typeof d.trackingUrl === 'string' && /^https?:\/\//i.test(d.trackingUrl) ? { href: d.trackingUrl, label: 'Track the shipment' } : undefined;
+      return page(
+        `Order ${d.orderNumber}: shipment ${d.shipmentNumber} is on its way`,
+        [
+          `Shipment ${d.shipmentNumber} of order ${d.orderNumber} left with ${d.units} unit(s).`,
+          ...(d.carrier ? [`Carrier: ${d.carrier}`] : []),
+          ...(d.trackingNumber ? [`Tracking number: ${d.trackingNumber}`] : []),
+        ],
+        link,
+      );
+    }
     case 'approval-decision':
       return page(`Your checkout was ${d.decision}`, [`Hello ${d.requesterName},`, `Approval ${d.approvalId} was ${d.decision}${d.reason ? `: ${d.reason}` : '.'}`]);
     default:

@@ -24,6 +24,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'approval.expired',
   'approval.superseded',
   'approval.withdrawn',
+  'shipment.created',
+  'order.shipped',
+  'order.completed',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

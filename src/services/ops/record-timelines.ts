@@ -1,12 +1,13 @@
 /**
- * GET /api/orders/{id}/timeline, /api/invoices/{id}/timeline, /api/imports/{id}/timeline and
+ * GET /api/orders/{id}/timeline (checkout, invoices, e-mails, the fulfillment workflow and shipment e-mails), /api/invoices/{id}/timeline, /api/imports/{id}/timeline and
  * /api/commissions/statements/{id}/timeline: the record is looked up with its own read rules
  * first (another organization, another customer, another rep: 404), then its workflows'
  * steps are read from Temporal (./timeline.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '../../adapters/temporal.js';
-import { Invoice } from '../../entities/index.js';
+import { Invoice, Shipment } from '../../entities/index.js';
+import { fulfillmentWorkflowId } from '../../workflows/fulfill-order-defs.js';
 import type { Principal } from '../../http/auth.js';
 import { findStatement } from '../commissions/statements.js';
 import { findJob } from '../imports/jobs.js';
@@ -18,12 +19,15 @@ import { readTimeline, type TimelineStep } from './timeline.js';
 export async function orderTimeline(em: EntityManager, temporal: Client, orgId: string, auth: Principal, orderId: string): Promise<{ OrderId: string; OrderNumber: string; Steps: TimelineStep[] }> {
   const order = await findOrder(em, orgId, auth, orderId);
   const invoices = await em.find(Invoice, { organization: orgId, orderId: order.id }, { fields: ['id'] });
+  const shipments = await em.find(Shipment, { organizationId: orgId, orderId: order.id }, { fields: ['id'] });
   const Steps = await readTimeline(temporal, {
     organizationId: orgId,
     workflowIds: [
       ...(order.originationCartId ? [`checkout-${order.originationCartId}`] : []),
       `email-order-confirmation-${order.id}`,
       ...invoices.map((i) => invoiceWorkflowId(i.id)),
+      // Fulfillment (docs/fulfillment.md "Timeline"): the process and each shipment's e-mail.
+      ...(shipments.length ? [fulfillmentWorkflowId(order.id), ...shipments.map((s) => `email-shipment-${s.id}`)] : []),
     ],
     keys: { OrderNumber: order.orderNumber },
   });

@@ -5,6 +5,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { checkStatusTransition, parseOrderStatus } from '../../domain/orders/status.js';
+import { managedStatusWrite } from '../../domain/fulfillment/rules.js';
 import { formatMoney, moneyNumber, roundMoney, type Amount } from '../../domain/money.js';
 import { Order, type OrderItem } from '../../entities/index.js';
 import type { PostalAddress } from '../../entities/Order.js';
@@ -53,7 +54,7 @@ const ORDER_VIEW_SQL = `select o.id, o.organization_id as "organizationId", o.or
     o.shipping_total::text as "shippingTotal", o.total::text as total, o.created_at as "createdAt", o.updated_at as "updatedAt",
     coalesce((select json_agg(json_build_object('position', i.position, 'sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity,
                                                 'price', i.price::text, 'subTotal', i.sub_total::text,
-                                                'backorderedQuantity', i.backordered_quantity))
+                                                'backorderedQuantity', i.backordered_quantity, 'shippedQuantity', i.shipped_quantity))
                 from order_item i where i.organization_id = o.organization_id and i.order_id = o.id), '[]') as items
   from sales_order o
  where o.organization_id = $1 and o.id = $2
@@ -99,7 +100,8 @@ export async function updateOrder(em: EntityManager, orgId: string, auth: Princi
   const o = await findOrder(em, orgId, auth, orderId);
   const before = o.orderStatus;
   if (body.orderStatus) {
-    const why = checkStatusTransition(o.orderStatus, body.orderStatus);
+    // An order with shipments: its status follows its fulfillment (docs/fulfillment.md "Order status").
+    const why = o.fulfillmentManaged ? managedStatusWrite(o.orderStatus, body.orderStatus) : checkStatusTransition(o.orderStatus, body.orderStatus);
     if (why) throw AppError.field('orderStatus', why);
     o.orderStatus = parseOrderStatus(body.orderStatus) ?? o.orderStatus;
   }
@@ -148,7 +150,7 @@ export type OrderRow = Pick<
   | 'id' | 'orderNumber' | 'orderDate' | 'orderStatus' | 'orderType' | 'poNumber' | 'priceTier' | 'currencyCode' | 'terms' | 'channel'
   | 'externalId' | 'notes' | 'originationCartId' | 'quoteId' | 'active' | 'customer' | 'primarySalesRep' | 'takenBySalesRep'
   | 'shippingDetails' | 'subtotal' | 'discountAmount' | 'tax' | 'shippingTotal' | 'total' | 'createdAt' | 'updatedAt'
-> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number })[] };
+> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number; shippedQuantity?: number | null })[] };
 
 export function orderView(o: Order): Out<typeof order> {
   return orderRowView({ ...o, organizationId: o.organization.id, items: o.items.getItems() });
@@ -187,6 +189,7 @@ export function orderRowView(o: OrderRow): Out<typeof order> {
       priceFormatted: m(i.price).f,
       subTotal: m(i.subTotal).n,
       subTotalFormatted: m(i.subTotal).f,
+      shippedQuantity: i.shippedQuantity ?? 0,
       // Only on a line the stock could not serve when the order was placed (docs/fulfillment.md "Reservations").
       ...(i.backorderedQuantity ? { backorderedQuantity: i.backorderedQuantity } : {}),
     })),
