@@ -27,6 +27,7 @@ import { integrationRoutes } from './integrations.js';
 import { quoteRoutes } from './quotes.js';
 import { approvalRoutes } from './approvals.js';
 import { timelineRoutes } from './timelines.js';
+import { creditNoteRoutes } from './credit-notes.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -45,6 +46,7 @@ export const allRoutes: RouteDef[] = [
   ...creditRoutes,
   ...orderRoutes,
   ...invoiceRoutes,
+  ...creditNoteRoutes,
   ...paymentRoutes,
   ...commissionRoutes,
   ...analyticsRoutes,

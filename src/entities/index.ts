@@ -38,9 +38,12 @@ import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
 import { Quote, QuoteNumberCounter } from './Quote.js';
 import { ApprovalRequest, CustomerBuyer } from './Approval.js';
+import { CreditNote, CreditNoteCounter } from './CreditNote.js';
 export type { ApprovalSubject } from './Approval.js';
 
 export {
+  CreditNote,
+  CreditNoteCounter,
   ApprovalRequest,
   CustomerBuyer,
   Quote,
@@ -135,6 +138,8 @@ export const entities = [
   OrderNumberCounter,
   Invoice,
   InvoicePayment,
+  CreditNote,
+  CreditNoteCounter,
   InvoiceCounter,
   PaymentMethod,
   PaymentTerm,

@@ -24,6 +24,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'approval.expired',
   'approval.superseded',
   'approval.withdrawn',
+  'credit_note.issued',
+  'credit_note.applied',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
