@@ -56,7 +56,7 @@ export const creditNoteRoutes = [
     method: 'post',
     path: '/api/credit-notes',
     operationId: 'issueCreditNote',
-    summary: 'Issue a credit note for an invoice (lines or an amount, a reason; never above what is still creditable) and apply it: the credited invoice first then oldest due first (default), as chosen (applyTo), or not at all (apply None: available credit)',
+    summary: 'Issue a credit note for an invoice (lines or an amount, a reason; never above what is still creditable) and apply it to the customer’s open invoices oldest due first (default), as chosen (applyTo), or not at all (apply None: available credit)',
     tag: 'Credit notes',
     auth: ['Admin'],
     body: issueSchema,

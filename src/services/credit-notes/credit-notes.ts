@@ -1,7 +1,7 @@
 /**
  * Credit notes (issue 42 item 3; docs/returns.md "Credit notes"): issue one for an invoice (lines or
  * an amount, a reason, never above what is still creditable), apply it to the customer's open
- * invoices (the credited invoice first, then oldest due first; or as staff choose) or keep it as
+ * invoices (oldest due first, or as staff choose) or keep it as
  * available credit, apply available credit later, list and read them.
  *
  * - Each application is a payment with method `CreditNote` on the invoice (record-payment.ts
@@ -11,9 +11,9 @@
  *   hold it placed).
  * - Unapplied credit lowers the customer's open balance (src/services/credit/accounts.ts) and is
  *   listed on the statement of account.
- * - One transaction per issue / apply: the credited invoice is locked first, then the credit note,
- *   then the other invoices by id, so concurrent credits of one invoice never exceed it and
- *   concurrent applications of one note never exceed it.
+ * - One transaction per issue / apply: the credited invoice and the customer's open invoices are
+ *   locked in id order, then (apply) the credit note, so concurrent credits of one invoice never
+ *   exceed it, concurrent applications of one note never exceed it, and none deadlock.
  * - Events `credit_note.issued` and `credit_note.applied` commit with the change.
  */
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
@@ -42,7 +42,7 @@ import { log } from '../../logger.js';
 export type ApplyMode = 'OldestFirst' | 'Chosen' | 'None';
 
 export interface ApplyRequest {
-  /** OldestFirst (default): the credited invoice first when open, then the oldest due; Chosen: `applyTo`; None: keep as available credit. */
+  /** OldestFirst (default): the customer's open invoices, oldest due first; Chosen: `applyTo`; None: keep as available credit. */
   apply?: ApplyMode;
   applyTo?: { invoiceId: string; amount: number | string }[] | null;
 }
@@ -103,17 +103,29 @@ export function creditNoteView(cn: CreditNote): CreditNoteOut {
   };
 }
 
-/** The customer's open invoices in `currency` (Issued, PartiallyPaid, balance > 0), locked in id order. */
-async function lockOpenInvoices(tx: EntityManager, orgId: string, owner: Pick<Invoice, 'customerId' | 'customerNumber'>, currency: string, alreadyLocked: Invoice | null): Promise<Invoice[]> {
+/**
+ * Locks, in id order (so concurrent issues and applications of one customer never deadlock), the
+ * customer's open invoices in `currency` and the invoice `include` (the credited one, whatever its
+ * status). Answers them all; `openOf` keeps the open ones (Issued, PartiallyPaid, balance > 0).
+ */
+async function lockInvoices(tx: EntityManager, orgId: string, owner: Pick<Invoice, 'customerId' | 'customerNumber'>, currency: string, include: string | null): Promise<Invoice[]> {
   const who: FilterQuery<Invoice> = owner.customerId ? { customerId: owner.customerId } : { customerId: null, customerNumber: owner.customerNumber };
-  const rows = await tx.find(
-    Invoice,
-    { organization: orgId, active: true, status: { $in: [...OPEN_STATUSES] }, currencyCode: currency, ...who } as FilterQuery<Invoice>,
-    { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
-  );
-  const all = alreadyLocked ? [alreadyLocked, ...rows.filter((r) => r.id !== alreadyLocked.id)] : rows;
-  return all.filter((i) => (OPEN_STATUSES as readonly string[]).includes(i.status) && i.active && balanceOf(i.total, i.amountPaid, i.currencyCode).gt(0));
+  const open = { active: true, status: { $in: [...OPEN_STATUSES] }, currencyCode: currency, ...who } as FilterQuery<Invoice>;
+  return tx.find(Invoice, { $and: [{ organization: orgId }, include ? { $or: [{ id: include }, open] } : open] } as FilterQuery<Invoice>, {
+    lockMode: LockMode.PESSIMISTIC_WRITE,
+    orderBy: { id: 'asc' },
+  });
 }
+
+const openOf = (rows: readonly Invoice[], currency: string, owner: Pick<Invoice, 'customerId' | 'customerNumber'>) =>
+  rows.filter(
+    (i) =>
+      i.active &&
+      (OPEN_STATUSES as readonly string[]).includes(i.status) &&
+      i.currencyCode === currency &&
+      (owner.customerId ? i.customerId === owner.customerId : !i.customerId && i.customerNumber === owner.customerNumber) &&
+      balanceOf(i.total, i.amountPaid, i.currencyCode).gt(0),
+  );
 
 const openFacts = (invoices: readonly Invoice[]): OpenInvoice[] =>
   invoices.map((i) => ({ invoiceId: i.id, invoiceNumber: i.invoiceNumber, dueDate: i.dueDate, invoiceDate: i.invoiceDate, balance: balanceOf(i.total, i.amountPaid, i.currencyCode) }));
@@ -130,11 +142,7 @@ function allocationsFor(cn: CreditNote, req: ApplyRequest, open: readonly Invoic
     if (Object.keys(errors).length) throw AppError.validation(errors);
     return allocations;
   }
-  // The credited invoice first when it is still open, then the others oldest due first.
-  const credited = open.filter((i) => i.id === cn.invoiceId);
-  const first = allocateOldestFirst(available, openFacts(credited), cn.currencyCode);
-  const left = first.reduce((s, a) => s.minus(a.amount), available);
-  return [...first, ...allocateOldestFirst(left, openFacts(open.filter((i) => i.id !== cn.invoiceId)), cn.currencyCode)];
+  return allocateOldestFirst(available, openFacts(open), cn.currencyCode);
 }
 
 /** Applies the allocations in the caller's transaction: a CreditNote payment per invoice, the note's applied amount and applications, one `credit_note.applied` event each. */
@@ -198,9 +206,13 @@ export async function issueCreditNoteAs(em: EntityManager, deps: CreditNoteDeps,
   if (!UUID_RE.test(req.invoiceId)) throw AppError.field('invoiceId', 'No invoice you may see has this id.');
   const source = ctx.source ?? 'Manual';
   const scope = auth ? await byVisibleCustomer(em, orgId, auth) : {};
+  // Visibility on a read of its own; the transaction then locks (and reads afresh) the invoices.
+  const seen = await em.fork().findOne(Invoice, { id: req.invoiceId, organization: orgId, active: true, ...scope }, { fields: ['id', 'customerId', 'customerNumber', 'currencyCode'] });
+  if (!seen) throw new AppError('not_found', 'No invoice you may see has this id.', { invoiceId: ['No invoice you may see has this id.'] });
   const result = await em.fork().transactional(async (tx) => {
-    const inv = await tx.findOne(Invoice, { id: req.invoiceId, organization: orgId, active: true, ...scope }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!inv) throw new AppError('not_found', 'No invoice you may see has this id.', { invoiceId: ['No invoice you may see has this id.'] });
+    const locked = await lockInvoices(tx, orgId, seen, seen.currencyCode, seen.id);
+    const inv = locked.find((i) => i.id === seen.id);
+    if (!inv || !inv.active) throw AppError.notFound('Invoice');
     if (ctx.sourceId) {
       const prior = await tx.findOne(CreditNote, { organizationId: orgId, source, sourceId: ctx.sourceId });
       if (prior) return { cn: prior, touched: [] as string[], fresh: false };
@@ -271,7 +283,7 @@ export async function issueCreditNoteAs(em: EntityManager, deps: CreditNoteDeps,
       lines: lines ?? [],
       source,
     });
-    const open = await lockOpenInvoices(tx, orgId, inv, c, inv);
+    const open = openOf(locked, c, inv);
     const touched = applyAllocations(tx, cn, allocationsFor(cn, req, open), open);
     await tx.flush();
     return { cn, touched, fresh: true };
@@ -302,7 +314,7 @@ export async function applyCreditNote(em: EntityManager, deps: CreditNoteDeps, o
   if ((req.apply ?? 'OldestFirst') === 'None') throw AppError.field('apply', 'apply must be OldestFirst or Chosen here.');
   const touched = await em.fork().transactional(async (tx) => {
     // Invoices before the note, the same order as issuing (no deadlock with a concurrent issue).
-    const open = await lockOpenInvoices(tx, orgId, seen, seen.currencyCode, null);
+    const open = openOf(await lockInvoices(tx, orgId, seen, seen.currencyCode, null), seen.currencyCode, seen);
     const cn = await tx.findOneOrFail(CreditNote, { organizationId: orgId, id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (new Decimal(cn.amount).minus(cn.amountApplied).lte(0)) throw AppError.conflict(`Credit note ${cn.creditNoteNumber} is fully applied; no credit is left.`);
     const allocations = allocationsFor(cn, req, open);
