@@ -10,6 +10,7 @@ import { createDunningActivities } from './dunning.js';
 import { createEmailActivities } from './email.js';
 import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
+import { createCancellationActivities } from './cancellations.js';
 import { createJanitorActivities } from './janitor.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
@@ -43,6 +44,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createInvoiceActivities(deps),
       ...createPaymentActivities(deps),
       ...createInvoicePaymentActivities(deps),
+      ...createCancellationActivities(deps),
       ...createCommissionActivities(deps),
       ...createWebhookActivities(deps),
       ...createDunningActivities(deps),

@@ -44,6 +44,9 @@ export const CreditNote = defineEntity({
     currencyCode: p.string().length(3),
     amount: p.decimal().precision(19).scale(4),
     amountApplied: p.decimal().precision(19).scale(4).default('0'),
+    /** Credit paid back to the card (a cancelled card order's note): reserved when issued, refund status Pending until the provider refunded it. */
+    amountRefunded: p.decimal().precision(19).scale(4).default('0'),
+    refundStatus: p.string().length(20).$type<'Pending' | 'Refunded'>().nullable(),
     reason: p.text(),
     lines: p.json<CreditNoteLine[]>().nullable(),
     /** The merchandise amount of the credited lines (0 for an amount-only credit): what analytics subtract. */
@@ -71,3 +74,50 @@ export const CreditNoteCounter = defineEntity({
   },
 });
 export type CreditNoteCounter = InferEntity<typeof CreditNoteCounter>;
+
+/** One line of a cancellation: the order line, its sku and price, and the units cancelled. */
+export interface CancellationLine {
+  orderItemId: string;
+  sku: string;
+  productName: string | null;
+  quantity: number;
+  price: string;
+  amount: string;
+}
+
+/**
+ * An order cancellation (docs/returns.md "Cancellation"): the cancelled lines and amount, the reason,
+ * the card refund (key `order-cancel-<id>`, status Pending until the refundOrderCancellation workflow
+ * recorded it) and the credit note it issued. Primary key (organization_id, id).
+ */
+export const OrderCancellation = defineEntity({
+  name: 'OrderCancellation',
+  properties: {
+    organizationId: p.uuid().primary(),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
+    orderId: p.uuid(),
+    orderNumber: p.string().length(50),
+    customerId: p.uuid().nullable(),
+    customerNumber: p.string(),
+    currencyCode: p.string().length(3),
+    lines: p.json<CancellationLine[]>(),
+    amount: p.decimal().precision(19).scale(4),
+    merchandiseAmount: p.decimal().precision(19).scale(4),
+    wholeOrder: p.boolean(),
+    reason: p.text(),
+    refundKey: p.string().length(200).nullable(),
+    refundStatus: p.string().length(20).$type<'Pending' | 'Refunded'>().nullable(),
+    chargeId: p.string().length(100).nullable(),
+    creditNoteId: p.uuid().nullable(),
+    cancelledBy: p.string().length(100).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type OrderCancellation = InferEntity<typeof OrderCancellation>;

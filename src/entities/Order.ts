@@ -115,6 +115,8 @@ export const OrderItem = defineEntity({
     quantity: p.integer(),
     price: p.decimal().precision(19).scale(4),
     subTotal: p.decimal().precision(19).scale(4),
+    /** Units cancelled (docs/returns.md "Cancellation"); never more than quantity less shipped units. */
+    cancelledQuantity: p.integer().default(0),
   },
 });
 export type OrderItem = InferEntity<typeof OrderItem>;

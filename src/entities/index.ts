@@ -38,12 +38,13 @@ import { CompanyDocument, DocumentFolder } from './CompanyDocument.js';
 import { Integration } from './Integration.js';
 import { Quote, QuoteNumberCounter } from './Quote.js';
 import { ApprovalRequest, CustomerBuyer } from './Approval.js';
-import { CreditNote, CreditNoteCounter } from './CreditNote.js';
+import { CreditNote, CreditNoteCounter, OrderCancellation } from './CreditNote.js';
 export type { ApprovalSubject } from './Approval.js';
 
 export {
   CreditNote,
   CreditNoteCounter,
+  OrderCancellation,
   ApprovalRequest,
   CustomerBuyer,
   Quote,
@@ -140,6 +141,7 @@ export const entities = [
   InvoicePayment,
   CreditNote,
   CreditNoteCounter,
+  OrderCancellation,
   InvoiceCounter,
   PaymentMethod,
   PaymentTerm,

@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Credit notes (issue 42 item 3; docs/returns.md "Credit notes"): `credit_note` (numbered
  * `CN-000001` per organization from `credit_note_counter`, linked to the invoice and order it
- * credits, the amount, what of it is applied to invoices and the applications) and the organization
- * setting that lets buyers cancel their own orders before anything shipped. Keys lead with
+ * credits, the amount, what of it is applied to invoices and the applications, and what of it goes
+ * back to a card: a cancelled card order's). Keys lead with
  * organization_id (DESIGN "Scale-out").
  */
 export class Migration20261129160000_credit_notes extends Migration {
@@ -25,6 +25,8 @@ export class Migration20261129160000_credit_notes extends Migration {
       "currency_code" varchar(3) not null,
       "amount" numeric(19,4) not null,
       "amount_applied" numeric(19,4) not null default 0,
+      "amount_refunded" numeric(19,4) not null default 0,
+      "refund_status" varchar(20) null,
       "reason" text not null,
       "lines" jsonb null,
       "merchandise_amount" numeric(19,4) not null default 0,
@@ -36,7 +38,7 @@ export class Migration20261129160000_credit_notes extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       constraint "credit_note_pkey" primary key ("organization_id", "id"),
-      constraint "credit_note_amount_check" check ("amount" > 0 and "amount_applied" >= 0 and "amount_applied" <= "amount")
+      constraint "credit_note_amount_check" check ("amount" > 0 and "amount_applied" >= 0 and "amount_refunded" >= 0 and "amount_applied" + "amount_refunded" <= "amount")
     );`);
     this.addSql(`alter table "credit_note" add constraint "credit_note_organization_id_foreign" foreign key ("organization_id") references "organization" ("id") on delete cascade;`);
     this.addSql(`alter table "credit_note" add constraint "credit_note_org_number_unique" unique ("organization_id", "credit_note_number");`);

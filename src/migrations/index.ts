@@ -42,6 +42,7 @@ import { Migration20261129101000_approval_deciders_outbox as M38 } from './Migra
 import { Migration20261129102000_spending_admission as M39 } from './Migration20261129102000_spending_admission.js';
 import { Migration20261129110000_import_warnings as M40 } from './Migration20261129110000_import_warnings.js';
 import { Migration20261129160000_credit_notes as M41 } from './Migration20261129160000_credit_notes.js';
+import { Migration20261129161000_order_cancellations as M42 } from './Migration20261129161000_order_cancellations.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -86,4 +87,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129102000_spending_admission', class: M39 },
   { name: 'Migration20261129110000_import_warnings', class: M40 },
   { name: 'Migration20261129160000_credit_notes', class: M41 },
+  { name: 'Migration20261129161000_order_cancellations', class: M42 },
 ];

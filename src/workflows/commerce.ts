@@ -11,3 +11,4 @@ export { collectInvoice } from './collect-invoice.js';
 export { negotiateQuote } from './negotiate-quote.js';
 export { approvePurchase } from './approve-purchase.js';
 export { paymentJanitor } from './payment-janitor.js';
+export { refundOrderCancellation } from './cancel-order.js';

@@ -1,5 +1,5 @@
 /** Response schemas of the credit note operations (docs/returns.md "Credit notes"); views type their result with `Out<typeof creditNote>`. */
-import { arr, component, dateTime, doc, int, num, obj, oneOf, str, strN, uuid, uuidN, type Out } from '../contract.js';
+import { arr, bool, component, dateTime, doc, int, num, obj, objN, oneOf, oneOfN, str, strN, uuid, uuidN, type Out } from '../contract.js';
 import { genericPage } from '../resources.js';
 
 export const CREDIT_NOTE_STATUSES = ['Open', 'PartiallyApplied', 'Applied'] as const;
@@ -32,8 +32,10 @@ export const creditNote = component(
     currencyCode: str(),
     amount: num(),
     amountFormatted: str(),
-    amountApplied: num(),
-    available: doc(num(), 'amount - amountApplied: credit the customer still has'),
+    amountApplied: doc(num(), 'Applied to invoices (CreditNote payments)'),
+    amountRefunded: doc(num(), 'Paid back to the card (a cancelled card order\'s note)'),
+    refundStatus: doc(oneOfN(['Pending', 'Refunded'] as const), 'The card refund of a cancelled card order\'s note; null: none'),
+    available: doc(num(), 'amount - amountApplied - amountRefunded: credit the customer still has'),
     availableFormatted: str(),
     merchandiseAmount: doc(num(), 'The credited lines\' amount (0 for an amount-only credit)'),
     reason: str(),
@@ -47,3 +49,25 @@ export const creditNote = component(
 );
 export type CreditNoteOut = Out<typeof creditNote>;
 export const creditNotePage = genericPage('CreditNotePage', creditNote);
+
+export const orderCancellation = component(
+  'OrderCancellation',
+  obj({
+    cancellationId: uuid(),
+    orderId: uuid(),
+    orderNumber: str(),
+    orderStatus: doc(str(), 'The order\'s status after the cancellation (Cancelled when nothing is left)'),
+    wholeOrder: bool(),
+    reason: str(),
+    currencyCode: str(),
+    amount: doc(num(), 'Cancelled units x line price; the order total less earlier cancellations when the whole order is now cancelled'),
+    amountFormatted: str(),
+    lines: arr(obj({ sku: str(), productName: strN(), quantity: int(), price: num(), amount: num() })),
+    refund: doc(
+      objN({ status: oneOf(['Pending', 'Refunded'] as const), amount: num(), idempotencyKey: doc(str(), 'The provider refund key and workflow id', 'order-cancel-…') }),
+      'The card refund of a card order; null: nothing to refund',
+    ),
+    creditNoteId: doc(uuidN(), 'The credit note issued for the order\'s invoice (on account: applied; card: reserved for the refund)'),
+    createdAt: dateTime(),
+  }),
+);

@@ -3,6 +3,7 @@
 export const WEBHOOK_EVENT_TYPES = [
   'order.created',
   'order.status_changed',
+  'order.cancelled',
   'invoice.issued',
   'invoice.paid',
   'invoice.voided',

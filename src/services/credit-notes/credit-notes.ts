@@ -68,15 +68,18 @@ export interface CreditNoteDeps {
 
 const OPEN_STATUSES = ['Issued', 'PartiallyPaid'] as const;
 
-const statusOf = (cn: Pick<CreditNote, 'amount' | 'amountApplied'>): CreditNoteStatus => {
-  const applied = new Decimal(cn.amountApplied);
-  if (applied.lte(0)) return 'Open';
-  return applied.gte(cn.amount) ? 'Applied' : 'PartiallyApplied';
+/** Credit not applied nor paid back to a card yet. */
+export const availableOf = (cn: Pick<CreditNote, 'amount' | 'amountApplied' | 'amountRefunded'>) => new Decimal(cn.amount).minus(cn.amountApplied).minus(cn.amountRefunded);
+
+const statusOf = (cn: Pick<CreditNote, 'amount' | 'amountApplied' | 'amountRefunded'>): CreditNoteStatus => {
+  const used = new Decimal(cn.amountApplied).plus(cn.amountRefunded);
+  if (used.lte(0)) return 'Open';
+  return used.gte(cn.amount) ? 'Applied' : 'PartiallyApplied';
 };
 
 export function creditNoteView(cn: CreditNote): CreditNoteOut {
   const c = cn.currencyCode;
-  const available = new Decimal(cn.amount).minus(cn.amountApplied);
+  const available = availableOf(cn);
   return {
     creditNoteId: cn.id,
     creditNoteNumber: cn.creditNoteNumber,
@@ -90,6 +93,8 @@ export function creditNoteView(cn: CreditNote): CreditNoteOut {
     amount: moneyNumber(cn.amount, c),
     amountFormatted: formatMoney(cn.amount, c),
     amountApplied: moneyNumber(cn.amountApplied, c),
+    amountRefunded: moneyNumber(cn.amountRefunded, c),
+    refundStatus: cn.refundStatus ?? null,
     available: moneyNumber(available, c),
     availableFormatted: formatMoney(available, c),
     merchandiseAmount: moneyNumber(cn.merchandiseAmount, c),
@@ -134,7 +139,7 @@ const openFacts = (invoices: readonly Invoice[]): OpenInvoice[] =>
 function allocationsFor(cn: CreditNote, req: ApplyRequest, open: readonly Invoice[]): Allocation[] {
   const mode = req.apply ?? (req.applyTo && req.applyTo.length ? 'Chosen' : 'OldestFirst');
   if (mode !== 'Chosen' && req.applyTo && req.applyTo.length) throw AppError.field('applyTo', 'applyTo is given only with apply Chosen (or without apply).');
-  const available = new Decimal(cn.amount).minus(cn.amountApplied);
+  const available = availableOf(cn);
   if (mode === 'None') return [];
   if (mode === 'Chosen') {
     if (!req.applyTo || !req.applyTo.length) throw AppError.field('applyTo', 'apply Chosen needs applyTo: the invoices and amounts.');
@@ -177,7 +182,7 @@ function applyAllocations(tx: EntityManager, cn: CreditNote, allocations: readon
       paymentId: payment.id,
       amount: a.amount.toFixed(),
       invoiceStatus: inv.status,
-      available: new Decimal(cn.amount).minus(applied).toFixed(),
+      available: new Decimal(cn.amount).minus(applied).minus(cn.amountRefunded).toFixed(),
     });
   }
   cn.amountApplied = applied.toFixed();
@@ -204,12 +209,30 @@ async function afterCommit(em: EntityManager, deps: CreditNoteDeps, cn: CreditNo
  */
 export async function issueCreditNoteAs(em: EntityManager, deps: CreditNoteDeps, orgId: string, auth: Principal | null, req: IssueRequest, ctx: IssueContext = {}): Promise<CreditNote> {
   if (!UUID_RE.test(req.invoiceId)) throw AppError.field('invoiceId', 'No invoice you may see has this id.');
-  const source = ctx.source ?? 'Manual';
   const scope = auth ? await byVisibleCustomer(em, orgId, auth) : {};
   // Visibility on a read of its own; the transaction then locks (and reads afresh) the invoices.
   const seen = await em.fork().findOne(Invoice, { id: req.invoiceId, organization: orgId, active: true, ...scope }, { fields: ['id', 'customerId', 'customerNumber', 'currencyCode'] });
   if (!seen) throw new AppError('not_found', 'No invoice you may see has this id.', { invoiceId: ['No invoice you may see has this id.'] });
-  const result = await em.fork().transactional(async (tx) => {
+  const result = await em.fork().transactional((tx) => issueInTransaction(tx, orgId, seen, req, ctx));
+  await afterCommit(em, deps, result.cn, result.touched, result.fresh);
+  return result.cn;
+}
+
+/**
+ * The issuing transaction's body, in the caller's transaction (an order cancellation issues its
+ * note in its own): locks the invoices, checks, numbers, creates, applies. `ctx.refundToCard`: the
+ * whole note is reserved for a card refund (amountRefunded, refundStatus Pending) and not applied.
+ * The caller runs afterCommit's work (notifyCreditNote) once committed.
+ */
+export async function issueInTransaction(
+  tx: EntityManager,
+  orgId: string,
+  seen: Pick<Invoice, 'id' | 'customerId' | 'customerNumber' | 'currencyCode'>,
+  req: IssueRequest,
+  ctx: IssueContext & { refundToCard?: boolean },
+): Promise<{ cn: CreditNote; touched: string[]; fresh: boolean }> {
+  const source = ctx.source ?? 'Manual';
+  {
     const locked = await lockInvoices(tx, orgId, seen, seen.currencyCode, seen.id);
     const inv = locked.find((i) => i.id === seen.id);
     if (!inv || !inv.active) throw AppError.notFound('Invoice');
@@ -262,6 +285,8 @@ export async function issueCreditNoteAs(em: EntityManager, deps: CreditNoteDeps,
       lines,
       merchandiseAmount: merchandise.toFixed(),
       applications: [],
+      amountRefunded: '0',
+      refundStatus: null,
       source,
       sourceId: ctx.sourceId ?? null,
       pdfKey: null,
@@ -283,14 +308,21 @@ export async function issueCreditNoteAs(em: EntityManager, deps: CreditNoteDeps,
       lines: lines ?? [],
       source,
     });
+    if (ctx.refundToCard) {
+      cn.amountRefunded = cn.amount;
+      cn.refundStatus = 'Pending';
+      await tx.flush();
+      return { cn, touched: [], fresh: true };
+    }
     const open = openOf(locked, c, inv);
     const touched = applyAllocations(tx, cn, allocationsFor(cn, req, open), open);
     await tx.flush();
     return { cn, touched, fresh: true };
-  });
-  await afterCommit(em, deps, result.cn, result.touched, result.fresh);
-  return result.cn;
+  }
 }
+
+/** After the issuing transaction committed: the dunning signals and the PDF (see afterCommit). */
+export const notifyCreditNote = (em: EntityManager, deps: CreditNoteDeps, r: { cn: CreditNote; touched: string[]; fresh: boolean }) => afterCommit(em, deps, r.cn, r.touched, r.fresh);
 
 /** The credit note with this id if the principal may see it (its customer's): else 404. */
 export async function findCreditNote(em: EntityManager, orgId: string, auth: Principal, id: string, lock = false): Promise<CreditNote> {
@@ -316,7 +348,7 @@ export async function applyCreditNote(em: EntityManager, deps: CreditNoteDeps, o
     // Invoices before the note, the same order as issuing (no deadlock with a concurrent issue).
     const open = openOf(await lockInvoices(tx, orgId, seen, seen.currencyCode, null), seen.currencyCode, seen);
     const cn = await tx.findOneOrFail(CreditNote, { organizationId: orgId, id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (new Decimal(cn.amount).minus(cn.amountApplied).lte(0)) throw AppError.conflict(`Credit note ${cn.creditNoteNumber} is fully applied; no credit is left.`);
+    if (availableOf(cn).lte(0)) throw AppError.conflict(`Credit note ${cn.creditNoteNumber} is fully applied; no credit is left.`);
     const allocations = allocationsFor(cn, req, open);
     if (!allocations.length) throw AppError.conflict(`Customer ${cn.customerNumber} has no open invoice in ${cn.currencyCode} to apply credit note ${cn.creditNoteNumber} to.`);
     const t = applyAllocations(tx, cn, allocations, open);

@@ -64,7 +64,7 @@ export async function readStatement(em: EntityManager, orgId: string, auth: Prin
     { orderBy: [{ createdAt: 'asc' }, { creditNoteNumber: 'asc' }] },
   );
   const credits = notes
-    .map((n) => ({ n, available: new Decimal(n.amount).minus(n.amountApplied) }))
+    .map((n) => ({ n, available: new Decimal(n.amount).minus(n.amountApplied).minus(n.amountRefunded) }))
     .filter((x) => x.available.gt(0));
   const unapplied = credits.filter((x) => x.n.currencyCode === currency).reduce((s, x) => s.plus(x.available), new Decimal(0));
   const due = total.minus(unapplied);
