@@ -114,31 +114,32 @@ describe('credit notes', () => {
     // asOf 2026-06-30: old is 61 days past due, mid 30, young not yet due.
     const old = await invoice(customerNumber, [{ sku: 'A', quantity: 1, price: 120.5 }], { invoiceDate: at('2026-03-01'), dueDate: at('2026-04-30') });
     const mid = await invoice(customerNumber, [{ sku: 'B', quantity: 3, price: 33.33 }], { invoiceDate: at('2026-05-01'), dueDate: at('2026-05-31') });
-    const young = await invoice(customerNumber, [{ sku: 'C', quantity: 1, price: 80 }], { invoiceDate: at('2026-06-01'), dueDate: at('2026-07-01') });
-    expect((await credit(customerNumber)).openBalance).toBe(300.49);
+    const young = await invoice(customerNumber, [{ sku: 'C', quantity: 1, price: 200 }], { invoiceDate: at('2026-06-01'), dueDate: at('2026-07-01') });
+    expect((await credit(customerNumber)).openBalance).toBe(420.49);
 
+    expectProblem(await issue({ invoiceId: mid.id, amount: 100, reason: 'More than the invoice', apply: 'None' }), 400);
     const kept = await issue({ invoiceId: young.id, amount: 150.25, reason: 'Volume rebate', apply: 'None' });
     expect(kept.status).toBe(201);
     expect(kept.body).toMatchObject({ status: 'Open', amount: 150.25, amountApplied: 0, available: 150.25, applications: [], lines: [] });
     expect((await getInvoice(young.id)).status).toBe('Issued');
-    expect(await credit(customerNumber)).toMatchObject({ openBalance: 150.24, availableCredit: 849.76 });
+    expect(await credit(customerNumber)).toMatchObject({ openBalance: 270.24, availableCredit: 729.76 });
 
     const st = await call('GET', `/api/customers/${customerNumber}/statement?asOf=2026-06-30`, A());
     expect(st.status).toBe(200);
     expect(st.body.invoices.map((i: any) => [i.invoiceNumber, i.balance, i.bucket])).toEqual([
       [old.invoiceNumber, 120.5, '61-90'],
       [mid.invoiceNumber, 99.99, '1-30'],
-      [young.invoiceNumber, 80, 'current'],
+      [young.invoiceNumber, 200, 'current'],
     ]);
     expect(st.body.aging.map((a: any) => [a.bucket, a.count, a.amount])).toEqual([
-      ['current', 1, 80],
+      ['current', 1, 200],
       ['1-30', 1, 99.99],
       ['31-60', 0, 0],
       ['61-90', 1, 120.5],
       ['90+', 0, 0],
     ]);
     expect(st.body.credits).toEqual([expect.objectContaining({ creditNoteId: kept.body.creditNoteId, creditNoteNumber: kept.body.creditNoteNumber, invoiceNumber: young.invoiceNumber, amount: 150.25, available: 150.25 })]);
-    expect(st.body).toMatchObject({ unappliedCredit: 150.25, totalDue: 150.24, openBalance: 150.24 });
+    expect(st.body).toMatchObject({ unappliedCredit: 150.25, totalDue: 270.24, openBalance: 270.24 });
     // A statement as of a day before the note was issued does not show it.
     const before = await call('GET', `/api/customers/${customerNumber}/statement?asOf=2026-06-01`, A());
     expect(before.body).toMatchObject({ credits: [], unappliedCredit: 0 });
@@ -173,13 +174,13 @@ describe('credit notes', () => {
 
     const st2 = await call('GET', `/api/customers/${customerNumber}/statement?asOf=2026-06-30`, A());
     expect(st2.body.aging.map((a: any) => [a.bucket, a.count, a.amount])).toEqual([
-      ['current', 1, 80],
+      ['current', 1, 200],
       ['1-30', 1, 70.24],
       ['31-60', 0, 0],
       ['61-90', 0, 0],
       ['90+', 0, 0],
     ]);
-    expect(st2.body).toMatchObject({ credits: [], unappliedCredit: 0, totalDue: 150.24, openBalance: 150.24 });
+    expect(st2.body).toMatchObject({ credits: [], unappliedCredit: 0, totalDue: 270.24, openBalance: 270.24 });
     expect((await events('credit_note.applied', kept.body.creditNoteId)).map((e) => [e.data.invoiceId, e.data.amount])).toEqual([
       [mid.id, '20'],
       [old.id, '120.5'],
