@@ -7,7 +7,7 @@
  * ending the dunning process; the PDF in object storage; who may see and issue them.
  */
 import { call, createOrg, customerToken, dbQuery, expectProblem, repToken, uniq, type OrgFixture } from './support/helpers';
-import { customerWithProduct, ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
+import { createSalesRep, customerWithProduct, ensurePriceTier, invoiceBody } from './support/matrix-fixtures';
 
 jest.setTimeout(240_000);
 let org: OrgFixture;
@@ -267,5 +267,33 @@ describe('credit notes', () => {
     expectProblem(foreign, 404);
     expect((await call('GET', '/api/credit-notes', { base: other.base, token: other.adminToken })).body.TotalCount).toBe(0);
     expectProblem(await call('GET', '/api/credit-notes', { base: org.base }), 401);
+  });
+  test('when an invoice of an Approved commission statement is credited, then the rep\'s commission is clawed back as for a refund of the credited amount, once', async () => {
+    const rep = await createSalesRep(org);
+    const plan = await call('POST', '/api/commissions/plans', { ...A(), body: { SalesRepId: rep.salesRepId, Name: 'Flat', DefaultRate: 0.05, EffectiveStartDate: '2026-01-01T00:00:00Z', Active: true } });
+    expect(plan.status).toBe(201);
+    const body = invoiceBody({ invoiceDate: '2026-03-05T12:00:00.000Z', dueDate: '2026-12-31T00:00:00.000Z', items: [{ sku: 'K-1', productName: 'K', quantity: 2, price: 100 }] });
+    body.primarySalesRep = { ...body.primarySalesRep, repNumber: rep.repNumber };
+    const created = await call('POST', '/api/invoices', { ...A(), body });
+    expect((await call('POST', `/api/invoices/${created.body.id}/issue`, A())).status).toBe(200);
+    const st = await call('POST', '/api/commissions/statements', { ...A(), body: { salesRepId: rep.salesRepId, startDate: '2026-03-01', endDate: '2026-03-31' } });
+    expect(st.status).toBe(202);
+    const deadline = Date.now() + 60_000;
+    let draft;
+    for (;;) {
+      draft = await call('GET', `/api/commissions/statements/${st.body.statementId}`, A());
+      if (draft.body.status === 'Draft') break;
+      if (Date.now() > deadline) throw new Error('statement not Draft');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(draft.body.totalCommission).toBe(10);
+    expect((await call('POST', `/api/commissions/statements/${st.body.statementId}/approve`, A())).status).toBe(200);
+
+    const cn = await issue({ invoiceId: created.body.id, amount: 50, reason: 'Price adjustment' });
+    expect(cn.status).toBe(201);
+    const pending = await call('GET', `/api/commissions/clawbacks?salesRepId=${rep.salesRepId}`, A());
+    expect(pending.status).toBe(200);
+    // 10.00 x 50 / 200 = 2.50, as a refund of 50 would.
+    expect(pending.body.clawbacks.map((x: any) => [x.invoiceNumber, x.cause, x.amount])).toEqual([[created.body.invoiceNumber, `refund:credit-note:${cn.body.creditNoteNumber}`, -2.5]]);
   });
 });

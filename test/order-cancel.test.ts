@@ -114,7 +114,7 @@ describe('order cancellation', () => {
     const other = await createOrg();
     expectProblem(await call('POST', `/api/orders/${o.id}/cancel`, { base: other.base, token: other.adminToken, body: { reason: 'x' } }), 404);
     expectProblem(await cancel(o.id, { reason: '' }), 400);
-    const byRep = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Rep cancels one' });
+    const byRep = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Rep cancels one' }, rep);
     expect(byRep.status).toBe(200);
   });
 });
