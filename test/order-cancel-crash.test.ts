@@ -54,21 +54,20 @@ test('when the worker is SIGKILLed inside the cancellation refund after the prov
   hanging.child.kill('SIGKILL');
   const normal = workers.start({}, 'replacement worker');
   await normal.ready;
-  let res = await pending;
-  // The request may have given up waiting (503) while the worker was down: the same key answers the result.
-  for (let i = 0; res.status === 503 && i < 10; i++) {
-    await new Promise((r) => setTimeout(r, 2000));
-    res = await call('POST', `/api/orders/${orderId}/cancel`, { ...S(), headers: { 'Idempotency-Key': `cancel-${orderId}` }, body: { lines: [{ sku, quantity: 3 }], reason: 'Three not needed' } });
-  }
-  expect(res.status).toBe(200);
-  const refunds = (await ledger(`chargeId=${chargeId}`)).filter((e) => e.kind === 'refund');
-  expect(refunds).toHaveLength(1);
-  expect(refunds[0].amount).toBe('37.50');
-  const until = Date.now() + 30_000;
+  const res = await pending;
+  // The request waits at most CHECKOUT_WAIT_MS for the refund; when the worker came back later it answers 503 and the workflow finishes on its own.
+  expect([200, 503]).toContain(res.status);
+  const until = Date.now() + 60_000;
   for (;;) {
     const cn = (await call('GET', `/api/credit-notes?orderId=${orderId}`, S())).body.Data[0];
-    if (cn?.refundStatus === 'Refunded') break;
+    if (cn?.refundStatus === 'Refunded') {
+      expect(cn).toMatchObject({ source: 'Cancellation', amount: 37.5, amountRefunded: 37.5, available: 0 });
+      break;
+    }
     if (Date.now() > until) throw new Error(`cancellation refund not recorded: ${JSON.stringify(cn)}`);
     await new Promise((r) => setTimeout(r, 500));
   }
+  const refunds = (await ledger(`chargeId=${chargeId}`)).filter((e) => e.kind === 'refund');
+  expect(refunds).toHaveLength(1);
+  expect(refunds[0].amount).toBe('37.50');
 });
