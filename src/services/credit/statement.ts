@@ -5,8 +5,8 @@
  * anyone else, src/services/customers/visibility.ts).
  *
  * Credit notes: applied credit is a payment on the invoice (it lowers the balances aged here);
- * credit not applied yet is listed under `credits` and subtracted once from `totalDue`
- * (`unappliedCredit`), never spread over the aging buckets.
+ * credit not applied yet (today's, like payments) is listed under `credits` and subtracted once
+ * from `totalDue` (`unappliedCredit`), never spread over the aging buckets.
  *
  * As of a day: invoices dated after the day are left out, and each invoice is aged by whole UTC
  * days from its due day to that day (src/domain/credit/aging.ts). Balances, the credit position
@@ -58,9 +58,10 @@ export async function readStatement(em: EntityManager, orgId: string, auth: Prin
     currency,
   );
   // Credit notes with credit not applied yet (docs/returns.md "Credit notes"): listed, and subtracted from what is due.
+  // Today's, like balances and payments (not rolled back to asOf): credit applied after asOf lowers the balances too.
   const notes = await em.find(
     CreditNote,
-    { organizationId: orgId, customerId: c.id, createdAt: { $lte: endOfDay } },
+    { organizationId: orgId, customerId: c.id },
     { orderBy: [{ createdAt: 'asc' }, { creditNoteNumber: 'asc' }] },
   );
   const credits = notes
