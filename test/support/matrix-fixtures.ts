@@ -303,3 +303,6 @@ pathParamFixtures.approvalId = async (org) => {
   );
   return approvalId;
 };
+matrixBodies['POST /api/credit-notes'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix', apply: 'None' });
+matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
+matrixBodies['POST /api/orders/{orderId}/cancel'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix' });
