@@ -11,6 +11,7 @@ import { createEmailActivities } from './email.js';
 import { createFulfillmentActivities } from './fulfillment.js';
 import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
+import { createCancellationActivities } from './cancellations.js';
 import { createJanitorActivities } from './janitor.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
@@ -44,6 +45,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createInvoiceActivities(deps),
       ...createPaymentActivities(deps),
       ...createInvoicePaymentActivities(deps),
+      ...createCancellationActivities(deps),
       ...createCommissionActivities(deps),
       ...createWebhookActivities(deps),
       ...createDunningActivities(deps),

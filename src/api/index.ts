@@ -29,6 +29,7 @@ import { approvalRoutes } from './approvals.js';
 import { timelineRoutes } from './timelines.js';
 import { stockRoutes } from './stock.js';
 import { fulfillmentRoutes } from './fulfillment.js';
+import { creditNoteRoutes } from './credit-notes.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -48,6 +49,7 @@ export const allRoutes: RouteDef[] = [
   ...creditRoutes,
   ...orderRoutes,
   ...invoiceRoutes,
+  ...creditNoteRoutes,
   ...paymentRoutes,
   ...commissionRoutes,
   ...analyticsRoutes,

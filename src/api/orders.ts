@@ -5,6 +5,8 @@
  * orders; sales reps only orders of customers with their repNumber; another org is 404.
  */
 import * as yup from 'yup';
+import { cancelOrder } from '../services/orders/cancel.js';
+import { orderCancellation } from '../domain/credit-notes/resources.js';
 import { addressSchema, bulkOrderSchema, orderSchema, statusSchema, str } from '../domain/orders/schemas.js';
 import { accepted, created, defineRoute, json, ok } from '../http/route.js';
 import { upsertOrdersInBulk } from '../services/imports/sync.js';
@@ -109,6 +111,34 @@ export const orderRoutes = [
     responses: { 200: json(order, ORDER), 400: 'Invalid input or status move', 401: 'Unauthenticated', 403: 'Not Admin or SalesRep', 404: 'No such order' },
     async handler({ em, orgId, auth, body, params }) {
       return ok(orderView(await updateOrder(em, orgId, auth, params.orderId, body)));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/api/orders/:orderId/cancel',
+    operationId: 'cancelOrder',
+    summary: 'Cancel the whole order (no lines) or unshipped lines and quantities, with a reason: a card order is refunded the cancelled amount once; an invoiced on-account order gets a credit note; webhook order.cancelled',
+    tag: 'Orders',
+    auth: ['Admin', 'SalesRep'],
+    body: yup.object({
+      lines: yup
+        .array(yup.object({ sku: yup.string().trim().max(100).required(), quantity: yup.number().integer('${path} must be a whole number.').moreThan(0, '${path} must be greater than 0.').required() }))
+        .max(500, '${path} must have at most 500 lines.')
+        .nullable(),
+      reason: yup.string().trim().min(1).max(1000).required(),
+    }),
+    responses: {
+      200: json(orderCancellation, 'The cancellation (refund Refunded once the provider refunded)'),
+      400: 'Invalid fields: a line not on the order, more than is left (errors name lines[i])',
+      401: 'Unauthenticated',
+      403: 'Customer token, or a SalesRep of another customer',
+      404: 'No such order (or not visible)',
+      409: 'Shipped quantities (errors name them), the order already cancelled or waiting for approval, nothing left to cancel',
+      503: 'The refund is still in progress: repeat the request with the same Idempotency-Key',
+    },
+    async handler({ em, deps, orgId, auth, params, body }) {
+      return ok(await cancelOrder(em, deps, orgId, auth, params.orderId, body));
     },
   }),
 

@@ -246,7 +246,7 @@ export const invoicePayment = component(
     refundedAmount: num(),
     refundedAmountFormatted: str(),
     currencyCode: str(),
-    method: oneOf(['EFT', 'Check', 'Wire', 'Cash', 'Card'] as const),
+    method: doc(oneOf(['EFT', 'Check', 'Wire', 'Cash', 'Card', 'CreditNote'] as const), 'CreditNote: a credit note applied to the invoice (reference: its number)'),
     status: oneOf(['Completed', 'Pending', 'Failed'] as const),
     paymentDate: dateTimeN(),
     reference: strN(),

@@ -121,6 +121,8 @@ export const OrderItem = defineEntity({
     backorderedQuantity: p.integer().default(0),
     /** Units of this line that shipments carried so far (docs/fulfillment.md). */
     shippedQuantity: p.integer().default(0),
+    /** Units cancelled (docs/returns.md "Cancellation"); never more than quantity less shipped units. */
+    cancelledQuantity: p.integer().default(0),
   },
 });
 export type OrderItem = InferEntity<typeof OrderItem>;

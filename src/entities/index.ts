@@ -42,10 +42,15 @@ import { ApprovalRequest, CustomerBuyer } from './Approval.js';
 import { StockLevel, StockLocation, StockMovement } from './Stock.js';
 export type { ApprovalSubject } from './Approval.js';
 
+import { CreditNote, CreditNoteCounter, OrderCancellation } from './CreditNote.js';
+
 export {
   StockLocation,
   StockLevel,
   StockMovement,
+  CreditNote,
+  CreditNoteCounter,
+  OrderCancellation,
   ApprovalRequest,
   CustomerBuyer,
   Quote,
@@ -146,6 +151,9 @@ export const entities = [
   OrderNumberCounter,
   Invoice,
   InvoicePayment,
+  CreditNote,
+  CreditNoteCounter,
+  OrderCancellation,
   InvoiceCounter,
   PaymentMethod,
   PaymentTerm,

@@ -43,6 +43,8 @@ import { Migration20261129102000_spending_admission as M39 } from './Migration20
 import { Migration20261129110000_import_warnings as M40 } from './Migration20261129110000_import_warnings.js';
 import { Migration20261129140000_stock as M41 } from './Migration20261129140000_stock.js';
 import { Migration20261129150000_shipments as M42 } from './Migration20261129150000_shipments.js';
+import { Migration20261129160000_credit_notes as M43 } from './Migration20261129160000_credit_notes.js';
+import { Migration20261129161000_order_cancellations as M44 } from './Migration20261129161000_order_cancellations.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -88,4 +90,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129110000_import_warnings', class: M40 },
   { name: 'Migration20261129140000_stock', class: M41 },
   { name: 'Migration20261129150000_shipments', class: M42 },
+  { name: 'Migration20261129160000_credit_notes', class: M43 },
+  { name: 'Migration20261129161000_order_cancellations', class: M44 },
 ];

@@ -26,6 +26,7 @@ export const KIND_SCOPE: Record<string, Scope> = {
   paymentId: 'customer',
   cartId: 'customer',
   quoteId: 'customer',
+  creditNoteId: 'customer',
   quoteNumber: 'customer',
   approvalId: 'customer',
   shipmentId: 'customer',
@@ -72,6 +73,7 @@ export const FIELD_KIND: Record<string, string> = {
   paymentProfileId: 'paymentProfileId',
   cartId: 'cartId',
   quoteId: 'quoteId',
+  creditNoteId: 'creditNoteId',
   quoteNumber: 'quoteNumber',
   approvalId: 'approvalId',
   shipmentId: 'shipmentId',
@@ -163,6 +165,9 @@ export const SLOT_KIND: Record<string, string | { exempt: string }> = {
   'POST /api/organizations/{organizationId}/salesreps body:RepNumber': { exempt: 'the number the new rep gets in the token organization, not a reference' },
   'GET /api/quotes filter:quoteNumber': {
     exempt: "quote numbers run per organization (Q-000001 in each): another organization's number matches only the caller's own quote with that number",
+  },
+  'GET /api/credit-notes filter:creditNoteNumber': {
+    exempt: "credit note numbers run per organization (CN-000001 in each): another organization's number matches only the caller's own note with that number",
   },
   'PUT /api/customers/{customerNumber}/buyers/{userId} path:userId': 'customerUserId',
   'DELETE /api/customers/{customerNumber}/buyers/{userId} path:userId': 'customerUserId',

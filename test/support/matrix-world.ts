@@ -278,6 +278,13 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
      values ($1, $2, 'Rejected', $3, $4, $5, $6, 'matrix', 'USD', 10, '[]', '{}', 1, '[]', now(), now(), now())`,
     [org.organizationId, approvalId, customerId, customerNumber, cartId, user.userId],
   );
+  // A credit note of the customer (credit kept available), written directly like the approval.
+  const creditNoteId = randomUUID();
+  await dbQuery(
+    `insert into credit_note (organization_id, id, credit_note_number, invoice_id, invoice_number, order_id, customer_id, customer_number, currency_code, amount, reason, applications, created_at, updated_at)
+     values ($1, $2, $3, $4, 'matrix', null, $5, $6, 'USD', 1, 'matrix', '[]', now(), now())`,
+    [org.organizationId, creditNoteId, `CN-M${creditNoteId.slice(0, 8)}`, randomUUID(), customerId, customerNumber],
+  );
   // The customer's user is also its Approver (no limits), so it may read the customer's buyers.
   await dbQuery(`insert into customer_buyer (organization_id, customer_id, user_id, role, created_at, updated_at) values ($1, $2, $3, 'Approver', now(), now())`, [
     org.organizationId,
@@ -330,6 +337,7 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
       quoteId: quote.quoteId,
       quoteNumber: quote.quoteNumber,
       approvalId,
+      creditNoteId,
     },
   };
 }

@@ -68,6 +68,20 @@ export const agingLine = component(
   }),
 );
 
+export const statementCredit = component(
+  'StatementCredit',
+  obj({
+    creditNoteId: uuid(),
+    creditNoteNumber: str(),
+    issuedAt: dateTime(),
+    invoiceNumber: doc(str(), 'The invoice it credits'),
+    currencyCode: str(),
+    amount: num(),
+    available: doc(num(), 'Not applied yet: lowers totalDue and the open balance'),
+    availableFormatted: str(),
+  }),
+);
+
 export const statement = component(
   'CustomerStatement',
   obj({
@@ -76,11 +90,14 @@ export const statement = component(
     asOf: doc(date(), 'The day the invoices are aged to (UTC); invoices dated after it are not on the statement'),
     invoices: doc(arr(statementInvoice), 'Open invoices (Issued, PartiallyPaid) dated on or before asOf, oldest due first'),
     aging: doc(arr(agingLine), 'current, 1-30, 31-60, 61-90, 90+ days past due; always five lines'),
-    totalDue: money('Sum of the aged balances (invoices in the customer\'s currency)'),
+    credits: doc(arr(statementCredit), 'Credit notes with credit not applied yet, today\'s like the balances, oldest first (applied credit already lowers the invoices\' balances)'),
+    unappliedCredit: money('Sum of the available credit of those credit notes in the customer\'s currency'),
+    unappliedCreditFormatted: str(),
+    totalDue: money('Sum of the aged balances (invoices in the customer\'s currency) less unappliedCredit'),
     totalDueFormatted: str(),
     otherCurrencyInvoiceNumbers: doc(arr(str()), 'Open invoices in another currency: listed, not summed into the aging'),
     pdf: doc(str(), 'The path of the PDF variant of this statement'),
   }),
 );
 /** yup infers arrays of components loosely; the rows keep their own types here. */
-export type StatementOut = Omit<Out<typeof statement>, 'invoices' | 'aging'> & { invoices: Out<typeof statementInvoice>[]; aging: Out<typeof agingLine>[] };
+export type StatementOut = Omit<Out<typeof statement>, 'invoices' | 'aging' | 'credits'> & { invoices: Out<typeof statementInvoice>[]; aging: Out<typeof agingLine>[]; credits: Out<typeof statementCredit>[] };

@@ -3,6 +3,7 @@
 export const WEBHOOK_EVENT_TYPES = [
   'order.created',
   'order.status_changed',
+  'order.cancelled',
   'invoice.issued',
   'invoice.paid',
   'invoice.voided',
@@ -27,6 +28,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'shipment.created',
   'order.shipped',
   'order.completed',
+  'credit_note.issued',
+  'credit_note.applied',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -85,19 +85,26 @@ export interface PendingClawback {
 
 /**
  * The clawbacks owed but not yet recorded: entries of Approved/Paid statements (of one rep, or all)
- * whose invoices were since voided, cancelled or refunded. One read, then the pure rule.
+ * whose invoices were since voided, cancelled or refunded. A credit note issued for the invoice
+ * counts as a refund of its amount (refund id `credit-note:<number>`, so cause
+ * `refund:credit-note:CN-000001`; docs/commissions.md "Clawbacks"). One read, then the pure rule.
  */
 export async function computeClawbacks(em: EntityManager, organizationId: string, salesRepId: string | null): Promise<PendingClawback[]> {
   const rows = await boundRows<
     { entry_id: string; statement_id: string; sales_rep_id: string; invoice_id: string; invoice_number: string; commission: string; invoice_total: string; currency_code: string; status: string; refunds: { refundId: string; amount: string; createdAt: string }[] | null }
   >(
     em,
-    `select e.id as entry_id, e.statement_id, s.sales_rep_id, e.invoice_id, e.invoice_number, e.commission, e.invoice_total, s.currency_code, i.status, i.refunds
+    `select e.id as entry_id, e.statement_id, s.sales_rep_id, e.invoice_id, e.invoice_number, e.commission, e.invoice_total, s.currency_code, i.status,
+            coalesce(i.refunds, '[]'::jsonb) || coalesce((
+              select jsonb_agg(jsonb_build_object('refundId', 'credit-note:' || n.credit_note_number, 'amount', n.amount::text,
+                                                  'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+                from credit_note n where n.organization_id = i.organization_id and n.invoice_id = i.id), '[]'::jsonb) as refunds
        from commission_entry e
        join commission_statement s on s.organization_id = e.organization_id and s.id = e.statement_id
        join invoice i on i.organization_id = e.organization_id and i.id = e.invoice_id
       where e.organization_id = $1 and ($2::uuid is null or s.sales_rep_id = $3::uuid) and s.status in ('Approved', 'Paid') and e.commission > 0
-        and (i.status in ('Voided', 'Cancelled') or jsonb_array_length(coalesce(i.refunds, '[]'::jsonb)) > 0)
+        and (i.status in ('Voided', 'Cancelled') or jsonb_array_length(coalesce(i.refunds, '[]'::jsonb)) > 0
+             or exists (select 1 from credit_note n where n.organization_id = i.organization_id and n.invoice_id = i.id))
         and not exists (select 1 from commission_adjustment a
                          where a.organization_id = e.organization_id and a.source_entry_id = e.id and a.cause in ('void', 'cancel'))`,
     [organizationId, salesRepId, salesRepId],

@@ -34,6 +34,12 @@ export function renderCustomerStatementPdf(v: StatementOut, organizationName: st
   doc.moveDown().fontSize(12).text('Aging');
   doc.fontSize(10);
   for (const a of v.aging) doc.text(`${BUCKET_LABEL[a.bucket]}: ${a.amountFormatted} (${a.count} invoice${a.count === 1 ? '' : 's'})`);
+  if (v.credits.length) {
+    doc.moveDown().fontSize(12).text('Unapplied credit');
+    doc.fontSize(10);
+    for (const n of v.credits) doc.text(`${n.creditNoteNumber}  issued ${n.issuedAt.slice(0, 10)}  for ${n.invoiceNumber}  available ${n.availableFormatted}`);
+    doc.text(`Unapplied credit: -${v.unappliedCreditFormatted}`);
+  }
   doc.fontSize(12).text(`Total due: ${v.totalDueFormatted}`);
   if (v.otherCurrencyInvoiceNumbers.length) doc.fontSize(10).text(`Not in ${c} (not in the totals): ${v.otherCurrencyInvoiceNumbers.join(', ')}`);
   doc.end();

@@ -4,6 +4,10 @@
  * available credit, hold). Visible to Admin, the customer's reps and its own users (404 to
  * anyone else, src/services/customers/visibility.ts).
  *
+ * Credit notes: applied credit is a payment on the invoice (it lowers the balances aged here);
+ * credit not applied yet (today's, like payments) is listed under `credits` and subtracted once
+ * from `totalDue` (`unappliedCredit`), never spread over the aging buckets.
+ *
  * As of a day: invoices dated after the day are left out, and each invoice is aged by whole UTC
  * days from its due day to that day (src/domain/credit/aging.ts). Balances, the credit position
  * and the hold are today's: payments and refunds are not rolled back to the day (decision in
@@ -17,7 +21,8 @@ import { agingBucket, agingSummary, BUCKET_RANGES, daysPastDue } from '../../dom
 import type { StatementOut } from '../../domain/credit/resources.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { balanceOf } from '../../domain/invoices/money.js';
-import { Invoice, Organization } from '../../entities/index.js';
+import { CreditNote, Invoice, Organization } from '../../entities/index.js';
+import { Decimal } from 'decimal.js';
 import type { Principal } from '../../http/auth.js';
 import { findVisibleCustomer } from '../customers/visibility.js';
 import { accountView, holdingInvoices } from './accounts.js';
@@ -52,6 +57,18 @@ export async function readStatement(em: EntityManager, orgId: string, auth: Prin
     same.map((r) => ({ bucket: r.bucket, balance: r.balance })),
     currency,
   );
+  // Credit notes with credit not applied yet (docs/returns.md "Credit notes"): listed, and subtracted from what is due.
+  // Today's, like balances and payments (not rolled back to asOf): credit applied after asOf lowers the balances too.
+  const notes = await em.find(
+    CreditNote,
+    { organizationId: orgId, customerId: c.id },
+    { orderBy: [{ createdAt: 'asc' }, { creditNoteNumber: 'asc' }] },
+  );
+  const credits = notes
+    .map((n) => ({ n, available: new Decimal(n.amount).minus(n.amountApplied).minus(n.amountRefunded) }))
+    .filter((x) => x.available.gt(0));
+  const unapplied = credits.filter((x) => x.n.currencyCode === currency).reduce((s, x) => s.plus(x.available), new Decimal(0));
+  const due = total.minus(unapplied);
   return {
     ...account,
     companyName: c.companyName ?? null,
@@ -78,8 +95,20 @@ export async function readStatement(em: EntityManager, orgId: string, auth: Prin
       amount: moneyNumber(l.amount, currency),
       amountFormatted: formatMoney(l.amount, currency),
     })),
-    totalDue: moneyNumber(total, currency),
-    totalDueFormatted: formatMoney(total, currency),
+    credits: credits.map(({ n, available }) => ({
+      creditNoteId: n.id,
+      creditNoteNumber: n.creditNoteNumber,
+      issuedAt: n.createdAt.toISOString(),
+      invoiceNumber: n.invoiceNumber,
+      currencyCode: n.currencyCode,
+      amount: moneyNumber(n.amount, n.currencyCode),
+      available: moneyNumber(available, n.currencyCode),
+      availableFormatted: formatMoney(available, n.currencyCode),
+    })),
+    unappliedCredit: moneyNumber(unapplied, currency),
+    unappliedCreditFormatted: formatMoney(unapplied, currency),
+    totalDue: moneyNumber(due, currency),
+    totalDueFormatted: formatMoney(due, currency),
     otherCurrencyInvoiceNumbers: invoices.filter((r) => r.inv.currencyCode !== currency).map((r) => r.inv.invoiceNumber),
     pdf: `/api/customers/${encodeURIComponent(c.customerNumber)}/statement/pdf?asOf=${asOf}`,
   };

@@ -38,6 +38,8 @@ export async function refundTarget(
     const payment = await em.findOne(InvoicePayment, { id: paymentId, invoice: inv.id, organizationId: inv.organization.id });
     if (!payment) throw AppError.notFound('Payment');
     if (payment.status !== 'Completed') throw AppError.field('paymentId', 'Only a Completed payment can be refunded.');
+    // Credit applied from a credit note is not money received (docs/returns.md "Credit notes").
+    if (payment.method === 'CreditNote') throw AppError.field('paymentId', 'A CreditNote payment is credit, not money received; it cannot be refunded.');
     return payment;
   }
   // Money taken by card goes back to the card through its provider.
@@ -46,7 +48,7 @@ export async function refundTarget(
     { invoice: inv.id, organizationId: inv.organization.id, status: 'Completed' },
     { orderBy: { createdAt: 'desc' } },
   );
-  return candidates.find((p) => new Decimal(p.amount).minus(p.refundedAmount).gte(amount)) ?? null;
+  return candidates.find((p) => p.method !== 'CreditNote' && new Decimal(p.amount).minus(p.refundedAmount).gte(amount)) ?? null;
 }
 
 export const refundRecorded = (inv: Invoice, refundKey: string) => (inv.refunds ?? []).some((r) => r.refundId === refundKey);
