@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 40 item 3: customer catalogs (docs/catalogs.md). A catalog is a product selection (SKUs
+ * Issue 40 items 3 and 5: customer catalogs (docs/catalogs.md) and the catalog-assignments import kind. A catalog is a product selection (SKUs
  * and categories, each included or excluded) assigned to customers and/or price tiers. Every key
  * and index leads with organization_id (DESIGN "Scale-out"). Two product-side indexes serve the
  * set-based visibility (src/services/catalog/catalog-visibility.ts): products by category and
@@ -56,9 +56,18 @@ export class Migration20261129130000_catalogs extends Migration {
 
     this.addSql(`create index if not exists "product_org_category_index" on "product" ("organization_id", "category_id") where "category_id" is not null;`);
     this.addSql(`create index if not exists "category_org_parent_index" on "category" ("organization_id", "parent_id") where "parent_id" is not null;`);
+
+    // The catalog-assignments import kind. 'price-lists' (issue 40 item 5, another branch) is allowed here too, so whichever
+    // of the two migrations runs last keeps both kinds.
+    this.addSql(`alter table "import_job" drop constraint if exists "import_job_kind_check";`);
+    this.addSql(
+      `alter table "import_job" add constraint "import_job_kind_check" check (kind in ('customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links', 'catalog-assignments', 'price-lists'));`,
+    );
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`alter table "import_job" drop constraint if exists "import_job_kind_check";`);
+    this.addSql(`alter table "import_job" add constraint "import_job_kind_check" check (kind in ('customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links'));`);
     this.addSql(`drop index if exists "category_org_parent_index";`);
     this.addSql(`drop index if exists "product_org_category_index";`);
     this.addSql(`drop table if exists "catalog_assignment";`);

@@ -12,6 +12,7 @@ import { applyCustomers } from './customers.js';
 import { InputError, readRecords } from './input.js';
 import { applyInvoices } from './invoices.js';
 import { applyLinks } from './links.js';
+import { applyCatalogAssignments } from './catalog-assignments.js';
 import { applyOrders } from './orders.js';
 import { applyPrices, applyProducts } from './products.js';
 import { inTransaction } from '../../db/sql.js';
@@ -27,6 +28,7 @@ export const APPLIERS: Record<ImportKindName, ChunkApplier> = {
   prices: applyPrices,
   customers: applyCustomers,
   'user-customer-links': applyLinks,
+  'catalog-assignments': applyCatalogAssignments,
   orders: applyOrders,
   invoices: applyInvoices,
 };
