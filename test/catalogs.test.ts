@@ -180,7 +180,7 @@ describe('catalogs', () => {
     const tighten = await call('PUT', `/api/catalogs/${noPowerTools}`, { ...A(org), body: { selections: [{ category: 'Tools' }, { category: 'Power tools', mode: 'Exclude' }] } });
     expect(tighten.status).toBe(200);
     expect(tighten.body.selectionCount).toBe(2);
-    const checkout = await call('POST', `${path}/complete-checkout`, { token: tok.direct, body: {} });
+    const checkout = await call('POST', `${path}/complete-checkout`, { token: tok.direct, body: { customerNumber: cn.direct, channel: 'Web' } });
     expect(checkout.status).toBe(400);
     expect(JSON.stringify(checkout.body.errors.items)).toContain(sku.glove);
     expect((await call('GET', `/api/products/${encodeURIComponent(sku.glove)}`, { token: tok.direct })).status).toBe(404);

@@ -15,8 +15,8 @@
  * of the catalog, not of the tenant's products, and its count is exact).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundRows, boundSql } from '../../db/orm-sql.js';
-import type { Sql } from '../../db/sql.js';
+import { boundSql } from '../../db/orm-sql.js';
+import { rowsOf, type Sql } from '../../db/sql.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 
 /** Catalog ids in force for the customer `customerId` (an SQL expression; null: none), as rows of `id`. */
@@ -85,7 +85,7 @@ const CATALOGS_OF_NUMBER = `select coalesce(array_agg(distinct e.id), '{}'::uuid
 
 /** The catalog ids in force for the customer with this number (empty: none, the customer sees everything). One statement. */
 export async function catalogsOfCustomerNumber(em: EntityManager, orgId: string, customerNumber: string): Promise<string[]> {
-  const [row] = await boundRows<{ ids: string[] }>(em, CATALOGS_OF_NUMBER, [orgId, customerNumber]);
+  const [row] = await rowsOf<{ ids: string[] }>(em, CATALOGS_OF_NUMBER, [orgId, customerNumber]);
   return row?.ids ?? [];
 }
 
