@@ -35,7 +35,7 @@ export const customerIdByNumberSql = (org: string, customerNumber: string) =>
 
 /** The product's category and its ancestors (categories cannot form cycles; depth capped anyway). */
 const ancestorsSql = (p: string) => `array(with recursive anc(id, depth) as (
-      select ${p}.category_id, 0 where ${p}.category_id is not null
+      select ${p}.category_id, 0::int where ${p}.category_id is not null
       union all
       select ca.parent_id, anc.depth + 1 from anc join category ca on ca.organization_id = ${p}.organization_id and ca.id = anc.id
        where ca.parent_id is not null and anc.depth < 64)
@@ -60,7 +60,7 @@ export const catalogAdmitsSql = (p: string, customerId: string) => `(
  * `$catalogs` (a uuid[] parameter) hold, each once. `org` is the organization parameter.
  */
 export const catalogHeldCtes = (org: string, catalogs: string) => `catalog_sub(catalog_id, mode, category_id, depth) as (
-    select s.catalog_id, s.mode, s.category_id, 0 from catalog_selection s
+    select s.catalog_id, s.mode, s.category_id, 0::int from catalog_selection s
      where s.organization_id = ${org} and s.catalog_id = any(${catalogs}) and s.category_id is not null
     union all
     select x.catalog_id, x.mode, c.id, x.depth + 1 from catalog_sub x join category c on c.organization_id = ${org} and c.parent_id = x.category_id

@@ -225,7 +225,7 @@ export async function replaceSelections(em: EntityManager, orgId: string, catalo
   await boundRows(
     em,
     `insert into catalog_selection (organization_id, id, catalog_id, mode, sku, category_id, category_name, created_at)
-     select $1, gen_random_uuid(), $2, x.mode, x.sku, x.category_id, x.category_name, now() + (x.n * interval '1 microsecond')
+     select $1::uuid, gen_random_uuid(), $2::uuid, x.mode, x.sku, x.category_id, x.category_name, now() + (x.n * interval '1 microsecond')
        from unnest($3::text[], $4::text[], $5::uuid[], $6::text[]) with ordinality x(mode, sku, category_id, category_name, n)`,
     [orgId, catalogId, rows.map((r) => r.mode), rows.map((r) => r.sku), rows.map((r) => r.categoryId), rows.map((r) => r.categoryName)],
   );
@@ -237,7 +237,7 @@ export async function replaceAssignments(em: EntityManager, orgId: string, catal
     await boundRows(em, 'delete from catalog_assignment where organization_id = $1 and catalog_id = $2 and customer_id is not null', [orgId, catalogId]);
     await boundRows(
       em,
-      `insert into catalog_assignment (organization_id, id, catalog_id, customer_id, created_at) select $1, gen_random_uuid(), $2, x, now() from unnest($3::uuid[]) x`,
+      `insert into catalog_assignment (organization_id, id, catalog_id, customer_id, created_at) select $1::uuid, gen_random_uuid(), $2::uuid, x, now() from unnest($3::uuid[]) x`,
       [orgId, catalogId, customerIds],
     );
   }
@@ -245,7 +245,7 @@ export async function replaceAssignments(em: EntityManager, orgId: string, catal
     await boundRows(em, 'delete from catalog_assignment where organization_id = $1 and catalog_id = $2 and price_tier_id is not null', [orgId, catalogId]);
     await boundRows(
       em,
-      `insert into catalog_assignment (organization_id, id, catalog_id, price_tier_id, created_at) select $1, gen_random_uuid(), $2, x, now() from unnest($3::uuid[]) x`,
+      `insert into catalog_assignment (organization_id, id, catalog_id, price_tier_id, created_at) select $1::uuid, gen_random_uuid(), $2::uuid, x, now() from unnest($3::uuid[]) x`,
       [orgId, catalogId, tierIds],
     );
   }
