@@ -45,7 +45,7 @@ const selectionInput = yup
 
 const catalogFields = {
   description: yup.string().max(2000).nullable(),
-  selections: yup.array(selectionInput.required()).max(5000).nullable().meta({ description: "Replaces the catalog's selection when given (up to 5,000 rules; larger ones: the catalog-assignments import is for assignments, selections of more rules in several catalogs)" }),
+  selections: yup.array(selectionInput.required()).max(5000).nullable().meta({ description: "Replaces the catalog's selection when given (up to 5,000 rules; a category rule covers its whole subtree)" }),
   customerNumbers: yup.array(yup.string().trim().min(1).max(50).required()).max(1000).nullable().meta({ description: "Replaces the catalog's customer assignments when given (bulk: the catalog-assignments import)" }),
   priceTiers: yup.array(yup.string().trim().min(1).max(255).required()).max(100).nullable().meta({ description: "Replaces the catalog's price tier assignments when given" }),
 };
