@@ -8,6 +8,7 @@ import { creditRoutes } from './credit.js';
 import { customerRoutes } from './customers.js';
 import { cartRoutes } from './carts.js';
 import { categoryRoutes } from './categories.js';
+import { catalogRoutes } from './catalogs.js';
 import { orderRoutes } from './orders.js';
 import { checkoutRoutes } from './checkout.js';
 import { docsRoutes } from './docs.js';
@@ -44,6 +45,7 @@ export const allRoutes: RouteDef[] = [
   ...stockRoutes,
   ...productRoutes,
   ...categoryRoutes,
+  ...catalogRoutes,
   ...cartRoutes,
   ...checkoutRoutes,
   ...creditRoutes,

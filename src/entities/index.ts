@@ -25,6 +25,7 @@ import { OrganizationMember } from './OrganizationMember.js';
 import { PasswordToken } from './PasswordToken.js';
 import { PaymentMethod } from './PaymentMethod.js';
 import { PaymentTerm } from './PaymentTerm.js';
+import { Catalog, CatalogAssignment, CatalogSelection } from './Catalog.js';
 import { PriceTier } from './PriceTier.js';
 import { Product } from './Product.js';
 import { ProductPrice } from './ProductPrice.js';
@@ -93,6 +94,9 @@ export {
   InvoiceCounter,
   PaymentMethod,
   PaymentTerm,
+  Catalog,
+  CatalogSelection,
+  CatalogAssignment,
   HostedPaymentSetup,
   CommissionPlan,
   CommissionStatement,
@@ -157,6 +161,9 @@ export const entities = [
   InvoiceCounter,
   PaymentMethod,
   PaymentTerm,
+  Catalog,
+  CatalogSelection,
+  CatalogAssignment,
   HostedPaymentSetup,
   CommissionPlan,
   CommissionStatement,

@@ -43,12 +43,12 @@ export class Migration20261129140000_stock extends Migration {
       add column "allow_backorder" boolean not null default false, add column "lead_time_days" int null;`);
     this.addSql(`alter table "order_item" add column "backordered_quantity" int not null default 0;`);
     this.addSql(`alter table "import_job" drop constraint "import_job_kind_check";`);
-    this.addSql(`alter table "import_job" add constraint "import_job_kind_check" check (kind in ('customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links', 'inventory'));`);
+    this.addSql(`alter table "import_job" add constraint "import_job_kind_check" check (kind in ('customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links', 'catalog-assignments', 'price-lists', 'inventory'));`);
   }
 
   override down(): void | Promise<void> {
     this.addSql(`alter table "import_job" drop constraint "import_job_kind_check";`);
-    this.addSql(`alter table "import_job" add constraint "import_job_kind_check" check (kind in ('customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links'));`);
+    this.addSql(`alter table "import_job" add constraint "import_job_kind_check" check (kind in ('customers', 'products', 'prices', 'orders', 'invoices', 'user-customer-links', 'catalog-assignments', 'price-lists'));`);
     this.addSql(`alter table "order_item" drop column "backordered_quantity";`);
     this.addSql(`alter table "product" drop column "track_inventory", drop column "allow_backorder", drop column "lead_time_days";`);
     this.addSql(`drop table if exists "stock_movement";`);

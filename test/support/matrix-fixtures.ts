@@ -44,6 +44,13 @@ pathParamFixtures.paymentTermId = async (org) => {
   return res.body.PaymentTermId;
 };
 
+/** `/api/catalogs/:catalogId`: an empty catalog of the organization (issue 40). */
+pathParamFixtures.catalogId = async (org) => {
+  const res = await call('POST', '/api/catalogs', { base: org.base, token: org.adminToken, body: { name: uniq('Catalog ') } });
+  if (res.status !== 201) throw new Error(`create catalog failed: ${res.status} ${res.text}`);
+  return res.body.catalogId;
+};
+
 /** Former name, kept for fixtures registered by assignment. */
 export const matrixFixtures = pathParamFixtures;
 

@@ -53,6 +53,7 @@ export const KIND_SCOPE: Record<string, Scope> = {
   uploadId: 'org',
   paymentTermId: 'org',
   locationId: 'org',
+  catalogId: 'org',
 };
 
 /** A slot's leaf name looks like an id: such slots need a rule. */
@@ -107,6 +108,8 @@ export const FIELD_KIND: Record<string, string> = {
   OrganizationId: 'organizationId',
   paymentTermId: 'paymentTermId',
   locationId: 'locationId',
+  catalogId: 'catalogId',
+  customerNumbers: 'customerNumber',
 };
 
 /** Slot names that look like ids but are not references to a stored record, with the reason. */
@@ -156,6 +159,7 @@ export const SLOT_KIND: Record<string, string | { exempt: string }> = {
   'PUT /api/products body:externalId': 'productExternalId',
   'GET /api/products/search filter:externalId': 'productExternalId',
   'GET /api/products filter:externalId': 'productExternalId',
+  'GET /api/catalogs/{catalogId}/products filter:externalId': 'productExternalId',
   'POST /api/companydocs/folders body:externalId': { exempt: "a label the client keeps on a folder it creates in the token's organization" },
   'POST /api/companydocs/documents/upload body:externalId': { exempt: "a label the client keeps on a document it creates in the token's organization" },
   'GET /api/organizations/users/associations filter:userId': 'customerUserId',
@@ -255,6 +259,9 @@ const ADMIN_LABELS = new Set([
   'PUT /api/customers body:repNumber',
   'PUT /api/customers/{customerNumber} body:repNumber',
   'PUT /api/products body:category',
+  // A catalog's SKU rule may name a product not created yet (docs/catalogs.md).
+  'POST /api/catalogs body:selections[].sku',
+  'PUT /api/catalogs/{catalogId} body:selections[].sku',
   'POST /api/images/from-local body:sku',
   'POST /api/images/from-remote body:images[].productSku',
   'POST /api/images/category body:categoryName',

@@ -6,7 +6,7 @@
 import type { FieldErrors } from '../../errors.js';
 import { toCsv } from '../csv.js';
 
-export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links' | 'inventory';
+export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links' | 'inventory' | 'catalog-assignments';
 
 /** Records per chunk: one activity and one transaction each. */
 export const CHUNK_SIZE = 1000;
@@ -145,6 +145,8 @@ export function recordKey(kind: ImportKindName, record: unknown): string | null 
       return str(r.invoiceNumber);
     case 'inventory':
       return str(r.sku) && str(r.location) ? `${str(r.sku)}@${str(r.location)}` : str(r.sku);
+    case 'catalog-assignments':
+      return str(r.catalog) ? `${str(r.catalog)}:${str(r.customerNumber) ?? `tier:${str(r.priceTier) ?? ''}`}` : null;
     case 'user-customer-links':
       return str(r.UserId) && str(r.CustomerNumber) ? `${str(r.UserId)}:${str(r.CustomerNumber)}` : null;
   }

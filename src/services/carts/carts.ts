@@ -17,6 +17,7 @@ import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
+import { assertLinesInCatalog } from '../catalog/catalog-visibility.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId, readVisibleRow, visibleCustomerSql } from '../customers/visibility.js';
 import { boundRows } from '../../db/orm-sql.js';
 import type { Out } from '../../domain/contract.js';
@@ -120,6 +121,7 @@ async function setLine(em: EntityManager, orgId: string, cart: Cart, sku: string
     cart.updatedAt = new Date();
     return;
   }
+  await assertLinesInCatalog(em, orgId, cart.customerId ?? null, [{ sku: existing?.sku ?? sku }], () => 'sku');
   const { product, unitPrice } = await priceLine(em, orgId, cart.pricingTier, existing?.sku ?? sku, quantity);
   const lineTotal = unitPrice.times(quantity);
   if (existing) {

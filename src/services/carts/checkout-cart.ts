@@ -12,10 +12,11 @@ import type { CustomerFacts } from '../orders/create.js';
 import { boundRows } from '../../db/orm-sql.js';
 import { rowsOf } from '../../db/sql.js';
 import { visibleCustomerSql } from '../customers/visibility.js';
+import { catalogAdmitsSql } from '../catalog/catalog-visibility.js';
 
 /**
  * The cart, its lines in the order they were added (each with whether its SKU is still active in
- * the catalog), its customer record (by id: a customer who took a deleted customer's number is
+ * the catalog and held by the customer's catalogs, if it has any), its customer record (by id: a customer who took a deleted customer's number is
  * another record) with its addresses, and the order already written for it (a finished checkout
  * re-run, or an order posted or imported naming this cart), whatever the cart's status.
  * $1 organization, $2 cart id, $3 and $4 the visibility (visibleCustomerSql; `all` and null for the
@@ -27,7 +28,8 @@ const CHECKOUT_CART_SQL = `select k.id, k.status, k.customer_number as "customer
     k.reserved_order_number as "reservedOrderNumber", o.id as "existingOrderId", o.order_number as "existingOrderNumber",
     coalesce((select json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'unitPrice', i.unit_price::text,
                                                 'lineTotal', i.line_total::text,
-                                                'inCatalog', exists (select 1 from product p where p.organization_id = i.organization_id and p.sku = i.sku and p.active))
+                                                'inCatalog', exists (select 1 from product p where p.organization_id = i.organization_id and p.sku = i.sku and p.active
+                                                                     and ${catalogAdmitsSql('p', 'k.customer_id')}))
                               order by i.created_at, i.id)
                 from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items,
     (select json_build_object('id', c.id, 'customerNumber', c.customer_number, 'companyName', c.company_name, 'companyEmail', c.company_email,

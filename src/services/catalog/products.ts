@@ -14,6 +14,7 @@ import type { PriceRow } from '../../domain/products/prices.js';
 import type { ProductInput } from '../../domain/products/schemas.js';
 import { priceContext, productView, type PriceContext, type ProductFields, type ProductView } from '../../domain/products/view.js';
 import { Product } from '../../entities/index.js';
+import { UUID_RE } from '../../domain/schemas.js';
 import { productSearchExpression } from '../../entities/Product.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
@@ -23,6 +24,7 @@ import { batchPool } from '../../db/pools.js';
 import { dollarParams, inTransaction, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
+import { catalogAdmitsSql, catalogHeldCtes, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
 
 /** What product reads and writes need besides the EntityManager. */
 export interface CatalogDeps extends CatalogReadDeps {
@@ -103,8 +105,10 @@ function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductVie
   return productView(fields, r.prices, v, images);
 }
 
+// $4: the customer number of a Customer token (its catalogs apply), else null.
 const BY_SKU = `select ${PRODUCT_COLUMNS} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id
-  where p.organization_id = $1 and p.sku = $2 and (p.active or not $3::boolean)`;
+  where p.organization_id = $1 and p.sku = $2 and (p.active or not $3::boolean)
+    and ($4::text is null or ${catalogAdmitsSql('p', customerIdByNumberSql('p.organization_id', '$4::text'))})`;
 const BY_ID = `select ${PRODUCT_COLUMNS} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id where p.organization_id = $1 and p.id = $2`;
 
 /** One product's view: as the caller may see it, or (`afterWrite`, by id) as just written, whatever its active flag. */
@@ -119,10 +123,21 @@ async function viewOf(
   const v = await callerContext(deps.readCache, orgId, auth);
   const rows =
     'sku' in where
-      ? await rowsOf<ProductRow>(em, BY_SKU, [orgId, where.sku, !afterWrite && v.activeOnly])
+      ? await rowsOf<ProductRow>(em, BY_SKU, [orgId, where.sku, !afterWrite && v.activeOnly, afterWrite ? null : catalogCustomer(v, auth)])
       : await rowsOf<ProductRow>(em, BY_ID, [orgId, where.id]);
   if (!rows[0]) throw AppError.notFound('Product');
   return viewOfRow(deps.storage, v, rows[0]);
+}
+
+/** The customer number whose catalogs limit what the caller sees: a Customer token's (reps and admins see everything). */
+const catalogCustomer = (v: PriceContext, auth: Principal): string | null => (v.customer ? auth.customerNumber : null);
+
+/** The catalogs limiting a Customer token's lists (null: none, the whole catalog as before). One small statement. */
+async function catalogsOfCaller(em: EntityManager, orgId: string, v: PriceContext, auth: Principal): Promise<string[] | null> {
+  const customerNumber = catalogCustomer(v, auth);
+  if (!customerNumber) return null;
+  const ids = await catalogsOfCustomerNumber(em, orgId, customerNumber);
+  return ids.length ? ids : null;
 }
 
 /** GET /api/products/{sku}: 404 when the caller may not see it (inactive, for Customer and SalesRep tokens). One statement. */
@@ -166,8 +181,10 @@ async function pageOf(
   q: ListQuery,
   after: { value: string; desc: boolean } | null,
   extra: QBFilterQuery<Product>[] = [],
+  scope: { catalogs: string[] } | null = null,
 ) {
   const v = await callerContext(deps.readCache, orgId, auth);
+  const catalogs = scope?.catalogs ?? (await catalogsOfCaller(em, orgId, v, auth));
   const and: QBFilterQuery<Product>[] = [{ organization: orgId }, ...extra];
   if (v.activeOnly) and.push({ active: true });
   const filtered = extra.length > 0 || !!q.where.$and;
@@ -182,10 +199,9 @@ async function pageOf(
     orderBy = [{ [priceSql]: `${dir} nulls last` }, { sku: 'asc' }];
   }
   const pageWhere: QBFilterQuery<Product>[] = after === null ? and : [...and, { sku: after.desc ? { $lt: after.value } : { $gt: after.value } }];
-  const page = em
-    .createQueryBuilder(Product, 'p')
-    .select('p.id')
-    .where({ $and: pageWhere })
+  // Under catalogs (src/services/catalog/catalog-visibility.ts): only the held products, whose set the statement's CTEs expand from the catalogs' rules.
+  const held = <T extends { andWhere(cond: string): T }>(qb: T): T => (catalogs ? qb.andWhere('p.id in (select h.id from catalog_held h)') : qb);
+  const page = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: pageWhere }))
     .orderBy(after === null ? orderBy : [q.orderBy])
     .limit(q.pageSize)
     .offset(after === null ? q.offset : 0)
@@ -193,9 +209,11 @@ async function pageOf(
   const params: unknown[] = [...page.params];
   let totalSql: string;
   if (filtered) {
-    const all = em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: and }).toQuery();
+    const all = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: and })).toQuery();
     totalSql = `(select count(*) from (${dollarParams(all.sql, params.length + 1)}) x)`;
     params.push(...all.params);
+  } else if (catalogs) {
+    totalSql = '(select count(*) from catalog_held)';
   } else {
     params.push(orgId, v.activeOnly);
     totalSql = `coalesce((select case when $${params.length}::boolean then active else total end from row_count where organization_id = $${params.length - 1} and kind = 'product'), 0)`;
@@ -204,13 +222,18 @@ async function pageOf(
   // would walk the key's index through every tenant's rows.
   params.push(orgId);
   const org = `$${params.length}::uuid`;
-  const sql = `with ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
+  let ctes = '';
+  if (catalogs) {
+    params.push(catalogs);
+    ctes = `recursive ${catalogHeldCtes(org, `$${params.length}::uuid[]`)},`;
+  }
+  const sql = `with ${ctes} ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
     select ${totalSql}::int as total, v.* from ids left join lateral (
       select ${PRODUCT_COLUMNS}, o.n from unnest(ids.a) with ordinality o(id, n) join product p on p.organization_id = ${org} and p.id = o.id
         left join category c on c.organization_id = p.organization_id and c.id = p.category_id
     ) v on true order by v.n`;
   // Filtered lists vary in text with their filters: bound but not prepared, so each text is not kept per connection.
-  const rows = await rowsOf<ProductRow & { total: number; n: number | null }>(em, sql, params, !filtered);
+  const rows = await rowsOf<ProductRow & { total: number; n: number | null }>(em, sql, params, !filtered && !scope);
   const total = rows[0]?.total ?? 0;
   const data = rows.filter((r) => r.n !== null).map((r) => viewOfRow(deps.storage, v, r));
   return dataEnvelope(data, total, q);
@@ -220,6 +243,14 @@ async function pageOf(
 export function listProducts(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, query: Record<string, unknown>) {
   const q = parseList(query, productListSpec(25));
   return pageOf(em, orgId, auth, deps, q, afterOf(query, q));
+}
+
+/** GET /api/catalogs/{catalogId}/products: the active products the catalog holds, paged, sorted and filtered like GET /api/products. */
+export async function listCatalogProducts(em: EntityManager, orgId: string, auth: Principal, deps: CatalogReadDeps, catalogId: string, query: Record<string, unknown>) {
+  const q = parseList(query, productListSpec(25));
+  const [found] = UUID_RE.test(catalogId) ? await rowsOf<{ id: string }>(em, 'select id from catalog where organization_id = $1 and id = $2', [orgId, catalogId]) : [];
+  if (!found) throw AppError.notFound('Catalog');
+  return pageOf(em, orgId, auth, deps, q, afterOf(query, q), [], { catalogs: [catalogId] });
 }
 
 /** GET /api/products/search: searchTerm (required, case-insensitive key) over sku, name, description and UPC; one 400 names every bad parameter. */

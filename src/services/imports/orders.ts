@@ -17,6 +17,7 @@ import { hiddenMatch, outside, outsideStored, unassignedCustomer } from './scope
 import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson } from '../../domain/json.js';
 import { validateRecord } from './validate-record.js';
+import { linesOutsideCatalogs, outsideCatalogMessage } from '../catalog/catalog-visibility.js';
 
 type Line = OrderValues['items'][number];
 type Scalars = OrderValues['scalars'];
@@ -109,6 +110,15 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
       ])
     ).map((c) => [c.customer_number, { id: c.id, repNumber: c.rep_number }]),
   );
+  // Issue 40: a line outside the stored customer's catalogs fails its record (one statement for the chunk).
+  const orderLines = ok.flatMap(({ rec, value }) => value.items.map((it, i) => ({ n: rec.n, i, customerId: stored.get(value.customer.customerNumber)?.id ?? null, sku: it.sku })));
+  const catalogErrors = new Map<number, FieldErrors>();
+  for (const pos of await linesOutsideCatalogs(sql, orgId, orderLines)) {
+    const l = orderLines[pos];
+    const errors = catalogErrors.get(l.n) ?? {};
+    errors[`items[${l.i}].sku`] = [outsideCatalogMessage(l.sku)];
+    catalogErrors.set(l.n, errors);
+  }
   const byExt = new Map<string, Held>();
   const byNumber = new Map<string, Held>();
   const byCart = new Map<string, Held>();
@@ -138,6 +148,11 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     if (ctx.caller) {
       // This applier takes prices as given (an Admin's import); a rep's orders are priced from the catalog by POST /api/orders.
       out.failures.push({ n: rec.n, kind: 'forbidden', errors: { items: ["A sales rep's orders are priced from the catalog; place them with POST /api/orders."] } });
+      continue;
+    }
+    const outsideCatalog = catalogErrors.get(rec.n);
+    if (outsideCatalog) {
+      out.failures.push({ n: rec.n, errors: outsideCatalog });
       continue;
     }
     let draft;

@@ -12,6 +12,7 @@ import { applyCustomers } from './customers.js';
 import { InputError, readRecords } from './input.js';
 import { applyInvoices } from './invoices.js';
 import { applyLinks } from './links.js';
+import { applyCatalogAssignments } from './catalog-assignments.js';
 import { applyOrders } from './orders.js';
 import { applyInventory } from './inventory.js';
 import { applyPrices, applyProducts } from './products.js';
@@ -28,6 +29,7 @@ export const APPLIERS: Record<ImportKindName, ChunkApplier> = {
   prices: applyPrices,
   customers: applyCustomers,
   'user-customer-links': applyLinks,
+  'catalog-assignments': applyCatalogAssignments,
   orders: applyOrders,
   invoices: applyInvoices,
   inventory: applyInventory,

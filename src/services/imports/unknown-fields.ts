@@ -14,12 +14,14 @@ import { customer, invoice, order, product } from '../../domain/resources.js';
 import { csvRowToRecord, warningField, type ImportKindName } from '../../domain/imports/records.js';
 import { unknownFieldErrors } from '../../http/validate.js';
 import { inventoryEntry } from '../../domain/stock/schemas.js';
+import { catalogAssignmentSchema } from '../../domain/catalogs/schemas.js';
 
 const SHAPES: Record<ImportKindName, { schema: ObjectSchema<AnyObject>; read: AnySchema[] }> = {
   products: { schema: productInput, read: [product] },
   prices: { schema: priceUpdateEntry, read: [] },
   customers: { schema: customerUpsertSchema, read: [customer] },
   'user-customer-links': { schema: associationSchema, read: [] },
+  'catalog-assignments': { schema: catalogAssignmentSchema, read: [] },
   orders: { schema: bulkOrderSchema, read: [order] },
   invoices: { schema: createSchema, read: [invoice] },
   inventory: { schema: inventoryEntry, read: [] },

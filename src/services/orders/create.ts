@@ -19,6 +19,7 @@ import type { OrderInput } from '../../domain/orders/schemas.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { findPriceTier, priceLine } from '../catalog/pricing.js';
+import { assertLinesInCatalog, catalogLineErrors } from '../catalog/catalog-visibility.js';
 import { findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
@@ -309,7 +310,10 @@ export function draftFromInput(input: OrderInput, stored: StoredCustomer | null)
 }
 
 async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput): Promise<OrderDraft> {
-  return draftFromInput(input, await storedCustomer(em, orgId, input.customer.customerNumber));
+  const stored = await storedCustomer(em, orgId, input.customer.customerNumber);
+  // Prices as given, but only SKUs the customer's catalogs hold (issue 40).
+  await assertLinesInCatalog(em, orgId, stored?.id ?? null, input.items, (i) => `items[${i}].sku`);
+  return draftFromInput(input, stored);
 }
 
 /** A Customer's or SalesRep's lines as the catalog prices them, with the customer record they were priced for. */
@@ -332,8 +336,9 @@ export async function catalogPricing(em: EntityManager, orgId: string, auth: Pri
   const tier = await findPriceTier(em, orgId, customer.pricing);
   if (!tier) throw AppError.field('priceTier', `The customer's price tier "${customer.pricing}" does not exist.`);
   const items: CatalogPricing['items'] = [];
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = await catalogLineErrors(em, orgId, customer.id, lines, (i) => `items[${i}].sku`);
   for (const [i, line] of lines.entries()) {
+    if (errors[`items[${i}].sku`]) continue;
     try {
       const { product, unitPrice } = await priceLine(em, orgId, tier.name, line.sku, line.quantity);
       items.push({ sku: product.sku, productName: product.name, quantity: line.quantity, price: unitPrice });
