@@ -102,9 +102,10 @@ export const product = component(
     name: str(),
     description: strN(),
     category: strN(),
-    price: doc(numN(), "Unit price at quantity 1 in the caller's tier; null without a price"),
+    price: doc(numN(), "Unit price at quantity 1 for the caller: a customer's price list in force, else the caller's tier; null without a price"),
     priceFormatted: strN(),
     currencyCode: strN(),
+    priceListId: opt(doc(uuid(), "Customer tokens: the price list that sets `price`; absent when the tier does (docs/pricing.md)")),
     prices: doc(arr(productPrice), 'Customer tokens: their own tier only'),
     quantityOnHand: int(),
     minimumOrderQuantity: int(),
@@ -292,7 +293,20 @@ export const invoicePage = itemsPage('InvoicePage', invoice);
 
 // ---- carts ----------------------------------------------------------------------------------
 
-export const cartItem = component('CartItem', obj({ itemId: uuid(), sku: str(), name: str(), quantity: int(), unitPrice: num(), lineTotal: num() }));
+export const cartItem = component(
+  'CartItem',
+  obj({
+    itemId: uuid(),
+    sku: str(),
+    name: str(),
+    quantity: int(),
+    unitPrice: num(),
+    lineTotal: num(),
+    priceListId: opt(doc(uuid(), 'The price list that priced the line; absent when the tier priced it (docs/pricing.md)')),
+    repriced: opt(doc(bool(), 'Present (true) when the checkout re-priced the line because the prices in force changed since it was priced')),
+    previousUnitPrice: opt(doc(num(), 'With repriced: the unit price the line had before the checkout re-priced it')),
+  }),
+);
 
 export const cart = component(
   'Cart',

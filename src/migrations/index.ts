@@ -41,6 +41,7 @@ import { Migration20261129100000_approval_withdrawn as M37 } from './Migration20
 import { Migration20261129101000_approval_deciders_outbox as M38 } from './Migration20261129101000_approval_deciders_outbox.js';
 import { Migration20261129102000_spending_admission as M39 } from './Migration20261129102000_spending_admission.js';
 import { Migration20261129110000_import_warnings as M40 } from './Migration20261129110000_import_warnings.js';
+import { Migration20261129120000_price_lists as M41 } from './Migration20261129120000_price_lists.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -84,4 +85,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129101000_approval_deciders_outbox', class: M38 },
   { name: 'Migration20261129102000_spending_admission', class: M39 },
   { name: 'Migration20261129110000_import_warnings', class: M40 },
+  { name: 'Migration20261129120000_price_lists', class: M41 },
 ];
