@@ -452,3 +452,29 @@ export const approval = component(
   }),
 );
 export const approvalPage = genericPage('ApprovalPage', approval);
+
+// ---- price lists (docs/pricing.md) -----------------------------------------------------------
+
+export const priceList = component(
+  'PriceList',
+  obj({
+    priceListId: uuid(),
+    name: str(),
+    currencyCode: doc(str(), 'Only customers buying in this currency are priced by the list', 'USD'),
+    validFrom: doc(dateTimeN(), 'In force from this instant (inclusive); null: open'),
+    validTo: doc(dateTimeN(), 'In force until this instant (exclusive); null: open'),
+    priority: doc(int(), 'The lowest number wins among the lists in force that price a line'),
+    status: oneOf(['Draft', 'Active', 'Archived'] as const),
+    customerNumbers: doc(arr(str()), 'Customers the list is assigned to directly'),
+    priceTiers: doc(arr(str()), "Price tiers the list is assigned to (every customer of the tier)"),
+    entryCount: doc(int(), 'How many SKUs the list prices'),
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
+  }),
+);
+export const priceListPage = dataPage('PriceListPage', priceList);
+export const priceListEntry = component(
+  'PriceListEntry',
+  obj({ sku: str(), prices: arr(obj({ price: num(), priceFormatted: str(), atQuantity: int() })) }),
+);
+export const priceListEntryPage = dataPage('PriceListEntryPage', priceListEntry);

@@ -26,6 +26,7 @@ import { PasswordToken } from './PasswordToken.js';
 import { PaymentMethod } from './PaymentMethod.js';
 import { PaymentTerm } from './PaymentTerm.js';
 import { PriceTier } from './PriceTier.js';
+import { PriceList, PriceListAssignment, PriceListPrice } from './PriceList.js';
 import { Product } from './Product.js';
 import { ProductPrice } from './ProductPrice.js';
 import { RateLimitBucket } from './RateLimitBucket.js';
@@ -64,6 +65,9 @@ export {
   OrganizationMember,
   PasswordToken,
   PriceTier,
+  PriceList,
+  PriceListPrice,
+  PriceListAssignment,
   RateLimitBucket,
   User,
   UserCustomer,
@@ -113,6 +117,9 @@ export const entities = [
   OrganizationMember,
   ApiCredential,
   PriceTier,
+  PriceList,
+  PriceListPrice,
+  PriceListAssignment,
   PasswordToken,
   RateLimitBucket,
   EmailMessage,

@@ -59,6 +59,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema: Json
   },
   shoppingCartId: { description: 'The cart id', schema: { type: 'string', format: 'uuid' } },
   sku: { description: 'Product SKU', schema: { type: 'string', maxLength: 100 } },
+  priceListId: { description: 'Price list id', schema: { type: 'string', format: 'uuid' } },
   category: { description: 'Category name', schema: { type: 'string', maxLength: 100 } },
   orderId: { description: 'Order id', schema: { type: 'string', format: 'uuid' } },
   invoiceId: { description: 'Invoice id', schema: { type: 'string', format: 'uuid' } },
