@@ -14,6 +14,7 @@ import { Customer, PriceList, PriceListAssignment, PriceListPrice, PriceTier } f
 import { AppError, type FieldErrors } from '../../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { boundRows } from '../../db/orm-sql.js';
+import { dollarParams } from '../../db/sql.js';
 
 export interface PriceListInput {
   name: string;
@@ -215,7 +216,8 @@ export async function listEntries(em: EntityManager, orgId: string, id: string, 
     .limit(q.pageSize)
     .offset(q.offset)
     .execute<{ sku: string }[]>();
-  const total = (await em.createQueryBuilder(PriceListPrice, 'e').select('e.sku').distinct().where(where).getCount()) as number;
+  const all = em.createQueryBuilder(PriceListPrice, 'e').select('e.sku').distinct().where(where).toQuery();
+  const [{ total }] = await boundRows<{ total: number }>(em, `select count(*)::int as total from (${dollarParams(all.sql)}) x`, all.params);
   const skus = page.map((r) => r.sku);
   const rows = skus.length ? await em.find(PriceListPrice, { organizationId: orgId, priceListId: l.id, sku: { $in: skus } }, { orderBy: { sku: 'asc', atQuantity: 'asc' } }) : [];
   const data: EntryView[] = skus.map((sku) => ({
