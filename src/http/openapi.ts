@@ -96,6 +96,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Invoices', description: 'Invoices, their payments and refunds, PDF documents.' },
   { name: 'Payments', description: 'Cards on file and hosted payment pages.' },
   { name: 'Credit', description: 'Payment terms, customer credit limits and on-account buying (docs/credit.md).' },
+  { name: 'Price lists', description: 'Contract price lists with validity and priority, assigned to customers and price tiers; which price applies (docs/pricing.md).' },
   { name: 'Quotes', description: 'Quote requests negotiated between a buyer and the seller (offers, counters, acceptance into an order, expiry), each run by a negotiateQuote workflow (docs/quotes.md).' },
   { name: 'Approvals', description: "Buyer roles and spending limits per customer, and purchase approvals that hold a checkout above a buyer's limit until an Approver answers, with escalation and expiry (docs/approvals.md)." },
   { name: 'Commissions', description: 'Commission plans and statements of sales reps (approval workflow).' },

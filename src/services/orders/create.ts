@@ -16,7 +16,7 @@ import type { CartAddress } from '../../entities/Cart.js';
 import type { CustomerAddress } from '../../entities/CustomerAddress.js';
 import type { OrderCustomer, OrderSalesRep, PostalAddress } from '../../entities/Order.js';
 import type { OrderInput } from '../../domain/orders/schemas.js';
-import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
+import { AppError, isUniqueViolation } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { findPriceTier, priceLines } from '../catalog/pricing.js';
 import { findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
