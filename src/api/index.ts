@@ -20,6 +20,7 @@ import { organizationRoutes } from './organizations.js';
 import { paymentRoutes } from './payments.js';
 import { problemRoutes } from './problems.js';
 import { productRoutes } from './products.js';
+import { priceListRoutes } from './price-lists.js';
 import { salesRepRoutes } from './salesreps.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
@@ -44,6 +45,7 @@ export const allRoutes: RouteDef[] = [
   ...imageRoutes,
   ...stockRoutes,
   ...productRoutes,
+  ...priceListRoutes,
   ...categoryRoutes,
   ...catalogRoutes,
   ...cartRoutes,

@@ -102,9 +102,10 @@ export const product = component(
     name: str(),
     description: strN(),
     category: strN(),
-    price: doc(numN(), "Unit price at quantity 1 in the caller's tier; null without a price"),
+    price: doc(numN(), "Unit price at quantity 1 for the caller: a customer's price list in force, else the caller's tier; null without a price"),
     priceFormatted: strN(),
     currencyCode: strN(),
+    priceListId: opt(doc(uuid(), "Customer tokens: the price list that sets `price`; absent when the tier does (docs/pricing.md)")),
     prices: doc(arr(productPrice), 'Customer tokens: their own tier only'),
     quantityOnHand: doc(int(), 'A tracked product (trackInventory): the sum of its stock levels over locations; a write is an adjustment at the default location'),
     trackInventory: doc(bool(), 'Stock is kept per location and reserved by orders (docs/fulfillment.md "Stock")'),
@@ -307,7 +308,20 @@ export const invoicePage = itemsPage('InvoicePage', invoice);
 
 // ---- carts ----------------------------------------------------------------------------------
 
-export const cartItem = component('CartItem', obj({ itemId: uuid(), sku: str(), name: str(), quantity: int(), unitPrice: num(), lineTotal: num() }));
+export const cartItem = component(
+  'CartItem',
+  obj({
+    itemId: uuid(),
+    sku: str(),
+    name: str(),
+    quantity: int(),
+    unitPrice: num(),
+    lineTotal: num(),
+    priceListId: opt(doc(uuid(), 'The price list that priced the line; absent when the tier priced it (docs/pricing.md)')),
+    repriced: opt(doc(bool(), 'Present (true) when the checkout re-priced the line because the prices in force changed since it was priced')),
+    previousUnitPrice: opt(doc(num(), 'With repriced: the unit price the line had before the checkout re-priced it')),
+  }),
+);
 
 export const cart = component(
   'Cart',
@@ -453,3 +467,29 @@ export const approval = component(
   }),
 );
 export const approvalPage = genericPage('ApprovalPage', approval);
+
+// ---- price lists (docs/pricing.md) -----------------------------------------------------------
+
+export const priceList = component(
+  'PriceList',
+  obj({
+    priceListId: uuid(),
+    name: str(),
+    currencyCode: doc(str(), 'Only customers buying in this currency are priced by the list', 'USD'),
+    validFrom: doc(dateTimeN(), 'In force from this instant (inclusive); null: open'),
+    validTo: doc(dateTimeN(), 'In force until this instant (exclusive); null: open'),
+    priority: doc(int(), 'The lowest number wins among the lists in force that price a line'),
+    status: oneOf(['Draft', 'Active', 'Archived'] as const),
+    customerNumbers: doc(arr(str()), 'Customers the list is assigned to directly'),
+    priceTiers: doc(arr(str()), "Price tiers the list is assigned to (every customer of the tier)"),
+    entryCount: doc(int(), 'How many SKUs the list prices'),
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
+  }),
+);
+export const priceListPage = dataPage('PriceListPage', priceList);
+export const priceListEntry = component(
+  'PriceListEntry',
+  obj({ sku: str(), prices: arr(obj({ price: num(), priceFormatted: str(), atQuantity: int() })) }),
+);
+export const priceListEntryPage = dataPage('PriceListEntryPage', priceListEntry);

@@ -71,6 +71,10 @@ export const CartItem = defineEntity({
     quantity: p.integer(),
     unitPrice: p.decimal().precision(19).scale(4),
     lineTotal: p.decimal().precision(19).scale(4),
+    /** The price list that priced the line (null: the tier); docs/pricing.md. */
+    priceListId: p.uuid().nullable(),
+    /** The unit price before the checkout re-priced the line (null: not re-priced). */
+    previousUnitPrice: p.decimal().precision(19).scale(4).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   uniques: [{ name: 'cart_item_cart_sku_unique', properties: ['organization', 'cart', 'sku'] }],

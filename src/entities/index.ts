@@ -27,6 +27,7 @@ import { PaymentMethod } from './PaymentMethod.js';
 import { PaymentTerm } from './PaymentTerm.js';
 import { Catalog, CatalogAssignment, CatalogSelection } from './Catalog.js';
 import { PriceTier } from './PriceTier.js';
+import { PriceList, PriceListAssignment, PriceListPrice } from './PriceList.js';
 import { Product } from './Product.js';
 import { ProductPrice } from './ProductPrice.js';
 import { RateLimitBucket } from './RateLimitBucket.js';
@@ -78,6 +79,9 @@ export {
   OrganizationMember,
   PasswordToken,
   PriceTier,
+  PriceList,
+  PriceListPrice,
+  PriceListAssignment,
   RateLimitBucket,
   User,
   UserCustomer,
@@ -133,6 +137,9 @@ export const entities = [
   OrganizationMember,
   ApiCredential,
   PriceTier,
+  PriceList,
+  PriceListPrice,
+  PriceListAssignment,
   PasswordToken,
   RateLimitBucket,
   EmailMessage,

@@ -41,11 +41,12 @@ import { Migration20261129100000_approval_withdrawn as M37 } from './Migration20
 import { Migration20261129101000_approval_deciders_outbox as M38 } from './Migration20261129101000_approval_deciders_outbox.js';
 import { Migration20261129102000_spending_admission as M39 } from './Migration20261129102000_spending_admission.js';
 import { Migration20261129110000_import_warnings as M40 } from './Migration20261129110000_import_warnings.js';
-import { Migration20261129130000_catalogs as M41 } from './Migration20261129130000_catalogs.js';
-import { Migration20261129140000_stock as M42 } from './Migration20261129140000_stock.js';
-import { Migration20261129150000_shipments as M43 } from './Migration20261129150000_shipments.js';
-import { Migration20261129160000_credit_notes as M44 } from './Migration20261129160000_credit_notes.js';
-import { Migration20261129161000_order_cancellations as M45 } from './Migration20261129161000_order_cancellations.js';
+import { Migration20261129120000_price_lists as M41 } from './Migration20261129120000_price_lists.js';
+import { Migration20261129130000_catalogs as M42 } from './Migration20261129130000_catalogs.js';
+import { Migration20261129140000_stock as M43 } from './Migration20261129140000_stock.js';
+import { Migration20261129150000_shipments as M44 } from './Migration20261129150000_shipments.js';
+import { Migration20261129160000_credit_notes as M45 } from './Migration20261129160000_credit_notes.js';
+import { Migration20261129161000_order_cancellations as M46 } from './Migration20261129161000_order_cancellations.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -89,9 +90,10 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129101000_approval_deciders_outbox', class: M38 },
   { name: 'Migration20261129102000_spending_admission', class: M39 },
   { name: 'Migration20261129110000_import_warnings', class: M40 },
-  { name: 'Migration20261129130000_catalogs', class: M41 },
-  { name: 'Migration20261129140000_stock', class: M42 },
-  { name: 'Migration20261129150000_shipments', class: M43 },
-  { name: 'Migration20261129160000_credit_notes', class: M44 },
-  { name: 'Migration20261129161000_order_cancellations', class: M45 },
+  { name: 'Migration20261129120000_price_lists', class: M41 },
+  { name: 'Migration20261129130000_catalogs', class: M42 },
+  { name: 'Migration20261129140000_stock', class: M43 },
+  { name: 'Migration20261129150000_shipments', class: M44 },
+  { name: 'Migration20261129160000_credit_notes', class: M45 },
+  { name: 'Migration20261129161000_order_cancellations', class: M46 },
 ];

@@ -13,6 +13,7 @@
  *   like Customers, see only active products; Admin sees inactive ones too.
  * Every `prices` entry is formatted in its tier's configured currency.
  */
+import { Decimal } from 'decimal.js';
 import { formatMoney, moneyNumber } from '../money.js';
 import { resolveUnitPrice } from '../pricing/price-breaks.js';
 import type { PriceRow } from './prices.js';
@@ -78,9 +79,19 @@ export interface ProductFields {
   updatedAt: Date;
 }
 
-export function productView(p: ProductFields, prices: readonly PriceRow[], v: PriceContext, images: Out<typeof image>[] = []): Out<typeof product> {
+/**
+ * `listPrice`: a customer token's price at quantity 1 from the price list in force for it
+ * (src/services/pricing/resolve.ts); it replaces the tier's `price`, and `priceListId` names the list.
+ */
+export function productView(
+  p: ProductFields,
+  prices: readonly PriceRow[],
+  v: PriceContext,
+  images: Out<typeof image>[] = [],
+  listPrice: { priceListId: string; price: string } | null = null,
+): Out<typeof product> {
   const currencyFor = (tier: string) => (v.customer && v.currency ? v.currency : v.tierCurrency.get(tier.toLowerCase()) ?? v.currency ?? 'USD');
-  const unit = v.tier ? resolveUnitPrice(prices, v.tier, 1) : null;
+  const unit = listPrice ? new Decimal(listPrice.price) : v.tier ? resolveUnitPrice(prices, v.tier, 1) : null;
   const cur = v.currency ?? (v.tier ? currencyFor(v.tier) : null);
   const visible = (v.customer ? prices.filter((e) => v.tier && e.tier.toLowerCase() === v.tier.toLowerCase()) : prices)
     .slice()
@@ -95,6 +106,7 @@ export function productView(p: ProductFields, prices: readonly PriceRow[], v: Pr
     price: unit && cur ? moneyNumber(unit, cur) : null,
     priceFormatted: unit && cur ? formatMoney(unit, cur) : null,
     currencyCode: cur,
+    ...(listPrice ? { priceListId: listPrice.priceListId } : {}),
     prices: visible.map((e) => ({ tier: e.tier, price: moneyNumber(e.price, currencyFor(e.tier)), priceFormatted: formatMoney(e.price, currencyFor(e.tier)), atQuantity: e.atQuantity })),
     quantityOnHand: p.quantityOnHand,
     trackInventory: p.trackInventory,

@@ -17,7 +17,8 @@ import { AppError } from '../../errors.js';
 import { APPROVAL_WRONG_STATE, type LevelInfo, type Supersession } from '../../workflows/approve-purchase-defs.js';
 import type { SendEmailInput } from '../../workflows/send-email-defs.js';
 import { emitEventOnce } from '../webhooks/events.js';
-import { priceLine } from '../catalog/pricing.js';
+import { priceLines, type PricedLine } from '../catalog/pricing.js';
+import { cartBuyer } from '../carts/carts.js';
 import { approvalEvent } from './approvals.js';
 import { limitedBuyer } from './buyers.js';
 import { reserveApprovedOrder } from '../orders/create.js';
@@ -143,20 +144,26 @@ async function repriceCart(tx: EntityManager, orgId: string, cartId: string): Pr
   const cart = await tx.findOne(Cart, { organization: orgId, id: cartId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!cart || cart.status !== 'PENDING') throw wrongState('The cart is no longer open.');
   await tx.populate(cart, ['items']);
-  for (const item of cart.items.getItems()) {
-    let price: Decimal;
-    try {
-      price = (await priceLine(tx, orgId, cart.pricingTier, item.sku, item.quantity)).unitPrice;
-    } catch (e) {
-      if (e instanceof AppError) throw wrongState(`The cart cannot be checked out any more (${item.sku}: ${Object.values(e.errors ?? {}).flat().join(' ') || e.message}); the buyer must change it.`);
-      throw e;
+  const items = cart.items.getItems();
+  let priced: PricedLine[];
+  try {
+    priced = await priceLines(tx, orgId, cartBuyer(cart), items.map((i) => ({ sku: i.sku, quantity: i.quantity })));
+  } catch (e) {
+    if (e instanceof AppError) {
+      const why = Object.entries(e.errors ?? {}).map(([field, m]) => `${items[Number(/\[(\d+)\]/.exec(field)?.[1] ?? 0)]?.sku ?? field}: ${m.join(' ')}`);
+      throw wrongState(`The cart cannot be checked out any more (${why.join('; ') || e.message}); the buyer must change it.`);
     }
+    throw e;
+  }
+  items.forEach((item, i) => {
+    const price = priced[i].unitPrice;
     if (!price.eq(item.unitPrice)) {
       item.unitPrice = price.toFixed();
       item.lineTotal = price.times(item.quantity).toFixed();
+      item.priceListId = priced[i].priceListId;
       cart.updatedAt = new Date();
     }
-  }
+  });
   return { cart, total: orderTotals(cart.items.getItems().map((i) => ({ price: i.unitPrice, quantity: i.quantity })), cart.currencyCode).total };
 }
 

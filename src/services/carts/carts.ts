@@ -16,7 +16,7 @@ import type { CartAddress } from '../../entities/Cart.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { findPriceTier, priceLine } from '../catalog/pricing.js';
+import { findPriceTier, priceLine, type Buyer } from '../catalog/pricing.js';
 import { assertLinesInCatalog } from '../catalog/catalog-visibility.js';
 import { byVisibleCustomer, customerNumberFiltersById, findVisibleCustomer, liveCustomerId, readVisibleRow, visibleCustomerSql } from '../customers/visibility.js';
 import { boundRows } from '../../db/orm-sql.js';
@@ -33,7 +33,8 @@ export interface CartRef {
 export type CartRow = Pick<
   Cart,
   'id' | 'customerNumber' | 'companyName' | 'status' | 'pricingTier' | 'currencyCode' | 'orderType' | 'specialInstructions' | 'poNumber' | 'shippingAddress' | 'createdAt' | 'updatedAt'
-> & { organizationId: string; items: readonly Pick<CartItem, 'id' | 'sku' | 'name' | 'quantity' | 'unitPrice' | 'lineTotal' | 'createdAt'>[] };
+> & { organizationId: string; items: readonly (Pick<CartItem, 'id' | 'sku' | 'name' | 'quantity' | 'unitPrice' | 'lineTotal' | 'createdAt'> &
+    Partial<Pick<CartItem, 'priceListId' | 'previousUnitPrice'>>)[] };
 
 export function cartView(c: Cart): Out<typeof cart> {
   return cartRowView({ ...c, organizationId: c.organization.id, items: c.items.getItems() });
@@ -58,6 +59,11 @@ export function cartRowView(c: CartRow): Out<typeof cart> {
       quantity: i.quantity,
       unitPrice: moneyNumber(i.unitPrice, c.currencyCode),
       lineTotal: moneyNumber(i.lineTotal, c.currencyCode),
+      // Tier-priced lines keep the SPEC shape: these appear only for lines a price list or a re-pricing concerns.
+      ...(i.priceListId ? { priceListId: i.priceListId } : {}),
+      ...(i.previousUnitPrice !== null && i.previousUnitPrice !== undefined
+        ? { repriced: true, previousUnitPrice: moneyNumber(i.previousUnitPrice, c.currencyCode) }
+        : {}),
     })),
     subtotal: moneyNumber(subtotal, c.currencyCode),
     specialInstructions: c.specialInstructions ?? null,
@@ -77,7 +83,8 @@ const CART_VIEW_SQL = `select k.id, k.organization_id as "organizationId", k.cus
     k.special_instructions as "specialInstructions", k.po_number as "poNumber", k.shipping_address as "shippingAddress",
     k.created_at as "createdAt", k.updated_at as "updatedAt",
     coalesce((select json_agg(json_build_object('id', i.id, 'sku', i.sku, 'name', i.name, 'quantity', i.quantity,
-                                                'unitPrice', i.unit_price::text, 'lineTotal', i.line_total::text, 'createdAt', i.created_at))
+                                                'unitPrice', i.unit_price::text, 'lineTotal', i.line_total::text, 'createdAt', i.created_at,
+                                                'priceListId', i.price_list_id, 'previousUnitPrice', i.previous_unit_price::text))
                 from cart_item i where i.organization_id = k.organization_id and i.cart_id = k.id), '[]') as items
   from cart k
  where k.organization_id = $1 and k.id = $2
@@ -112,6 +119,13 @@ export function assertBodyCustomer(bodyValue: string | undefined, path: string):
   if (bodyValue !== undefined && bodyValue !== path) throw AppError.field('customerNumber', 'customerNumber must match the customer number in the path.');
 }
 
+/** Who a cart prices for: its customer, tier and currency (src/services/pricing/resolve.ts). */
+export const cartBuyer = (cart: Pick<Cart, 'customerId' | 'pricingTier' | 'currencyCode'>): Buyer => ({
+  customerId: cart.customerId ?? null,
+  tier: cart.pricingTier,
+  currency: cart.currencyCode,
+});
+
 /** Sets the quantity of the line with `sku` (0 removes it), priced for the new quantity in the cart's tier. */
 async function setLine(em: EntityManager, orgId: string, cart: Cart, sku: string, quantity: number): Promise<void> {
   const existing = cart.items.getItems().find((i) => i.sku.toLowerCase() === sku.toLowerCase());
@@ -122,15 +136,20 @@ async function setLine(em: EntityManager, orgId: string, cart: Cart, sku: string
     return;
   }
   await assertLinesInCatalog(em, orgId, cart.customerId ?? null, [{ sku: existing?.sku ?? sku }], () => 'sku');
-  const { product, unitPrice } = await priceLine(em, orgId, cart.pricingTier, existing?.sku ?? sku, quantity);
+  const { product, unitPrice, priceListId } = await priceLine(em, orgId, cartBuyer(cart), existing?.sku ?? sku, quantity);
   const lineTotal = unitPrice.times(quantity);
   if (existing) {
     existing.quantity = quantity;
     existing.unitPrice = unitPrice.toString();
     existing.lineTotal = lineTotal.toString();
     existing.name = product.name;
+    existing.priceListId = priceListId;
+    // An edit prices the line anew: it is no longer a line re-priced by a checkout.
+    existing.previousUnitPrice = null;
   } else {
-    cart.items.add(em.create(CartItem, { cart, sku: product.sku, name: product.name, quantity, unitPrice: unitPrice.toString(), lineTotal: lineTotal.toString() }));
+    cart.items.add(
+      em.create(CartItem, { cart, sku: product.sku, name: product.name, quantity, unitPrice: unitPrice.toString(), lineTotal: lineTotal.toString(), priceListId }),
+    );
   }
   cart.updatedAt = new Date();
 }

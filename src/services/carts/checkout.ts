@@ -24,6 +24,7 @@ import { admitSpending } from '../orders/admission.js';
 import { assertBodyCustomer, type CartRef } from './carts.js';
 import { Decimal } from 'decimal.js';
 import { cartAmountDue, readVisibleCheckoutCart, type CheckoutCart } from './checkout-cart.js';
+import { repriceAtCheckout } from './checkout-reprice.js';
 
 export interface CheckoutRequest {
   customerNumber: string;
@@ -40,17 +41,19 @@ export interface CheckoutRequest {
 const IN_PROGRESS = 'Checkout is still in progress; call complete-checkout again to get its result.';
 
 export async function completeCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, ref: CartRef, body: CheckoutRequest): Promise<CheckoutResult | PendingApproval> {
-  const cart = await readCheckoutCart(em, orgId, auth, ref);
+  const read = await readCheckoutCart(em, orgId, auth, ref);
   assertBodyCustomer(body.customerNumber, ref.customerNumber);
-  const workflowId = `checkout-${cart.id}`;
-  if (cart.status !== 'PENDING') return finishedCheckout(deps, workflowId);
+  const workflowId = `checkout-${read.id}`;
+  if (read.status !== 'PENDING') return finishedCheckout(deps, workflowId);
   // Counted from here on (checkouts_total): a refusal before the workflow (empty cart, a card
   // declined at tokenization) is a failed checkout as much as a decline of the charge.
-  return countCheckout(startCheckout(em, deps, orgId, auth, cart, body, workflowId));
+  return countCheckout(startCheckout(em, deps, orgId, auth, read, body, workflowId));
 }
 
-async function startCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, cart: VisibleCart, body: CheckoutRequest, workflowId: string): Promise<CheckoutResult | PendingApproval> {
-  assertCheckoutReady(cart, body);
+async function startCheckout(em: EntityManager, deps: Deps, orgId: string, auth: Principal, read: VisibleCart, body: CheckoutRequest, workflowId: string): Promise<CheckoutResult | PendingApproval> {
+  assertCheckoutReady(read, body);
+  // Charged at the prices in force now: lines priced before a price list took effect or expired are re-priced (docs/pricing.md).
+  const cart = await repriceAtCheckout(em, orgId, read);
   const onAccount = isOnAccount(body);
   const total = cartAmountDue(cart);
   const input: CheckoutInput = {

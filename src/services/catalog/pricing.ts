@@ -1,25 +1,57 @@
-/** Catalog prices as the service charges them: a product's unit price in a tier for a quantity. */
+/**
+ * Catalog prices as the service charges them: a line's unit price for a buyer (the one resolver,
+ * src/services/pricing/resolve.ts: a price list in force, else the tier with its quantity breaks)
+ * after the product's quantity rules.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Decimal } from 'decimal.js';
-import { checkOrderQuantity, resolveUnitPrice } from '../../domain/pricing/price-breaks.js';
-import { Customer, PriceTier, Product, ProductPrice } from '../../entities/index.js';
-import { AppError } from '../../errors.js';
+import { checkOrderQuantity } from '../../domain/pricing/price-breaks.js';
+import { Customer, PriceTier, ProductPrice } from '../../entities/index.js';
+import { AppError, type FieldErrors } from '../../errors.js';
 import { escapeLike } from '../../http/paging.js';
+import { resolvePrices, type Buyer, type ResolvedLine } from '../pricing/resolve.js';
 
-/** The product and the unit price for `quantity` in `tier`; field errors otherwise. */
-export async function priceLine(em: EntityManager, orgId: string, tier: string, sku: string, quantity: number): Promise<{ product: Product; unitPrice: Decimal }> {
-  const product = await em.findOne(Product, { organization: orgId, sku, active: true });
-  if (!product) throw AppError.field('sku', `No active product with sku "${sku}" exists in the catalog.`);
-  const why = checkOrderQuantity(quantity, { minimumOrderQuantity: product.minimumOrderQuantity, quantityIncrement: product.quantityIncrement });
-  if (why) throw AppError.field('quantity', why);
-  const prices = await em.find(ProductPrice, { product });
-  const unitPrice = resolveUnitPrice(
-    prices.map((p) => ({ tier: p.tier, price: p.price, atQuantity: p.atQuantity })),
-    tier,
-    quantity,
-  );
-  if (!unitPrice) throw AppError.field('sku', `The product "${sku}" has no price in tier "${tier}" for quantity ${quantity}.`);
-  return { product, unitPrice };
+export type { Buyer };
+
+/** A priced line: the product's sku and name as the catalog has them, the unit price and the list that set it (null: the tier). */
+export interface PricedLine {
+  product: NonNullable<ResolvedLine['product']>;
+  unitPrice: Decimal;
+  priceListId: string | null;
+}
+
+/** Why a resolved line cannot be sold at `quantity`, as field errors (`sku`, `quantity`); null when it can. */
+function lineErrors(r: ResolvedLine, sku: string, quantity: number, buyer: Buyer): FieldErrors | null {
+  if (!r.product) return { sku: [`No active product with sku "${sku}" exists in the catalog.`] };
+  const why = checkOrderQuantity(quantity, { minimumOrderQuantity: r.product.minimumOrderQuantity, quantityIncrement: r.product.quantityIncrement });
+  if (why) return { quantity: [why] };
+  if (!r.unitPrice) return { sku: [`The product "${sku}" has no price in tier "${buyer.tier}" for quantity ${quantity}.`] };
+  return null;
+}
+
+/**
+ * Every line priced for the buyer in one statement; a bad line is a field error named
+ * `<prefix>[i].<field>` (all of them in one 400).
+ */
+export async function priceLines(em: EntityManager, orgId: string, buyer: Buyer, lines: readonly { sku: string; quantity: number }[], prefix = 'items'): Promise<PricedLine[]> {
+  const resolved = await resolvePrices(em, orgId, buyer, lines);
+  const errors: FieldErrors = {};
+  const out: PricedLine[] = [];
+  resolved.forEach((r, i) => {
+    const bad = lineErrors(r, lines[i].sku, lines[i].quantity, buyer);
+    if (bad) for (const [field, messages] of Object.entries(bad)) errors[`${prefix}[${i}].${field}`] = messages;
+    else out.push({ product: r.product!, unitPrice: r.unitPrice!, priceListId: r.priceListId });
+  });
+  if (Object.keys(errors).length) throw AppError.validation(errors);
+  return out;
+}
+
+/** One line priced for the buyer; field errors (`sku`, `quantity`) otherwise. */
+export async function priceLine(em: EntityManager, orgId: string, buyer: Buyer, sku: string, quantity: number): Promise<PricedLine> {
+  const [r] = await resolvePrices(em, orgId, buyer, [{ sku, quantity }]);
+  const bad = lineErrors(r, sku, quantity, buyer);
+  if (bad) throw AppError.validation(bad);
+  return { product: r.product!, unitPrice: r.unitPrice!, priceListId: r.priceListId };
 }
 
 /** The organization's price tier with this name (case-insensitive). */

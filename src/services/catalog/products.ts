@@ -23,6 +23,7 @@ import type { Storage } from '../../adapters/storage.js';
 import { batchPool } from '../../db/pools.js';
 import { dollarParams, inTransaction, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
+import { bestListPriceSql, listsInForceSql } from '../pricing/resolve.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
 import { catalogAdmitsSql, catalogHeldCtes, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
 
@@ -63,6 +64,21 @@ const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, 
                                               'createdAt', i.created_at, 'updatedAt', i.updated_at) order by i.created_at)
               from image i where i.organization_id = p.organization_id and i.sku = p.sku and i.active), '[]') as images`;
 
+/**
+ * A customer token's price list price at quantity 1 (the one resolver's rule,
+ * src/services/pricing/resolve.ts), as one more column of the product's statement: `org`,
+ * `customerNumber`, `tier`, `currency` and `at` are placeholders of that statement. Absent for
+ * other callers (their statements do not carry it).
+ */
+const listPriceColumn = (org: string, customerNumber: string, tier: string, currency: string, at: string) => {
+  const customerId = `(select cu.id from customer cu where cu.organization_id = ${org} and cu.customer_number = ${customerNumber})`;
+  const lists = listsInForceSql(org, customerId, tier, currency, at);
+  return `, (select json_build_object('priceListId', b.price_list_id, 'price', b.price::text) from ${bestListPriceSql(org, lists, 'p.sku', '1')} b) as list_price`;
+};
+
+/** Whether the caller's product answers are priced by the resolver's lists (a customer token with its customer, tier and currency). */
+const listPriced = (v: PriceContext, auth: Principal): boolean => v.customer && !!auth.customerNumber && !!v.tier && !!v.currency;
+
 interface ProductRow extends ProductColumns {
   organization_id: string;
   category_name: string | null;
@@ -70,6 +86,8 @@ interface ProductRow extends ProductColumns {
   updated_at: Date;
   available: number | null;
   prices: PriceRow[];
+  /** Customer tokens: the price list price at quantity 1, when a list in force prices the product. */
+  list_price?: { priceListId: string; price: string } | null;
   images: (Omit<ImageFields, 'organization' | 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string })[];
 }
 
@@ -102,16 +120,21 @@ function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductVie
   const images = r.images.map((i) =>
     imageView(storage, { ...i, organization: r.organization_id, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) }),
   );
-  return productView(fields, r.prices, v, images);
+  return productView(fields, r.prices, v, images, r.list_price ?? null);
 }
 
-// $4: the customer number of a Customer token (its catalogs apply), else null.
-const BY_SKU = `select ${PRODUCT_COLUMNS} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id
+// $4: the customer number of a Customer token (its catalogs apply), else null; $5..$8 the list price's (listPriceColumn).
+const BY_SKU = (listPrice: string) => `select ${PRODUCT_COLUMNS}${listPrice} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id
   where p.organization_id = $1 and p.sku = $2 and (p.active or not $3::boolean)
     and ($4::text is null or ${catalogAdmitsSql('p', customerIdByNumberSql('p.organization_id', '$4::text'))})`;
-const BY_ID = `select ${PRODUCT_COLUMNS} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id where p.organization_id = $1 and p.id = $2`;
+const BY_ID = (listPrice: string) =>
+  `select ${PRODUCT_COLUMNS}${listPrice} from product p left join category c on c.organization_id = p.organization_id and c.id = p.category_id where p.organization_id = $1 and p.id = $2`;
+const BY_SKU_TIER = BY_SKU('');
+const BY_SKU_LISTS = BY_SKU(listPriceColumn('$1', '$5', '$6', '$7', '$8::timestamptz'));
+const BY_ID_TIER = BY_ID('');
+const BY_ID_LISTS = BY_ID(listPriceColumn('$1', '$3', '$4', '$5', '$6::timestamptz'));
 
-/** One product's view: as the caller may see it, or (`afterWrite`, by id) as just written, whatever its active flag. */
+/** One product's view: as the caller may see it, or (`afterWrite`, by id) as just written, whatever its active flag. One statement. */
 async function viewOf(
   em: EntityManager,
   orgId: string,
@@ -121,10 +144,11 @@ async function viewOf(
   afterWrite = false,
 ): Promise<ProductView> {
   const v = await callerContext(deps.readCache, orgId, auth);
+  const lists = listPriced(v, auth) ? [auth.customerNumber, v.tier, v.currency, new Date()] : null;
   const rows =
     'sku' in where
-      ? await rowsOf<ProductRow>(em, BY_SKU, [orgId, where.sku, !afterWrite && v.activeOnly, afterWrite ? null : catalogCustomer(v, auth)])
-      : await rowsOf<ProductRow>(em, BY_ID, [orgId, where.id]);
+      ? await rowsOf<ProductRow>(em, lists ? BY_SKU_LISTS : BY_SKU_TIER, [orgId, where.sku, !afterWrite && v.activeOnly, afterWrite ? null : catalogCustomer(v, auth), ...(lists ?? [])])
+      : await rowsOf<ProductRow>(em, lists ? BY_ID_LISTS : BY_ID_TIER, [orgId, where.id, ...(lists ?? [])]);
   if (!rows[0]) throw AppError.notFound('Product');
   return viewOfRow(deps.storage, v, rows[0]);
 }
@@ -227,9 +251,15 @@ async function pageOf(
     params.push(catalogs);
     ctes = `recursive ${catalogHeldCtes(org, `$${params.length}::uuid[]`)},`;
   }
+  let listPrice = '';
+  if (listPriced(v, auth)) {
+    params.push(auth.customerNumber, v.tier, v.currency, new Date());
+    const n = params.length;
+    listPrice = listPriceColumn(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`);
+  }
   const sql = `with ${ctes} ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
     select ${totalSql}::int as total, v.* from ids left join lateral (
-      select ${PRODUCT_COLUMNS}, o.n from unnest(ids.a) with ordinality o(id, n) join product p on p.organization_id = ${org} and p.id = o.id
+      select ${PRODUCT_COLUMNS}${listPrice}, o.n from unnest(ids.a) with ordinality o(id, n) join product p on p.organization_id = ${org} and p.id = o.id
         left join category c on c.organization_id = p.organization_id and c.id = p.category_id
     ) v on true order by v.n`;
   // Filtered lists vary in text with their filters: bound but not prepared, so each text is not kept per connection.

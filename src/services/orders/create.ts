@@ -18,7 +18,7 @@ import type { OrderCustomer, OrderSalesRep, PostalAddress } from '../../entities
 import type { OrderInput } from '../../domain/orders/schemas.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { findPriceTier, priceLine } from '../catalog/pricing.js';
+import { findPriceTier, priceLines } from '../catalog/pricing.js';
 import { assertLinesInCatalog, catalogLineErrors } from '../catalog/catalog-visibility.js';
 import { findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
@@ -320,7 +320,8 @@ async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput)
 export interface CatalogPricing {
   customer: Customer;
   tier: PriceTier;
-  items: { sku: string; productName: string; quantity: number; price: Decimal }[];
+  /** priceListId: the price list that priced the line (null: the tier). */
+  items: { sku: string; productName: string; quantity: number; price: Decimal; priceListId: string | null }[];
   /** The customer's rep (from the records), who is credited with the sale. */
   primarySalesRep: OrderSalesRep | null;
 }
@@ -328,26 +329,32 @@ export interface CatalogPricing {
 /**
  * The one pricing rule for lines a Customer or SalesRep token sends (orders and invoices, DESIGN
  * "Security decisions"): the customer record (404 unless the caller may see it), its price tier,
- * each line priced from the catalog in that tier (quantity breaks apply; the catalog's product
- * name replaces the client's) and the customer's rep. A bad line is a 400 naming `items[i].<field>`.
+ * each line priced by the one resolver (a price list in force for the customer, else its tier with
+ * quantity breaks; the catalog's product name replaces the client's) and the customer's rep. A bad line is a 400 naming `items[i].<field>`.
  */
 export async function catalogPricing(em: EntityManager, orgId: string, auth: Principal, customerNumber: string, lines: readonly { sku: string; quantity: number }[]): Promise<CatalogPricing> {
   const customer = await findVisibleCustomer(em, orgId, auth, customerNumber, ['addresses']);
   const tier = await findPriceTier(em, orgId, customer.pricing);
   if (!tier) throw AppError.field('priceTier', `The customer's price tier "${customer.pricing}" does not exist.`);
-  const items: CatalogPricing['items'] = [];
+  // Lines outside the customer's catalog are refused alike whether the SKU exists or not (docs/catalogs.md).
   const errors: FieldErrors = await catalogLineErrors(em, orgId, customer.id, lines, (i) => `items[${i}].sku`);
-  for (const [i, line] of lines.entries()) {
-    if (errors[`items[${i}].sku`]) continue;
-    try {
-      const { product, unitPrice } = await priceLine(em, orgId, tier.name, line.sku, line.quantity);
-      items.push({ sku: product.sku, productName: product.name, quantity: line.quantity, price: unitPrice });
-    } catch (e) {
-      if (!(e instanceof AppError) || !e.errors) throw e;
-      for (const [field, messages] of Object.entries(e.errors)) errors[`items[${i}].${field}`] = messages;
-    }
+  const outside = new Set(Object.keys(errors).map((k) => /^items\[(\d+)\]/.exec(k)?.[1]));
+  let priced: Awaited<ReturnType<typeof priceLines>> = [];
+  try {
+    // The one resolver, every line in one statement (src/services/pricing/resolve.ts); a bad line is a 400 naming items[i].<field>.
+    priced = await priceLines(em, orgId, { customerId: customer.id, tier: tier.name, currency: tier.currencyCode }, lines);
+  } catch (e) {
+    if (!(e instanceof AppError) || !e.errors) throw e;
+    for (const [field, messages] of Object.entries(e.errors)) if (!outside.has(/^items\[(\d+)\]/.exec(field)?.[1])) errors[field] = messages;
   }
   if (Object.keys(errors).length) throw AppError.validation(errors);
+  const items: CatalogPricing['items'] = priced.map((p, i) => ({
+    sku: p.product.sku,
+    productName: p.product.name,
+    quantity: lines[i].quantity,
+    price: p.unitPrice,
+    priceListId: p.priceListId,
+  }));
   return { customer, tier, items, primarySalesRep: await repSnapshot(em, orgId, customer.repNumber) };
 }
 

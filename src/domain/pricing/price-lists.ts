@@ -1,0 +1,65 @@
+/**
+ * Price lists (pure; docs/pricing.md): statuses, validity windows and the check of a list's
+ * header and entries. Which list prices a line is decided in one SQL statement
+ * (src/services/pricing/resolve.ts); `inForce` states the same window rule for one list.
+ */
+import type { FieldErrors } from '../../errors.js';
+import { validatePriceEntries } from './price-breaks.js';
+
+export const PRICE_LIST_STATUSES = ['Draft', 'Active', 'Archived'] as const;
+export type PriceListStatus = (typeof PRICE_LIST_STATUSES)[number];
+
+export interface Validity {
+  validFrom: Date | null;
+  validTo: Date | null;
+}
+
+/** Whether a list is in force at `at`: Active and `validFrom <= at < validTo` (either end open). */
+export function inForce(list: Validity & { status: string }, at: Date): boolean {
+  if (list.status !== 'Active') return false;
+  if (list.validFrom && at.getTime() < list.validFrom.getTime()) return false;
+  if (list.validTo && at.getTime() >= list.validTo.getTime()) return false;
+  return true;
+}
+
+/** Field errors of a validity window: validFrom must come before validTo. */
+export function validityErrors(v: Validity): FieldErrors {
+  if (v.validFrom && v.validTo && v.validFrom.getTime() >= v.validTo.getTime()) return { validTo: ['validTo must be after validFrom.'] };
+  return {};
+}
+
+export interface EntryInput {
+  sku: string;
+  prices: { price: number | string; atQuantity?: number }[];
+}
+
+/** Field errors of entries: each SKU once, each with at least one price, breaks as tier prices are checked. */
+export function entryErrors(entries: readonly EntryInput[], path = 'entries'): FieldErrors {
+  const errors: FieldErrors = {};
+  const seen = new Set<string>();
+  entries.forEach((e, i) => {
+    const key = e.sku.toLowerCase();
+    if (seen.has(key)) (errors[`${path}[${i}].sku`] ??= []).push(`The sku "${e.sku}" is given more than once.`);
+    seen.add(key);
+    if (!e.prices.length) (errors[`${path}[${i}].prices`] ??= []).push('prices must have at least one entry.');
+    Object.assign(
+      errors,
+      validatePriceEntries(
+        e.prices.map((p) => ({ tier: e.sku, price: String(p.price), atQuantity: p.atQuantity ?? 1 })),
+        `${path}[${i}].prices`,
+      ),
+    );
+  });
+  return errors;
+}
+
+/**
+ * The instants at which a list's being in force changes, after `now`, for the schedule workflow:
+ * its activation (validFrom) and expiry (validTo) when they are still ahead.
+ */
+export function upcomingBoundaries(list: Validity, now: Date): { activatesAt: Date | null; expiresAt: Date | null } {
+  return {
+    activatesAt: list.validFrom && list.validFrom.getTime() > now.getTime() ? list.validFrom : null,
+    expiresAt: list.validTo && list.validTo.getTime() > now.getTime() ? list.validTo : null,
+  };
+}
