@@ -211,14 +211,37 @@ describe('reservations', () => {
     expect(short.status).toBe(409);
     expect(short.body.errors).toEqual({ 'items[1]': [`${sku}: 4 requested, 3 available (the product does not allow backorders).`] });
     expect((await inventory(sku)).reserved).toBe(4);
-    // Cancelled: what the order held is released, once.
-    expect((await call('PUT', `/api/orders/${orderId}`, { ...A(), body: { orderStatus: 'Cancelled' } })).status).toBe(200);
+    // An order with a tracked line follows its fulfillment: a direct status write is refused, naming the allowed moves.
+    const direct = await call('PUT', `/api/orders/${orderId}`, { ...A(), body: { orderStatus: 'Cancelled' } });
+    expect(direct.status).toBe(400);
+    expect(direct.body.errors.orderStatus[0]).toMatch(/Allowed transitions/);
+    // Cancelled (POST /cancel): what the order held is released, once.
+    expect((await call('POST', `/api/orders/${orderId}/cancel`, { ...A(), body: { reason: 'customer changed plans' } })).status).toBe(200);
     expect((await inventory(sku)).reserved).toBe(0);
     expect((await inventory(bo)).reserved).toBe(0);
-    await call('PUT', `/api/orders/${orderId}`, { ...A(), body: { orderStatus: 'Cancelled' } });
+    expect((await call('POST', `/api/orders/${orderId}/cancel`, { ...A(), body: { reason: 'again' } })).status).toBe(409);
     const released = await dbQuery<{ n: number }>(`select count(*)::int as n from stock_movement where organization_id = $1 and order_id = $2 and kind = 'release'`, [org.organizationId, orderId]);
     expect(released[0].n).toBe(3);
     expect(main && east).toBeTruthy();
+  });
+
+  test('when a tracked order is shipped in part and the rest cancelled, then the shipment takes on hand and its reservation, the cancel releases the rest, and shipped units cannot be cancelled', async () => {
+    await ensureLocations();
+    const sku = await trackedProduct();
+    await put([{ sku, location: 'MAIN', receive: 6 }]);
+    const o = await call('POST', '/api/orders', { ...A(), body: orderBody([{ sku, quantity: 4 }]) });
+    expect(o.status).toBe(201);
+    const orderId = o.body.data.id;
+    expect(await inventory(sku)).toMatchObject({ onHand: 6, reserved: 4 });
+    const shipped = await call('POST', `/api/orders/${orderId}/shipments`, { ...A(), body: { lines: [{ sku, quantity: 3 }], carrier: 'UPS', trackingNumber: '1Z999' } });
+    expect(shipped.status).toBe(201);
+    expect(await inventory(sku)).toMatchObject({ onHand: 3, reserved: 1 });
+    const order = (await call('GET', `/api/orders/${orderId}`, A())).body;
+    expect(order).toMatchObject({ orderStatus: 'Processing', items: [{ sku, shippedQuantity: 3 }] });
+    // Shipped units cannot be cancelled (409 naming them); the unshipped one can, and its reservation goes back.
+    expect((await call('POST', `/api/orders/${orderId}/cancel`, { ...A(), body: { reason: 'too many', lines: [{ sku, quantity: 2 }] } })).status).toBe(409);
+    expect((await call('POST', `/api/orders/${orderId}/cancel`, { ...A(), body: { reason: 'last one not needed', lines: [{ sku, quantity: 1 }] } })).status).toBe(200);
+    expect(await inventory(sku)).toMatchObject({ onHand: 3, reserved: 0, available: 3 });
   });
 
   test('when 20 checkouts race for the last 5 units, then exactly 5 are reserved and the others are refused with 409 naming the line and what is available', async () => {

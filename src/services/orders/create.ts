@@ -204,6 +204,8 @@ async function reserveForOrder(tem: EntityManager, orgId: string, o: Order): Pro
   const items = o.items.getItems();
   const allocations = await reserveOrderStock(boundSql(tem), orgId, o.id, items.map((i) => ({ sku: i.sku, quantity: i.quantity })));
   for (const a of allocations) items[a.index].backorderedQuantity = a.backordered;
+  // An order with a tracked line follows its fulfillment: its status is no longer a free field (docs/fulfillment.md "Order status").
+  if (allocations.length) o.fulfillmentManaged = true;
 }
 
 /** An order address from a customer address or a cart address (SPEC cart shape: line1, state, postalCode). */
