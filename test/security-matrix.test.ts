@@ -96,6 +96,8 @@ const OPAQUE_BODY_SLOTS: Record<string, string[] | { exempt: string }> = {
   'PUT /api/organizations/{organizationId}/integrations/{integrationId} body:secrets': { exempt: 'provider credentials, write-only' },
   'POST /api/organizations/{organizationId}/integrations/{integrationId}/rotate-secrets body:secrets': { exempt: 'provider credentials, write-only' },
   'POST /api/carts/{customerNumber}/{shoppingCartId}/complete-checkout body:payment.billingAddress': { exempt: 'an address' },
+  'POST /api/stock-locations body:address': { exempt: 'an address' },
+  'PUT /api/stock-locations/{locationId} body:address': { exempt: 'an address' },
 };
 
 /** Body field paths of a schema: id-like leaves, and untyped parts (which need a declaration). */

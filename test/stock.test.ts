@@ -232,16 +232,16 @@ describe('reservations', () => {
     const o = await call('POST', '/api/orders', { ...A(), body: orderBody([{ sku, quantity: 4 }]) });
     expect(o.status).toBe(201);
     const orderId = o.body.data.id;
-    expect(await inventory(sku)).toMatchObject({ onHand: 6, reserved: 4 });
+    expect(await inventory(sku)).toMatchObject({ quantityOnHand: 6, reserved: 4 });
     const shipped = await call('POST', `/api/orders/${orderId}/shipments`, { ...A(), body: { lines: [{ sku, quantity: 3 }], carrier: 'UPS', trackingNumber: '1Z999' } });
     expect(shipped.status).toBe(201);
-    expect(await inventory(sku)).toMatchObject({ onHand: 3, reserved: 1 });
+    expect(await inventory(sku)).toMatchObject({ quantityOnHand: 3, reserved: 1 });
     const order = (await call('GET', `/api/orders/${orderId}`, A())).body;
     expect(order).toMatchObject({ orderStatus: 'Processing', items: [{ sku, shippedQuantity: 3 }] });
     // Shipped units cannot be cancelled (409 naming them); the unshipped one can, and its reservation goes back.
     expect((await call('POST', `/api/orders/${orderId}/cancel`, { ...A(), body: { reason: 'too many', lines: [{ sku, quantity: 2 }] } })).status).toBe(409);
     expect((await call('POST', `/api/orders/${orderId}/cancel`, { ...A(), body: { reason: 'last one not needed', lines: [{ sku, quantity: 1 }] } })).status).toBe(200);
-    expect(await inventory(sku)).toMatchObject({ onHand: 3, reserved: 0, available: 3 });
+    expect(await inventory(sku)).toMatchObject({ quantityOnHand: 3, reserved: 0, available: 3 });
   });
 
   test('when 20 checkouts race for the last 5 units, then exactly 5 are reserved and the others are refused with 409 naming the line and what is available', async () => {

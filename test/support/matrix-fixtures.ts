@@ -44,6 +44,13 @@ pathParamFixtures.paymentTermId = async (org) => {
   return res.body.PaymentTermId;
 };
 
+/** `/api/price-lists/:priceListId`: a Draft price list of the organization (issue 40). */
+pathParamFixtures.priceListId = async (org) => {
+  const res = await call('POST', '/api/price-lists', { base: org.base, token: org.adminToken, body: { name: uniq('List '), currencyCode: 'USD', priority: 10, status: 'Draft' } });
+  if (res.status !== 201) throw new Error(`create price list failed: ${res.status} ${res.text}`);
+  return res.body.priceListId;
+};
+
 /** `/api/catalogs/:catalogId`: an empty catalog of the organization (issue 40). */
 pathParamFixtures.catalogId = async (org) => {
   const res = await call('POST', '/api/catalogs', { base: org.base, token: org.adminToken, body: { name: uniq('Catalog ') } });
@@ -343,6 +350,6 @@ pathParamFixtures.shipmentId = async (org) => {
   return s.body.id;
 };
 matrixBodies['POST /api/orders/{orderId}/shipments'] = () => ({ lines: [{ sku: 'S1', quantity: 1 }] });
-matrixBodies['POST /api/credit-notes'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix', apply: 'None' });
+matrixBodies['POST /api/credit-notes'] = () => ({ invoiceId: 'x', lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix', apply: 'None' });
 matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
 matrixBodies['POST /api/orders/{orderId}/cancel'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix' });

@@ -54,6 +54,7 @@ export const KIND_SCOPE: Record<string, Scope> = {
   paymentTermId: 'org',
   locationId: 'org',
   catalogId: 'org',
+  priceListId: 'org',
 };
 
 /** A slot's leaf name looks like an id: such slots need a rule. */
@@ -109,6 +110,7 @@ export const FIELD_KIND: Record<string, string> = {
   paymentTermId: 'paymentTermId',
   locationId: 'locationId',
   catalogId: 'catalogId',
+  priceListId: 'priceListId',
   customerNumbers: 'customerNumber',
 };
 

@@ -93,6 +93,7 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
   const paymentTermId = await pathParamFixtures.paymentTermId(org);
   const locationId = await pathParamFixtures.locationId(org);
   const catalogId = await pathParamFixtures.catalogId(org);
+  const priceListId = await pathParamFixtures.priceListId(org);
   const deliveryId = (await must('webhook test', call('POST', `/api/webhooks/${webhookId}/test`, opts), [202])).deliveryId as string;
   const upload = await must('import upload', call('POST', '/api/imports/uploads', { ...opts, body: { fileName: 'matrix.csv' } }), [200, 201]);
   const put = await fetch(upload.uploadUrl as string, { method: 'PUT', body: `sku,name\n${uniq('UP-')},Uploaded\n` });
@@ -114,6 +115,7 @@ async function orgResources(org: OrgFixture): Promise<Record<string, string>> {
     uploadId,
     paymentTermId,
     catalogId,
+    priceListId,
     productExternalId,
     locationId,
   };

@@ -14,6 +14,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { runWorkflow } from '../../adapters/temporal.js';
+import { boundRows } from '../../db/orm-sql.js';
 import type { Deps } from '../../deps.js';
 import { planCancellation } from '../../domain/orders/cancellation.js';
 import { UUID_RE } from '../../domain/ids.js';
@@ -84,10 +85,13 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
     );
     if (!check.ok) throw new AppError(check.status === 409 ? 'conflict' : 'validation', check.detail, check.errors);
     const plan = check.plan;
-    for (const l of plan.lines) {
-      const item = items.find((i) => i.id === l.orderItemId)!;
-      item.cancelledQuantity += l.quantity;
-    }
+    // Set-based and keyed by organization (DESIGN "Scale-out"), not the ORM's update by primary key.
+    await boundRows(
+      tx,
+      `update order_item i set cancelled_quantity = i.cancelled_quantity + x.q
+         from unnest($3::uuid[], $4::int[]) as x(id, q) where i.organization_id = $1 and i.order_id = $2 and i.id = x.id`,
+      [orgId, orderId, plan.lines.map((l) => l.orderItemId), plan.lines.map((l) => l.quantity)],
+    );
     if (plan.wholeOrder) order.orderStatus = 'Cancelled';
     const card = !!order.paymentChargeId && order.paymentMethod !== 'OnAccount';
     const c = tx.create(OrderCancellation, {
