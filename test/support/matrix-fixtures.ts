@@ -350,7 +350,7 @@ pathParamFixtures.shipmentId = async (org) => {
   return s.body.id;
 };
 matrixBodies['POST /api/orders/{orderId}/shipments'] = () => ({ lines: [{ sku: 'S1', quantity: 1 }] });
-matrixBodies['POST /api/credit-notes'] = () => ({ invoiceId: 'x', amount: 0.01, reason: 'matrix', apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
+matrixBodies['POST /api/credit-notes'] = () => ({ invoiceId: 'x', lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix', apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
 matrixBodies['PUT /api/price-lists/{priceListId}'] = () => ({ name: 'Matrix list', currencyCode: 'USD', priority: 10, status: 'Draft' });
 matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
 matrixBodies['POST /api/orders/{orderId}/cancel'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix' });

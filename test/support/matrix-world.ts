@@ -194,6 +194,8 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
     const inv = invoiceBody({ invoiceNumber, externalId: invoiceExternalId, orderId: order.data.id, orderNumber });
     inv.customer.customerNumber = customerNumber;
     inv.primarySalesRep.repNumber = rep.repNumber;
+    // Its lines are the organization's own product, so a credit note may name them (POST /api/credit-notes lines[].sku).
+    inv.items = inv.items.map((i: Record<string, unknown>) => ({ ...i, sku: shared.sku }));
     const [invoice, draft] = await Promise.all([
       must('create invoice', call('POST', '/api/invoices', { ...opts, body: inv })),
       // A Draft invoice, for operations that change only Draft invoices.
