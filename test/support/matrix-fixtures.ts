@@ -352,5 +352,15 @@ pathParamFixtures.shipmentId = async (org) => {
 matrixBodies['POST /api/orders/{orderId}/shipments'] = () => ({ lines: [{ sku: 'S1', quantity: 1 }] });
 matrixBodies['POST /api/credit-notes'] = () => ({ invoiceId: 'x', lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix', apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
 matrixBodies['PUT /api/price-lists/{priceListId}'] = () => ({ name: 'Matrix list', currencyCode: 'USD', priority: 10, status: 'Draft' });
+/** `/api/credit-notes/{creditNoteId}`: a credit note of 1.00 on an issued invoice, kept as available credit (issue 42). */
+pathParamFixtures.creditNoteId = async (org) => {
+  const opts = { base: org.base, token: org.adminToken };
+  const invoiceId = await pathParamFixtures.invoiceId(org);
+  const issued = await call('POST', `/api/invoices/${invoiceId}/issue`, opts);
+  if (issued.status !== 200) throw new Error(`issue invoice failed: ${issued.status} ${issued.text}`);
+  const res = await call('POST', '/api/credit-notes', { ...opts, body: { invoiceId, amount: 1, reason: 'matrix', apply: 'None' } });
+  if (res.status !== 201) throw new Error(`create credit note failed: ${res.status} ${res.text}`);
+  return res.body.creditNoteId;
+};
 matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
 matrixBodies['POST /api/orders/{orderId}/cancel'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix' });
