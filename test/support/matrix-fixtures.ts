@@ -362,5 +362,5 @@ pathParamFixtures.creditNoteId = async (org) => {
   if (res.status !== 201) throw new Error(`create credit note failed: ${res.status} ${res.text}`);
   return res.body.creditNoteId;
 };
-matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: 'x', amount: 0.01 }] });
+matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: '00000000-0000-4000-8000-000000000000', amount: 0.01 }] });
 matrixBodies['POST /api/orders/{orderId}/cancel'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix' });
