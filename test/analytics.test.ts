@@ -1,4 +1,5 @@
 import { call, createMemberUser, createOrg, dbQuery, expectProblem, uniq, type OrgFixture } from './support/helpers';
+import { invoiceBody } from './support/matrix-fixtures';
 
 /** One order line: [sku, quantity, price, productName?]. */
 type Line = [string, number, number, string?];
@@ -521,5 +522,100 @@ describe('analytics: validation and access', () => {
       expect((await call('GET', `/api/analytics/${p}?${qs}`, { base: org.base })).status).toBe(401);
       expect((await call('GET', `/api/analytics/${p}?${qs}`, { base: org.base, token: org.adminToken })).status).toBe(200);
     }
+  });
+});
+
+describe('analytics: net of partial cancellations and credit notes, in the month of the credit', () => {
+  test('when part of an old order is cancelled and another is credited, then the credit month loses the merchandise, the order month keeps it, and a later whole cancel takes both out', async () => {
+    const org = await createOrg();
+    const t0 = new Date(Date.now() - 60_000).toISOString();
+    const now = new Date();
+    const month = `${now.toISOString().slice(0, 7)}-01`;
+    const monthStart = `${month}T00:00:00Z`;
+    const monthEnd = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - 1).toISOString();
+    const [a, b] = await place(org, [
+      { date: '2025-01-15T10:00:00Z', cust: 'K1', rep: 'R1', lines: [['X', 4, 10], ['Y', 2, 5]] }, // 50
+      { date: '2025-01-20T10:00:00Z', cust: 'K2', lines: [['X', 1, 10]] }, // 10
+    ]);
+    const A = { base: org.base, token: org.adminToken };
+    const cancel = await call('POST', `/api/orders/${a.id}/cancel`, { ...A, body: { lines: [{ sku: 'X', quantity: 1 }], reason: 'One fewer' } });
+    expect(cancel.status).toBe(200);
+
+    // The order's month keeps its figures; the month of the cancellation loses one X (10).
+    const jan = { startDate: '2025-01-01T00:00:00Z', endDate: '2025-01-31T23:59:59.999Z' };
+    const thisMonth = { startDate: monthStart, endDate: monthEnd };
+    const edges = { startDate: t0, endDate: new Date(Date.now() + 60_000).toISOString() };
+    expect((await ok(org, '/api/analytics/revenue', jan)).totalRevenue).toBe(60);
+    expect((await ok(org, '/api/analytics/revenue', thisMonth)).totalRevenue).toBe(-10);
+    // Read from the raw rows at sub-day edges: the same figure.
+    expect((await ok(org, '/api/analytics/revenue', edges)).totalRevenue).toBe(-10);
+    const span = { startDate: '2025-01-01T00:00:00Z', endDate: monthEnd };
+    expect((await ok(org, '/api/analytics/revenue', span)).totalRevenue).toBe(50);
+    const trend = await ok(org, '/api/analytics/revenue/trend', span);
+    expect(trend.find((e: { date: string }) => e.date === '2025-01-01').revenue).toBe(60);
+    expect(trend.find((e: { date: string }) => e.date === month).revenue).toBe(-10);
+    // Order counts are not changed by credits; AOV over the span is net revenue / orders.
+    expect((await ok(org, '/api/analytics/orders/trend', span)).find((e: { date: string }) => e.date === month).orderCount).toBe(0);
+    expect((await ok(org, '/api/analytics/aov', span)).averageOrderValue).toBe(25);
+    const skus = async (q: Record<string, string>) =>
+      (await ok(org, '/api/analytics/products/top-by-revenue', q)).map((p: { sku: string; revenue: number; unitsOrdered: number }) => [p.sku, p.revenue, p.unitsOrdered]);
+    expect(await skus(span)).toEqual([['X', 40, 4], ['Y', 10, 2]]);
+    expect(await skus(edges)).toEqual([['X', -10, -1]]);
+    const customers = async (q: Record<string, string>) =>
+      (await ok(org, '/api/analytics/customers/top-by-revenue', q)).map((c: { customerNumber: string; revenue: number; orderCount: number }) => [c.customerNumber, c.revenue, c.orderCount]);
+    expect(await customers(thisMonth)).toEqual([['K1', -10, 0]]);
+    expect(await customers(edges)).toEqual([['K1', -10, 0]]);
+    expect((await ok(org, '/api/analytics/sales-reps/top-by-revenue', span)).map((r: { salesRepNumber: string | null; revenue: number }) => [r.salesRepNumber, r.revenue])).toEqual([
+      ['R1', 40],
+      [null, 10],
+    ]);
+    // A customer with only a credit in the window is not an active customer.
+    expect((await ok(org, '/api/analytics/active-customers', thisMonth)).activeCustomers).toBe(0);
+
+    // A credit note by lines on the invoice of order b takes its line out; one by amount lowers the totals only.
+    const inv = await call('POST', '/api/invoices', {
+      ...A,
+      body: invoiceBody({ orderId: b.id, orderNumber: b.orderNumber, invoiceDate: '2025-01-21T00:00:00.000Z', dueDate: '2025-02-20T00:00:00.000Z', items: [{ sku: 'X', productName: 'X', quantity: 1, price: 10 }] }),
+    });
+    expect(inv.status).toBe(201);
+    expect((await call('POST', `/api/invoices/${inv.body.id}/issue`, A)).status).toBe(200);
+    const byLines = await call('POST', '/api/credit-notes', { ...A, body: { invoiceId: inv.body.id, lines: [{ sku: 'X', quantity: 1 }], reason: 'Damaged' } });
+    expect(byLines.status).toBe(201);
+    expect((await ok(org, '/api/analytics/revenue', thisMonth)).totalRevenue).toBe(-20);
+    expect(await customers(thisMonth)).toEqual([['K1', -10, 0], ['K2', -10, 0]]);
+    const inv2 = await call('POST', '/api/invoices', {
+      ...A,
+      body: invoiceBody({ orderId: a.id, orderNumber: a.orderNumber, invoiceDate: '2025-01-21T00:00:00.000Z', dueDate: '2025-02-20T00:00:00.000Z', items: [{ sku: 'Y', productName: 'Y', quantity: 2, price: 5 }] }),
+    });
+    expect((await call('POST', `/api/invoices/${inv2.body.id}/issue`, A)).status).toBe(200);
+    const byAmount = await call('POST', '/api/credit-notes', { ...A, body: { invoiceId: inv2.body.id, amount: 2.5, reason: 'Goodwill' } });
+    expect(byAmount.status).toBe(201);
+    expect((await ok(org, '/api/analytics/revenue', thisMonth)).totalRevenue).toBe(-22.5);
+    expect((await ok(org, '/api/analytics/revenue', edges)).totalRevenue).toBe(-22.5);
+    expect(await customers(thisMonth)).toEqual([['K1', -10, 0], ['K2', -10, 0]]);
+    expect(await skus(thisMonth)).toEqual([['X', -20, -2]]);
+
+    // Cancelling the rest of order a takes the order and its credits out together (DESIGN's rule for Cancelled).
+    const rest = await call('POST', `/api/orders/${a.id}/cancel`, { ...A, body: { reason: 'All of it' } });
+    expect(rest.status).toBe(200);
+    expect((await ok(org, '/api/analytics/revenue', jan)).totalRevenue).toBe(10);
+    expect((await ok(org, '/api/analytics/revenue', thisMonth)).totalRevenue).toBe(-10);
+    expect((await ok(org, '/api/analytics/revenue', edges)).totalRevenue).toBe(-10);
+    // X: order b's line and its credit net to nothing, so it is not listed.
+    expect(await skus(span)).toEqual([]);
+    expect(await customers(thisMonth)).toEqual([['K2', -10, 0]]);
+
+    // The rollups equal the raw rows: rebuilding them from scratch gives the same figures.
+    const before = await dbQuery(`select day::text, revenue::text, order_count::text from analytics_daily where organization_id = $1 and (revenue <> 0 or order_count <> 0) order by day`, [org.organizationId]);
+    const raw = await dbQuery(
+      `select day::text, sum(rev)::text as revenue, sum(cnt)::text as order_count from (
+         select (o.order_date at time zone 'UTC')::date as day, coalesce((select sum(i.sub_total) from order_item i where i.order_id = o.id), 0) as rev, 1 as cnt
+           from sales_order o where o.organization_id = $1 and o.active and o.order_status <> 'Cancelled'
+         union all
+         select (c.occurred_at at time zone 'UTC')::date, -c.amount, 0 from analytics_credit c join sales_order o on o.organization_id = c.organization_id and o.id = c.order_id
+          where c.organization_id = $1 and o.active and o.order_status <> 'Cancelled') x group by day having sum(rev) <> 0 or sum(cnt) <> 0 order by day`,
+      [org.organizationId],
+    );
+    expect(before).toEqual(raw);
   });
 });

@@ -3,7 +3,8 @@ import '../../src/compat/node20.js';
  * Analytics benchmark (not a test). Seeds ORDERS orders x 3 lines over 24 months (2024-01 ..
  * 2025-12) in one organization, plus OTHER_ORDERS in each of two other organizations, with
  * set-based SQL through the real triggers (so the rollups are built the way production builds
- * them); then, for each of the ten analytics endpoints:
+ * them), and credits (docs/analytics.md "Credits": a returned unit on 2% of the orders 20 days after
+ * the order, an amount-only credit of 1.00 on 1% 3 days after); then, for each of the ten analytics endpoints:
  *   - checks the response for a few ranges (aligned, offset edges, one month, 5 years, EUR)
  *     against a plain SQL aggregate over the raw rows, and
  *   - measures p50/p95 over HTTP for REQUESTS requests with random ranges (random edges, so
@@ -22,7 +23,7 @@ import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ANALYTICS_BACKFILL_SQL } from '../../src/migrations/Migration20261123130822_analytics.js';
+import { analyticsBackfillSql } from '../../src/migrations/lib/analytics-sql.js';
 import { round, statementCounter, timeRatio, writeResults, type BenchRow } from '../lib/bench-results.js';
 import { benchTarget } from '../lib/bench-target.js';
 import { request, clientIp, setupOrganization, type ApiResponse } from '../lib/api-client.js';
@@ -82,6 +83,20 @@ async function seedOrders(c: pg.Client, orgId: string, prefix: string, from: num
   );
 }
 
+/** Credits of the orders `prefix` g in [from, to]: a returned unit of line 1 for g % 50 = 1, 1.00 by amount for g % 97 = 2. */
+async function seedCredits(c: pg.Client, orgId: string, prefix: string, from: number, to: number): Promise<void> {
+  await c.query(
+    `with o as (select o.id, o.order_date, substr(o.order_number, length($2) + 1)::bigint as g from sales_order o
+                 where o.organization_id = $1 and o.order_number = any (select $2 || g from generate_series($3::bigint, $4::bigint) g))
+     insert into analytics_credit (organization_id, id, order_id, occurred_at, sku, quantity, amount, source_kind, source_id)
+     select $1, gen_random_uuid(), o.id, o.order_date + interval '20 days', i.sku, 1, round(i.price, 2), 'return', gen_random_uuid()
+       from o join order_item i on i.organization_id = $1 and i.order_id = o.id and i.position = 1 where o.g % 50 = 1
+     union all
+     select $1, gen_random_uuid(), o.id, o.order_date + interval '3 days', null, 0, 1.00, 'credit_note', gen_random_uuid() from o where o.g % 97 = 2`,
+    [orgId, prefix, from, to],
+  );
+}
+
 async function seed(databaseUrl: string, main: string, others: string[]): Promise<void> {
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
@@ -110,6 +125,7 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
       const from = Math.floor((b * ORDERS) / batches) + 1;
       const to = Math.floor(((b + 1) * ORDERS) / batches);
       await seedOrders(c, main, 'B-', from, to, ORDERS);
+      await seedCredits(c, main, 'B-', from, to);
       if ((b + 1) % 4 === 0) say(`inserted ${to} orders x 3 lines (${Math.round((performance.now() - t0) / 1000)} s, load ${load()})`);
     }
     await c.query(`set session_replication_role = origin`);
@@ -117,11 +133,12 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
     await c.query('analyze order_item');
     const t1 = performance.now();
     await c.query('begin');
+    await c.query('analyze analytics_credit');
     await c.query(
       'delete from analytics_daily; delete from analytics_customer_period; delete from analytics_rep_period; delete from analytics_sku_period; delete from analytics_label',
     );
     await c.query(`set local work_mem = '256MB'`); // as the migration does
-    await c.query(ANALYTICS_BACKFILL_SQL);
+    await c.query(analyticsBackfillSql(true));
     await c.query('commit');
     say(`back-filled the rollups in ${Math.round((performance.now() - t1) / 1000)} s`);
     // The other organizations: through the triggers, in batches of a month (as imports would).
@@ -131,6 +148,7 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
         const from = Math.floor((b * OTHER_ORDERS) / batches) + 1;
         const to = Math.floor(((b + 1) * OTHER_ORDERS) / batches);
         await seedOrders(c, org, `X${i}-`, from, to, OTHER_ORDERS);
+        await seedCredits(c, org, `X${i}-`, from, to);
       }
     const trig = (performance.now() - t2) / 1000;
     say(
@@ -145,6 +163,7 @@ async function seed(databaseUrl: string, main: string, others: string[]): Promis
       'analytics_rep_period',
       'analytics_sku_period',
       'analytics_label',
+      'analytics_credit',
       'product',
       'category',
     ])
@@ -171,6 +190,17 @@ interface Q {
 
 const COUNTED = `o.organization_id = $1 and o.currency_code = $2 and o.active and o.order_status <> 'Cancelled'`;
 const IN_RANGE = `o.order_date between $3::timestamptz and $4::timestamptz`;
+/**
+ * Net line contributions of the counted orders of organization $1 in currency $2: each line at its
+ * order's date, each credit (negative) at its own instant (docs/analytics.md "Credits"); `n.sku`
+ * null: a credit by amount, counted in totals only.
+ */
+const NET = `(select o.customer_number, o.primary_sales_rep, o.order_date as ts, i.sku, i.sub_total as amt, i.quantity::bigint as units
+                from sales_order o join order_item i on i.order_id = o.id where ${COUNTED}
+              union all
+              select o.customer_number, o.primary_sales_rep, c.occurred_at, c.sku, -c.amount, -c.quantity::bigint
+                from analytics_credit c join sales_order o on o.organization_id = c.organization_id and o.id = c.order_id where ${COUNTED})`;
+const NET_IN_RANGE = `n.ts between $3::timestamptz and $4::timestamptz`;
 const num = (v: string | null) => Number(Number(v ?? 0).toFixed(2));
 
 async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Promise<unknown> {
@@ -178,33 +208,41 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
   const p = [orgId, cur, q.startDate, q.endDate];
   const limit = q.limit ?? 10;
   const rev = async (from: string, to: string, incl = true) => {
+    const upper = incl ? '<=' : '<';
     const r = await c.query<{ rev: string | null; n: string }>(
-      `select round(sum(i.sub_total), 2)::text as rev, count(distinct o.id)::text as n from sales_order o left join order_item i on i.order_id = o.id
-        where ${COUNTED} and o.order_date >= $3::timestamptz and o.order_date ${incl ? '<=' : '<'} $4::timestamptz`,
+      `select (select round(sum(n.amt), 2) from ${NET} n where n.ts >= $3::timestamptz and n.ts ${upper} $4::timestamptz)::text as rev,
+              (select count(*) from sales_order o where ${COUNTED} and o.order_date >= $3::timestamptz and o.order_date ${upper} $4::timestamptz)::text as n`,
       [orgId, cur, from, to],
     );
     return { rev: num(r.rows[0].rev), n: Number(r.rows[0].n) };
   };
   // Half-up to 2 decimals in integer arithmetic: sign x floor((|a-b| x 10000 x 2 + b) / 2b) / 100.
   const pct = (a: number, b: number) => (b === 0 ? null : (Math.sign(a - b) * Math.floor((Math.abs(a - b) * 20000 + b) / (2 * b))) / 100);
+  /** Per key of a ranking: net revenue of lines and line credits (sku not null), and counted orders, in the range. */
+  const byKey = (key: (o: string) => string) => `select k, sum(rev) as rev, sum(n) as n from (
+      select ${key('n')} as k, n.amt as rev, 0 as n from ${NET} n where n.sku is not null and ${NET_IN_RANGE}
+      union all select ${key('o')}, 0, 1 from sales_order o where ${COUNTED} and ${IN_RANGE}) x group by k having sum(rev) <> 0 or sum(n) <> 0`;
   switch (endpoint) {
     case 'revenue':
       return { totalRevenue: (await rev(q.startDate, q.endDate)).rev, currencyCode: cur };
     case 'aov': {
-      const r = await c.query<{ v: string }>(
-        `select coalesce(round(sum(s) / nullif(count(*), 0), 2), 0)::text as v from (select (select coalesce(sum(i.sub_total), 0) from order_item i where i.order_id = o.id) s
-           from sales_order o where ${COUNTED} and ${IN_RANGE}) x`,
-        p,
-      );
+      const t = await rev(q.startDate, q.endDate);
+      const r = await c.query<{ v: string }>(`select coalesce(round($1::numeric / nullif($2::numeric, 0), 2), 0)::text as v`, [
+        (
+          await c.query<{ s: string | null }>(`select sum(n.amt)::text as s from ${NET} n where ${NET_IN_RANGE}`, p)
+        ).rows[0].s ?? '0',
+        t.n,
+      ]);
       return { averageOrderValue: num(r.rows[0].v), currencyCode: cur };
     }
     case 'revenue/trend':
     case 'orders/trend': {
       const r = await c.query<{ m: string; rev: string | null; n: string }>(
         `with months as (select to_char(m, 'YYYY-MM-DD') as m from generate_series(date_trunc('month', $3::timestamptz at time zone 'UTC'), date_trunc('month', $4::timestamptz at time zone 'UTC'), interval '1 month') m)
-         select months.m, round(coalesce(sum(i.sub_total), 0), 2)::text as rev, count(distinct o.id)::text as n
-           from months left join sales_order o on ${COUNTED} and ${IN_RANGE} and to_char(date_trunc('month', o.order_date at time zone 'UTC'), 'YYYY-MM-DD') = months.m
-           left join order_item i on i.order_id = o.id group by months.m order by months.m`,
+         select months.m,
+                round(coalesce((select sum(n.amt) from ${NET} n where ${NET_IN_RANGE} and to_char(date_trunc('month', n.ts at time zone 'UTC'), 'YYYY-MM-DD') = months.m), 0), 2)::text as rev,
+                (select count(*) from sales_order o where ${COUNTED} and ${IN_RANGE} and to_char(date_trunc('month', o.order_date at time zone 'UTC'), 'YYYY-MM-DD') = months.m)::text as n
+           from months order by months.m`,
         p,
       );
       return endpoint === 'revenue/trend'
@@ -254,8 +292,8 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
       const r = await c.query<{ product_id: string | null; sku: string; name: string; rev: string; units: string }>(
         `select p.id as product_id, t.sku, coalesce(p.name, (select i2.product_name from order_item i2 join sales_order o2 on o2.id = i2.order_id
                   where o2.organization_id = $1 and i2.sku = t.sku and o2.active and o2.order_status <> 'Cancelled' order by o2.order_date desc limit 1)) as name, t.rev::text, t.units::text
-           from (select i.sku, sum(i.sub_total) as rev, sum(i.quantity) as units from sales_order o join order_item i on i.order_id = o.id
-                  where ${COUNTED} and ${IN_RANGE} group by i.sku order by sum(i.sub_total) desc, i.sku collate "C" limit $5) t
+           from (select n.sku, sum(n.amt) as rev, sum(n.units) as units from ${NET} n
+                  where n.sku is not null and ${NET_IN_RANGE} group by n.sku having sum(n.amt) <> 0 or sum(n.units) <> 0 order by sum(n.amt) desc, n.sku collate "C" limit $5) t
            left join product p on p.organization_id = $1 and p.sku = t.sku order by t.rev desc, t.sku collate "C"`,
         [...p, limit],
       );
@@ -265,9 +303,7 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
       const r = await c.query<{ k: string; name: string; rev: string; n: string }>(
         `select t.k, coalesce(cu.company_name, (select o2.customer->>'companyName' from sales_order o2 where o2.organization_id = $1 and o2.customer_number = t.k
                   and o2.active and o2.order_status <> 'Cancelled' order by o2.order_date desc limit 1)) as name, t.rev::text, t.n::text
-           from (select o.customer_number as k, sum(s.v) as rev, count(*) as n
-                   from sales_order o cross join lateral (select coalesce(sum(i.sub_total), 0) v from order_item i where i.order_id = o.id) s
-                  where ${COUNTED} and ${IN_RANGE} group by o.customer_number order by sum(s.v) desc, o.customer_number collate "C" limit $5) t
+           from (${byKey((a) => `${a}.customer_number`)} order by sum(rev) desc, k collate "C" limit $5) t
            left join customer cu on cu.organization_id = $1 and cu.customer_number = t.k order by t.rev desc, t.k collate "C"`,
         [...p, limit],
       );
@@ -277,19 +313,17 @@ async function expected(c: pg.Client, orgId: string, endpoint: string, q: Q): Pr
       const r = await c.query<{ k: string | null; name: string | null; rev: string; n: string }>(
         `select t.k, case when t.k is null then 'Unassigned' else (select o2.primary_sales_rep->>'fullName' from sales_order o2 where o2.organization_id = $1
                   and o2.primary_sales_rep->>'repNumber' = t.k and o2.active and o2.order_status <> 'Cancelled' order by o2.order_date desc limit 1) end as name, t.rev::text, t.n::text
-           from (select nullif(o.primary_sales_rep->>'repNumber', '') as k, sum(s.v) as rev, count(*) as n
-                   from sales_order o cross join lateral (select coalesce(sum(i.sub_total), 0) v from order_item i where i.order_id = o.id) s
-                  where ${COUNTED} and ${IN_RANGE} group by 1 order by sum(s.v) desc, nullif(o.primary_sales_rep->>'repNumber', '') collate "C" nulls last limit $5) t order by t.rev desc, t.k collate "C" nulls last`,
+           from (${byKey((a) => `nullif(${a}.primary_sales_rep->>'repNumber', '')`)} order by sum(rev) desc, k collate "C" nulls last limit $5) t order by t.rev desc, t.k collate "C" nulls last`,
         [...p, limit],
       );
       return r.rows.map((x) => ({ salesRepNumber: x.k, name: x.name, revenue: num(x.rev), orderCount: Number(x.n) }));
     }
     case 'categories/top-by-revenue': {
       const r = await c.query<{ id: string | null; name: string; rev: string }>(
-        `select c.id::text as id, coalesce(c.name, 'Uncategorized') as name, sum(i.sub_total)::text as rev
-           from sales_order o join order_item i on i.order_id = o.id
-           left join product p on p.organization_id = $1 and p.sku = i.sku left join category c on c.id = p.category_id
-          where ${COUNTED} and ${IN_RANGE} group by c.id, c.name order by sum(i.sub_total) desc, c.id::text collate "C" nulls last limit $5`,
+        `select c.id::text as id, coalesce(c.name, 'Uncategorized') as name, sum(n.amt)::text as rev
+           from ${NET} n
+           left join product p on p.organization_id = $1 and p.sku = n.sku left join category c on c.id = p.category_id
+          where n.sku is not null and ${NET_IN_RANGE} group by c.id, c.name having sum(n.amt) <> 0 or sum(n.units) <> 0 order by sum(n.amt) desc, c.id::text collate "C" nulls last limit $5`,
         [...p, limit],
       );
       return r.rows.map((x) => ({ categoryId: x.id, name: x.name, revenue: num(x.rev) }));

@@ -2,7 +2,8 @@
  * Analytics queries (docs/analytics.md). The middle of a range is read from the rollups kept
  * by triggers (whole months, whole days), only the sub-day edges from the raw orders, so a
  * range costs about the same on a big tenant as on a small one and the figures are exact.
- * Every query is scoped by organization and currency; counted orders are active and not Cancelled.
+ * Every query is scoped by organization and currency; counted orders are active and not Cancelled,
+ * net of their credits (partial cancellations, returns, credit notes) in the month of each credit.
  */
 import type * as schema from '../../domain/analytics/responses.js';
 import type { Out } from '../../domain/contract.js';
@@ -56,6 +57,10 @@ const run = <T>(em: EntityManager, q: Sql, sql: string) => boundRows<T>(em, sql,
 /** Raw orders of the window that count: `o` rows; the caller picks the columns. */
 const rawOrders = (q: Sql, s: Scope, w: Window) =>
   `sales_order o where o.organization_id = ${q.p(s.orgId)} and o.currency_code = ${q.p(s.currency)} and o.order_date >= ${q.ts(w.from)} and o.order_date < ${q.ts(w.to)} and ${COUNTS}`;
+/** Credits of the window whose order counts (docs/analytics.md "Credits"): `c` and `o` rows; `lines`: only credits of a sku. */
+const rawCredits = (q: Sql, s: Scope, w: Window, lines: boolean) =>
+  `analytics_credit c join sales_order o on o.organization_id = c.organization_id and o.id = c.order_id
+    where c.organization_id = ${q.p(s.orgId)} and c.occurred_at >= ${q.ts(w.from)} and c.occurred_at < ${q.ts(w.to)} and o.currency_code = ${q.p(s.currency)} and ${COUNTS}${lines ? ' and c.sku is not null' : ''}`;
 const orderRevenue = `coalesce((select sum(i.sub_total) from order_item i where i.order_id = o.id), 0)`;
 
 /**
@@ -73,10 +78,12 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
         `select null::varchar as k, revenue as rev, order_count as cnt, date_trunc('month', day)::date as m from analytics_daily
           where ${scope()} and day >= ${q.date(split.allDays.from)} and day < ${q.date(split.allDays.to)}`,
       );
-    for (const r of split.raw)
+    for (const r of split.raw) {
       parts.push(
         `select null::varchar as k, ${orderRevenue} as rev, 1::bigint as cnt, date_trunc('month', o.order_date at time zone 'UTC')::date as m from ${rawOrders(q, s, r)}`,
       );
+      parts.push(`select null::varchar, -c.amount, 0::bigint, date_trunc('month', c.occurred_at at time zone 'UTC')::date from ${rawCredits(q, s, r, false)}`);
+    }
   } else {
     const table = { customer: 'analytics_customer_period', rep: 'analytics_rep_period', sku: 'analytics_sku_period' }[kind];
     const key = { customer: 'customer_number', rep: 'rep_number', sku: 'sku' }[kind];
@@ -90,6 +97,8 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
         `select ${key}::varchar as k, revenue as rev, ${cnt} as cnt, date_trunc('month', period)::date as m from ${table}
           where ${scope()} and grain = '${g}' and period >= ${q.date(r.from)} and period < ${q.date(r.to)}`,
       );
+    const creditKey = { customer: 'o.customer_number', rep: `coalesce(o.primary_sales_rep->>'repNumber', '')`, sku: 'c.sku' }[kind];
+    const creditCnt = kind === 'sku' ? '-c.quantity' : '0';
     for (const r of split.raw) {
       if (kind === 'customer')
         parts.push(`select o.customer_number::varchar as k, ${orderRevenue} as rev, 1::bigint as cnt, null::date as m from ${rawOrders(q, s, r)}`);
@@ -101,6 +110,7 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
         parts.push(
           `select i.sku::varchar, i.sub_total, i.quantity::bigint, null::date from order_item i join ${rawOrders(q, s, r).replace(/^sales_order o where /, 'sales_order o on o.id = i.order_id where ')}`,
         );
+      parts.push(`select ${creditKey}::varchar, -c.amount, ${creditCnt}::bigint, null::date from ${rawCredits(q, s, r, true)}`);
     }
   }
   if (!parts.length) parts.push(`select null::varchar as k, 0::numeric as rev, 0::bigint as cnt, null::date as m where false`);

@@ -32,6 +32,7 @@ import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { byVisibleCustomer, customerNumberFiltersById, mayActFor } from '../customers/visibility.js';
+import { recordSalesCredits } from '../analytics/credits.js';
 import { applyPayment } from '../invoices/record-payment.js';
 import { signalDunning } from '../invoices/signal.js';
 import { CREDIT_NOTE_NUMBERS, allocateNumber } from '../numbering.js';
@@ -308,6 +309,10 @@ export async function issueInTransaction(
       lines: lines ?? [],
       source,
     });
+    // A note staff issue takes its lines (or, without lines, its amount from the totals) out of the
+    // order's figures; notes of a cancellation or a return are counted by their source.
+    if (source === 'Manual' && inv.orderId)
+      await recordSalesCredits(tx, orgId, inv.orderId, 'credit_note', cn.id, lines ? lines.map((l) => ({ sku: l.sku, quantity: l.quantity, amount: l.amount })) : [{ sku: null, quantity: 0, amount: amount.toFixed() }]);
     if (ctx.refundToCard) {
       cn.amountRefunded = cn.amount;
       cn.refundStatus = 'Pending';

@@ -24,6 +24,7 @@ import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import type { CancellationRefundInput } from '../../workflows/cancel-order-defs.js';
+import { recordSalesCredits } from '../analytics/credits.js';
 import { issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
 import { mayActFor } from '../customers/visibility.js';
 import { emitEvent } from '../webhooks/events.js';
@@ -119,6 +120,10 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       c.refundStatus = 'Pending';
     }
     await tx.flush();
+    // A partial cancellation leaves the order in the figures and takes its lines back in this month;
+    // a whole one takes the order out (status Cancelled, docs/analytics.md "Credits").
+    if (!plan.wholeOrder)
+      await recordSalesCredits(tx, orgId, orderId, 'cancellation', c.id, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, amount: l.amount })));
     await releaseCancelledStock(tx, orgId, orderId, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })));
     // The order's issued invoice gets a credit note for the cancelled amount (applied on account; reserved for the card refund).
     const inv = await tx.findOne(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
