@@ -116,6 +116,16 @@ describe('which price applies', () => {
     expect(tierLine).toEqual({ itemId: expect.any(String), sku: sku2, name: expect.any(String), quantity: 1, unitPrice: 20, lineTotal: 20 });
   });
 
+  test("a quote's list prices come from the same resolver, each line naming the list that set it", async () => {
+    const q = await call('POST', '/api/quotes', { ...A(), body: { customerNumber: c1, items: [{ sku: sku1, quantity: 20 }, { sku: sku2, quantity: 1 }] } });
+    expect([q.status, q.text]).toEqual([201, expect.any(String)]);
+    const lines = q.body.versions[0].lines as { sku: string }[];
+    expect(lines.find((l) => l.sku === sku1)).toMatchObject({ listPrice: 6, priceListId: ids.bulk });
+    const tierLine = lines.find((l) => l.sku === sku2);
+    expect(tierLine).toMatchObject({ listPrice: 20 });
+    expect(tierLine).not.toHaveProperty('priceListId');
+  });
+
   test("a rep's order for the customer is priced by the same resolver, each line naming the list that priced it", async () => {
     const r = await call('POST', '/api/orders', {
       base: org.base,
