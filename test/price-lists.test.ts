@@ -116,7 +116,17 @@ describe('which price applies', () => {
     expect(tierLine).toEqual({ itemId: expect.any(String), sku: sku2, name: expect.any(String), quantity: 1, unitPrice: 20, lineTotal: 20 });
   });
 
-  test("a rep's order for the customer is priced by the same resolver", async () => {
+  test("a quote's list prices come from the same resolver, each line naming the list that set it", async () => {
+    const q = await call('POST', '/api/quotes', { ...A(), body: { customerNumber: c1, items: [{ sku: sku1, quantity: 20 }, { sku: sku2, quantity: 1 }] } });
+    expect([q.status, q.text]).toEqual([201, expect.any(String)]);
+    const lines = q.body.versions[0].lines as { sku: string }[];
+    expect(lines.find((l) => l.sku === sku1)).toMatchObject({ listPrice: 6, priceListId: ids.bulk });
+    const tierLine = lines.find((l) => l.sku === sku2);
+    expect(tierLine).toMatchObject({ listPrice: 20 });
+    expect(tierLine).not.toHaveProperty('priceListId');
+  });
+
+  test("a rep's order for the customer is priced by the same resolver, each line naming the list that priced it", async () => {
     const r = await call('POST', '/api/orders', {
       base: org.base,
       token: rep,
@@ -137,8 +147,11 @@ describe('which price applies', () => {
     expect([r.status, r.text]).toEqual([201, expect.any(String)]);
     const o = await call('GET', `/api/orders/${r.body.data.id}`, A());
     const lines = (o.body.data ?? o.body).items as { sku: string; price: number }[];
-    expect(lines.find((l) => l.sku === sku1)?.price).toBe(6);
-    expect(lines.find((l) => l.sku === sku2)?.price).toBe(20);
+    expect(lines.find((l) => l.sku === sku1)).toMatchObject({ price: 6, priceListId: ids.bulk });
+    const tierLine = lines.find((l) => l.sku === sku2);
+    expect(tierLine?.price).toBe(20);
+    // The tier priced it: no priceListId, as in tier-only answers.
+    expect(tierLine).not.toHaveProperty('priceListId');
   });
 });
 
@@ -170,6 +183,9 @@ describe('validity', () => {
     expect(after.body.items[0]).toMatchObject({ unitPrice: 5, lineTotal: 15, repriced: true, previousUnitPrice: 10, priceListId: ids.scheduled });
     const orders = await call('GET', `/api/orders?filters=${encodeURIComponent(JSON.stringify([{ field: 'customerNumber', operator: 'equals', value: c3 }]))}`, A());
     expect(orders.body.data[0].subtotal).toBe(15);
+    // The order's line says which list priced it at checkout.
+    const placed = await call('GET', `/api/orders/${orders.body.data[0].id}`, A());
+    expect((placed.body.data ?? placed.body).items[0]).toMatchObject({ sku, price: 5, priceListId: ids.scheduled });
     await sleepUntil(to - 1_500);
     expect((await readAs(token, sku)).price).toBe(5);
     await sleepUntil(to + 50);

@@ -15,6 +15,7 @@ import { createCancellationActivities } from './cancellations.js';
 import { createJanitorActivities } from './janitor.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
+import { createPriceListActivities } from './price-lists.js';
 import { createQuoteActivities } from './quotes.js';
 import { createApprovalActivities } from './approvals.js';
 import { createWebhookActivities } from './webhooks.js';
@@ -53,6 +54,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createApprovalActivities(deps),
       ...createJanitorActivities(deps),
       ...createFulfillmentActivities(deps),
+      ...createPriceListActivities(deps),
     },
     media: { ...createImageActivities(deps) },
     imports: { ...createImportActivities(deps) },

@@ -81,8 +81,8 @@ export const priceListRoutes = [
     body: listBody,
     requestExample: { name: 'Acme 2027 H1 contract', currencyCode: 'USD', validFrom: '2027-01-01T00:00:00Z', validTo: '2027-07-01T00:00:00Z', priority: 10, status: 'Active' },
     responses: { 201: json(priceList, 'The created price list', { headers: LOCATION }), 400: 'A missing or invalid field (validTo not after validFrom)', 401: 'Unauthenticated', 403: 'Not Admin' },
-    async handler({ em, orgId, body }) {
-      const l = await createPriceList(em, orgId, body);
+    async handler({ em, deps, orgId, body }) {
+      const l = await createPriceList(em, deps, orgId, body);
       return created(l, `/api/price-lists/${l.priceListId}`);
     },
   }),
@@ -107,8 +107,8 @@ export const priceListRoutes = [
     auth: ['Admin'],
     body: listBody,
     responses: { 200: LIST, 400: 'A missing or invalid field', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such price list' },
-    async handler({ em, orgId, params, body }) {
-      return ok(await updatePriceList(em, orgId, params.priceListId, body));
+    async handler({ em, deps, orgId, params, body }) {
+      return ok(await updatePriceList(em, deps, orgId, params.priceListId, body));
     },
   }),
   defineRoute({
@@ -119,8 +119,8 @@ export const priceListRoutes = [
     tag: TAG,
     auth: ['Admin'],
     responses: { 204: empty('Deleted'), 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such price list' },
-    async handler({ em, orgId, params }) {
-      await deletePriceList(em, orgId, params.priceListId);
+    async handler({ em, deps, orgId, params }) {
+      await deletePriceList(em, deps, orgId, params.priceListId);
       return noContent();
     },
   }),

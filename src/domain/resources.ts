@@ -190,6 +190,7 @@ export const orderItem = component(
     subTotalFormatted: str(),
     backorderedQuantity: opt(doc(int(), 'Units of a tracked product waiting for stock; present only when above 0 (docs/fulfillment.md "Reservations")')),
     shippedQuantity: doc(int(), "Units of the line its shipments carried so far (docs/fulfillment.md); 0 before the first shipment"),
+    priceListId: opt(doc(uuid(), 'The price list that priced the line when the order was placed; absent when the tier priced it or the price was given as is (docs/pricing.md)')),
   }),
 );
 
@@ -355,7 +356,8 @@ export const quoteLine = component(
     productName: str(),
     quantity: int(),
     targetPrice: doc(numN(), "The buyer's hoped-for unit price"),
-    listPrice: doc(numN(), "The customer's tier price at the quantity (quantity breaks applied); null on the buyer's versions"),
+    listPrice: doc(numN(), "The customer's price at the quantity when the version was made (the one resolver: a price list in force, else the tier with its quantity breaks)"),
+    priceListId: opt(doc(uuid(), 'The price list that set listPrice; absent when the tier did (docs/pricing.md)')),
     unitPrice: doc(numN(), "The seller's unit price; null on the buyer's versions"),
     netUnitPrice: doc(numN(), 'unitPrice less the discount, rounded to the currency: the price the order takes'),
     lineTotal: numN(),

@@ -117,6 +117,8 @@ export const OrderItem = defineEntity({
     quantity: p.integer(),
     price: p.decimal().precision(19).scale(4),
     subTotal: p.decimal().precision(19).scale(4),
+    /** The price list that priced the line when the order was placed (null: the tier, or a price given as is; docs/pricing.md). */
+    priceListId: p.uuid().nullable(),
     /** Units of a tracked product the stock could not serve when the order was placed (docs/fulfillment.md "Reservations"). */
     backorderedQuantity: p.integer().default(0),
     /** Units of this line that shipments carried so far (docs/fulfillment.md). */

@@ -18,6 +18,10 @@ export const PriceList = defineEntity({
     status: p.string().length(20).default('Draft'),
     /** Bumped by every change of validity or status: the schedule workflow of an older version stands down. */
     version: p.integer().default(1),
+    /** When the list last became Active (null while Draft or Archived): its activation is max(validFrom, activeSince). */
+    activeSince: p.datetime().nullable(),
+    /** The activation `price_list.activated` announced for the period in force; null when none is open (src/services/pricing/schedule.ts). */
+    activatedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

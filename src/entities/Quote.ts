@@ -10,6 +10,8 @@ export interface QuoteVersionLine {
   targetPrice: string | null;
   /** The customer's tier price at this quantity when the version was made (quantity breaks applied). */
   listPrice: string | null;
+  /** The price list that set listPrice (null or absent: the tier; versions made before lists record none). */
+  priceListId?: string | null;
   unitPrice: string | null;
   netUnitPrice: string | null;
   lineTotal: string | null;

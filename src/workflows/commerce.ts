@@ -13,3 +13,4 @@ export { approvePurchase } from './approve-purchase.js';
 export { paymentJanitor } from './payment-janitor.js';
 export { fulfillOrder } from './fulfill-order.js';
 export { refundOrderCancellation } from './cancel-order.js';
+export { priceListSchedule } from './price-list-schedule.js';

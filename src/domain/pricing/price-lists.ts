@@ -63,3 +63,41 @@ export function upcomingBoundaries(list: Validity, now: Date): { activatesAt: Da
     expiresAt: list.validTo && list.validTo.getTime() > now.getTime() ? list.validTo : null,
   };
 }
+
+/** What the schedule of a list knows: its header, when it last became Active, and the activation it announced. */
+export interface ScheduleFacts extends Validity {
+  status: string;
+  /** When the list last became Active (null while Draft or Archived). */
+  activeSince: Date | null;
+  /** The activation instant `price_list.activated` announced for the period in force; null when none is open. */
+  activatedAt: Date | null;
+}
+
+/** Why a list stopped pricing: its validTo passed, its status left Active, or its validFrom moved ahead. */
+export type ExpiryReason = 'ValidityEnded' | 'StatusChanged' | 'Rescheduled';
+
+export type ScheduleEvent = { type: 'activated'; activatedAt: Date } | { type: 'expired'; activatedAt: Date; expiredAt: Date; reason: ExpiryReason };
+
+/**
+ * The schedule's step at `now` (docs/pricing.md "Scheduled prices"): the event due, if any, and the
+ * next instant the list's being in force can change by time alone (null: none; the workflow ends).
+ * A list is activated the instant an Active list starts to price: max(validFrom, activeSince). It
+ * expires the instant it stops: its validTo, or the change of status or validity that ended it.
+ * Each period in force is announced once: activated when it opens, expired when it closes.
+ */
+export function scheduleStep(l: ScheduleFacts, now: Date): { event: ScheduleEvent | null; next: Date | null } {
+  const pricing = inForce(l, now);
+  let event: ScheduleEvent | null = null;
+  if (pricing && !l.activatedAt) {
+    const since = l.activeSince ?? now;
+    event = { type: 'activated', activatedAt: l.validFrom && l.validFrom.getTime() > since.getTime() ? l.validFrom : since };
+  } else if (!pricing && l.activatedAt) {
+    const ended = l.status === 'Active' && l.validTo !== null && l.validTo.getTime() <= now.getTime();
+    const reason: ExpiryReason = ended ? 'ValidityEnded' : l.status !== 'Active' ? 'StatusChanged' : 'Rescheduled';
+    const expiredAt = ended && l.validTo!.getTime() >= l.activatedAt.getTime() ? l.validTo! : now;
+    event = { type: 'expired', activatedAt: l.activatedAt, expiredAt, reason };
+  }
+  const { activatesAt, expiresAt } = upcomingBoundaries(l, now);
+  const next = l.status !== 'Active' ? null : (activatesAt ?? expiresAt);
+  return { event, next };
+}

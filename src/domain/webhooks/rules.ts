@@ -30,6 +30,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.completed',
   'credit_note.issued',
   'credit_note.applied',
+  'price_list.activated',
+  'price_list.expired',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -27,7 +27,7 @@ const CHECKOUT_CART_SQL = `select k.id, k.status, k.customer_number as "customer
     k.special_instructions as "specialInstructions", k.po_number as "poNumber", k.shipping_address as "shippingAddress",
     k.reserved_order_number as "reservedOrderNumber", o.id as "existingOrderId", o.order_number as "existingOrderNumber",
     coalesce((select json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'unitPrice', i.unit_price::text,
-                                                'lineTotal', i.line_total::text,
+                                                'lineTotal', i.line_total::text, 'priceListId', i.price_list_id,
                                                 'inCatalog', exists (select 1 from product p where p.organization_id = i.organization_id and p.sku = i.sku and p.active
                                                                      and ${catalogAdmitsSql('p', 'k.customer_id')}))
                               order by i.created_at, i.id)
@@ -59,6 +59,8 @@ export interface CheckoutCartLine {
   quantity: number;
   unitPrice: string;
   lineTotal: string;
+  /** The price list that priced the line; null: the tier. */
+  priceListId: string | null;
   inCatalog: boolean;
 }
 

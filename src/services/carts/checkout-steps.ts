@@ -165,7 +165,7 @@ async function orderFromCart(em0: EntityManager, input: OrderFromCartInput, also
       repNumber: customer?.repNumber ?? null,
       shippingDetails: null,
       tax: 0,
-      items: cart.items.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice })),
+      items: cart.items.map((l) => ({ sku: l.sku, productName: l.name, quantity: l.quantity, price: l.unitPrice, priceListId: l.priceListId })),
       paymentChargeId: input.chargeId,
       createdByUserId: input.userId,
       createdByUserType: null,

@@ -57,7 +57,8 @@ export interface OrderDraft extends OrderHeader {
   orderStatus?: OrderStatus | null;
   shippingDetails: { method: string | null; total: Amount } | null;
   tax: Amount;
-  items: { sku: string; productName: string; quantity: number; price: Amount }[];
+  /** priceListId: the price list that priced the line (null or absent: the tier, or a price given as is). */
+  items: { sku: string; productName: string; quantity: number; price: Amount; priceListId?: string | null }[];
   active?: boolean | null;
   paymentChargeId?: string | null;
 }
@@ -79,7 +80,7 @@ export interface OrderValues {
   orderStatus?: OrderStatus;
   orderDate?: Date;
   active?: boolean;
-  items: { sku: string; productName: string; quantity: number; price: string; subTotal: string }[];
+  items: { sku: string; productName: string; quantity: number; price: string; subTotal: string; priceListId: string | null }[];
 }
 
 /** Merges a draft over the order's current externalId and originationCartId: the one rule of what an order stores (POST, bulk, import, checkout). */
@@ -113,7 +114,7 @@ export function orderValues(d: OrderDraft, current: { externalId?: string | null
     orderStatus: d.orderStatus ?? undefined,
     orderDate: d.orderDate ?? undefined,
     active: d.active ?? undefined,
-    items: d.items.map((l, i) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: t.lines[i].price.toString(), subTotal: t.lines[i].subTotal.toString() })),
+    items: d.items.map((l, i) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: t.lines[i].price.toString(), subTotal: t.lines[i].subTotal.toString(), priceListId: l.priceListId ?? null })),
   };
 }
 

@@ -53,7 +53,7 @@ const ORDER_VIEW_SQL = `select o.id, o.organization_id as "organizationId", o.or
     o.subtotal::text as subtotal, o.discount_amount::text as "discountAmount", o.tax::text as tax,
     o.shipping_total::text as "shippingTotal", o.total::text as total, o.created_at as "createdAt", o.updated_at as "updatedAt",
     coalesce((select json_agg(json_build_object('position', i.position, 'sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity,
-                                                'price', i.price::text, 'subTotal', i.sub_total::text,
+                                                'price', i.price::text, 'subTotal', i.sub_total::text, 'priceListId', i.price_list_id,
                                                 'backorderedQuantity', i.backordered_quantity, 'shippedQuantity', i.shipped_quantity))
                 from order_item i where i.organization_id = o.organization_id and i.order_id = o.id), '[]') as items
   from sales_order o
@@ -150,7 +150,7 @@ export type OrderRow = Pick<
   | 'id' | 'orderNumber' | 'orderDate' | 'orderStatus' | 'orderType' | 'poNumber' | 'priceTier' | 'currencyCode' | 'terms' | 'channel'
   | 'externalId' | 'notes' | 'originationCartId' | 'quoteId' | 'active' | 'customer' | 'primarySalesRep' | 'takenBySalesRep'
   | 'shippingDetails' | 'subtotal' | 'discountAmount' | 'tax' | 'shippingTotal' | 'total' | 'createdAt' | 'updatedAt'
-> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number; shippedQuantity?: number | null })[] };
+> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number; shippedQuantity?: number | null; priceListId?: string | null })[] };
 
 export function orderView(o: Order): Out<typeof order> {
   return orderRowView({ ...o, organizationId: o.organization.id, items: o.items.getItems() });
@@ -190,6 +190,7 @@ export function orderRowView(o: OrderRow): Out<typeof order> {
       subTotal: m(i.subTotal).n,
       subTotalFormatted: m(i.subTotal).f,
       shippedQuantity: i.shippedQuantity ?? 0,
+      ...(i.priceListId ? { priceListId: i.priceListId } : {}),
       // Only on a line the stock could not serve when the order was placed (docs/fulfillment.md "Reservations").
       ...(i.backorderedQuantity ? { backorderedQuantity: i.backorderedQuantity } : {}),
     })),

@@ -2,7 +2,9 @@
  * Price lists (`/api/price-lists`, Admin writes, reps read; docs/pricing.md): the list, its entries
  * per SKU with quantity breaks, its assignments to customers and price tiers. Which list prices a
  * line is the resolver's (./resolve.ts), which reads validity at the instant it prices (exact at
- * the boundaries, no job). A change of status or validity bumps the list's `version`.
+ * the boundaries, no job). A change of status or validity bumps the list's `version`; creating a
+ * list or changing its schedule announces what it causes (./schedule.ts) in the same transaction and
+ * starts the timer of the new version when a boundary is ahead.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -15,6 +17,15 @@ import { AppError, type FieldErrors } from '../../errors.js';
 import { dataEnvelope, parseList, type ListSpec } from '../../http/paging.js';
 import { boundRows } from '../../db/orm-sql.js';
 import { dollarParams } from '../../db/sql.js';
+import type { Client } from '../../adapters/temporal.js';
+import type { Config } from '../../config.js';
+import { expireOnDelete, rescheduleTimer, standDownTimer, syncSchedule } from './schedule.js';
+
+/** What a change of a list's schedule needs besides the database: the Temporal client that starts its timer. */
+export interface ScheduleDeps {
+  temporal: Client;
+  config: Config;
+}
 
 export interface PriceListInput {
   name: string;
@@ -123,33 +134,46 @@ function header(input: PriceListInput): Pick<PriceList, 'name' | 'currencyCode' 
 }
 
 /** POST /api/price-lists. */
-export async function createPriceList(em: EntityManager, orgId: string, input: PriceListInput): Promise<PriceListView> {
+export async function createPriceList(em: EntityManager, deps: ScheduleDeps, orgId: string, input: PriceListInput): Promise<PriceListView> {
   const now = new Date();
-  const l = em.create(PriceList, { organizationId: orgId, id: randomUUID(), ...header(input), version: 1, createdAt: now, updatedAt: now });
-  await em.flush();
+  const h = header(input);
+  const { l, schedule } = await em.transactional(async (tx) => {
+    const l = tx.create(PriceList, { organizationId: orgId, id: randomUUID(), ...h, version: 1, activeSince: h.status === 'Active' ? now : null, activatedAt: null, createdAt: now, updatedAt: now });
+    await tx.flush();
+    return { l, schedule: await syncSchedule(tx, orgId, l.id, { now }) };
+  });
+  await rescheduleTimer(deps, orgId, l.id, l.version, schedule?.next ?? null);
   return viewOf(em, l);
 }
 
 /** PUT /api/price-lists/{id}: every header field (absent optional ones take their defaults). */
-export async function updatePriceList(em: EntityManager, orgId: string, id: string, input: PriceListInput): Promise<PriceListView> {
+export async function updatePriceList(em: EntityManager, deps: ScheduleDeps, orgId: string, id: string, input: PriceListInput): Promise<PriceListView> {
   const l = await findPriceList(em, orgId, id);
   const h = header(input);
   const scheduleChanged =
     h.status !== l.status || h.validFrom?.getTime() !== l.validFrom?.getTime() || h.validTo?.getTime() !== l.validTo?.getTime();
-  Object.assign(l, h, { updatedAt: new Date() });
-  if (scheduleChanged) l.version += 1;
-  await em.flush();
+  const now = new Date();
+  const schedule = await em.transactional(async (tx) => {
+    if (h.status !== l.status) l.activeSince = h.status === 'Active' ? now : null;
+    Object.assign(l, h, { updatedAt: now });
+    if (scheduleChanged) l.version += 1;
+    await tx.flush();
+    return scheduleChanged ? syncSchedule(tx, orgId, l.id, { now }) : null;
+  });
+  if (schedule) await rescheduleTimer(deps, orgId, l.id, schedule.version, schedule.next);
   return viewOf(em, l);
 }
 
-/** DELETE /api/price-lists/{id}: the list, its entries and assignments (carts keep the prices they have). */
-export async function deletePriceList(em: EntityManager, orgId: string, id: string): Promise<void> {
+/** DELETE /api/price-lists/{id}: the list, its entries and assignments (carts keep the prices they have); a list in force ends with `price_list.expired`. */
+export async function deletePriceList(em: EntityManager, deps: ScheduleDeps, orgId: string, id: string): Promise<void> {
   const l = await findPriceList(em, orgId, id);
   await em.transactional(async (tem) => {
+    await expireOnDelete(tem, orgId, l.id);
     await tem.nativeDelete(PriceListPrice, { organizationId: orgId, priceListId: l.id });
     await tem.nativeDelete(PriceListAssignment, { organizationId: orgId, priceListId: l.id });
     await tem.nativeDelete(PriceList, { organizationId: orgId, id: l.id });
   });
+  await standDownTimer(deps, l.id, l.version);
 }
 
 // ---------------------------------------------------------------------------------------------
