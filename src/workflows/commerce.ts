@@ -13,3 +13,4 @@ export { approvePurchase } from './approve-purchase.js';
 export { paymentJanitor } from './payment-janitor.js';
 export { fulfillOrder } from './fulfill-order.js';
 export { refundOrderCancellation } from './cancel-order.js';
+export { returnOrder } from './return-order.js';

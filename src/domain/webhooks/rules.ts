@@ -30,6 +30,12 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.completed',
   'credit_note.issued',
   'credit_note.applied',
+  'return.requested',
+  'return.approved',
+  'return.rejected',
+  'return.received',
+  'return.refunded',
+  'return.credited',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
