@@ -50,11 +50,11 @@ export async function returnOrder(input: ReturnOrderInput): Promise<ReturnState>
       status = (await db.syncReturn({ ...ref, expire })).status;
       if (status === 'Received') {
         const s = await db.settleReturn(ref);
+        status = s.status;
         if (s.refund) {
           await provider.refundCharge(s.refund);
-          await db.recordReturnRefund(ref);
+          status = (await db.recordReturnRefund(ref)).status;
         }
-        status = s.status;
       }
       if (status === 'Refunded' || status === 'Credited') status = (await db.closeReturn(ref)).status;
       answered = ticket;
