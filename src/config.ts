@@ -93,6 +93,8 @@ export interface Config {
   approvals: { escalationMs: number; expiryMs: number };
   /** Fulfillment (docs/fulfillment.md): how long a Shipped order waits for its deliveries before it completes (FULFILLMENT_AUTO_COMPLETE_DAYS, default 14 days; a duration). */
   fulfillment: { autoCompleteMs: number };
+  /** Returns (docs/returns.md "Returns"): how long a Requested return waits before staff get a reminder e-mail (RETURN_REMINDER_AFTER, default 48 hours), and how long Approved goods may take to arrive before the return expires (RETURN_EXPIRY_DAYS, default 30 days; durations). */
+  returns: { reminderAfterMs: number; expiryMs: number };
   /**
    * Bounds on every call to a dependency (issue 21): waiting for a pooled PostgreSQL connection,
    * one statement (client-side read timeout and server-side statement_timeout), one Temporal
@@ -297,6 +299,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     quotes: { defaultValidityMs: duration('QUOTE_VALIDITY', '30 days'), reminderBeforeMs: duration('QUOTE_REMINDER_BEFORE', '2 days') },
     approvals: { escalationMs: duration('APPROVAL_ESCALATION_HOURS', '48', 'hours'), expiryMs: duration('APPROVAL_EXPIRY_DAYS', '14', 'days') },
     fulfillment: { autoCompleteMs: duration('FULFILLMENT_AUTO_COMPLETE_DAYS', '14', 'days') },
+    returns: { reminderAfterMs: duration('RETURN_REMINDER_AFTER', '48', 'hours'), expiryMs: duration('RETURN_EXPIRY_DAYS', '30', 'days') },
     timeouts: {
       dbAcquireMs: int('DB_ACQUIRE_TIMEOUT_MS', 5_000),
       dbStatementMs: int('DB_STATEMENT_TIMEOUT_MS', serviceName.endsWith('worker') ? 300_000 : 15_000),

@@ -12,6 +12,7 @@ import { createFulfillmentActivities } from './fulfillment.js';
 import { createImageActivities } from './images.js';
 import { createInvoicePaymentActivities } from './invoice-payments.js';
 import { createCancellationActivities } from './cancellations.js';
+import { createReturnActivities } from './returns.js';
 import { createJanitorActivities } from './janitor.js';
 import { createInvoiceActivities } from './invoices.js';
 import { createPaymentActivities } from './payments.js';
@@ -47,6 +48,7 @@ export function createQueueActivities(deps: ActivityDeps): Record<TaskQueueName,
       ...createPaymentActivities(deps),
       ...createInvoicePaymentActivities(deps),
       ...createCancellationActivities(deps),
+      ...createReturnActivities(deps),
       ...createCommissionActivities(deps),
       ...createWebhookActivities(deps),
       ...createDunningActivities(deps),

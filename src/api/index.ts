@@ -32,6 +32,7 @@ import { timelineRoutes } from './timelines.js';
 import { stockRoutes } from './stock.js';
 import { fulfillmentRoutes } from './fulfillment.js';
 import { creditNoteRoutes } from './credit-notes.js';
+import { returnRoutes } from './returns.js';
 
 export const allRoutes: RouteDef[] = [
   ...healthRoutes,
@@ -54,6 +55,7 @@ export const allRoutes: RouteDef[] = [
   ...orderRoutes,
   ...invoiceRoutes,
   ...creditNoteRoutes,
+  ...returnRoutes,
   ...paymentRoutes,
   ...commissionRoutes,
   ...analyticsRoutes,

@@ -23,6 +23,10 @@ export const Organization = defineEntity({
     allowedReturnOrigins: p.json<string[]>().default('[]'),
     /** Authenticated requests per minute for the whole organization; null = the deployment default (RATE_LIMIT_ORGANIZATION_PER_MINUTE). Super-editable. */
     rateLimitPerMinute: p.integer().nullable(),
+    /** Days after the shipment a buyer may request a return (docs/returns.md "Returns"; staff any time). Admin-editable. */
+    returnWindowDays: p.integer().default(30),
+    /** How a received return pays back: `card` (to the order's card when it has one, else credit) or `credit` (a credit note on account). */
+    returnRefundPolicy: p.string().length(10).$type<'card' | 'credit'>().default('card'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

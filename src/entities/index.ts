@@ -45,6 +45,7 @@ import { StockLevel, StockLocation, StockMovement } from './Stock.js';
 export type { ApprovalSubject } from './Approval.js';
 
 import { CreditNote, CreditNoteCounter, OrderCancellation } from './CreditNote.js';
+import { OrderReturn, ReturnCounter } from './Return.js';
 
 export {
   StockLocation,
@@ -53,6 +54,8 @@ export {
   CreditNote,
   CreditNoteCounter,
   OrderCancellation,
+  OrderReturn,
+  ReturnCounter,
   ApprovalRequest,
   CustomerBuyer,
   Quote,
@@ -165,6 +168,8 @@ export const entities = [
   CreditNote,
   CreditNoteCounter,
   OrderCancellation,
+  OrderReturn,
+  ReturnCounter,
   InvoiceCounter,
   PaymentMethod,
   PaymentTerm,

@@ -33,6 +33,7 @@ export const ORDER_NUMBERS: NumberSequence = { prefix: 'SO-', counterTable: 'ord
 export const INVOICE_NUMBERS: NumberSequence = { prefix: 'INV-', counterTable: 'invoice_counter', counterColumn: 'last_number', table: 'invoice', column: 'invoice_number' };
 export const SHIPMENT_NUMBERS: NumberSequence = { prefix: 'SH-', counterTable: 'shipment_number_counter', counterColumn: 'last_value', table: 'shipment', column: 'shipment_number' };
 export const CREDIT_NOTE_NUMBERS: NumberSequence = { prefix: 'CN-', counterTable: 'credit_note_counter', counterColumn: 'last_value', table: 'credit_note', column: 'credit_note_number' };
+export const RETURN_NUMBERS: NumberSequence = { prefix: 'RMA-', counterTable: 'return_counter', counterColumn: 'last_value', table: 'order_return', column: 'rma_number' };
 export const QUOTE_NUMBERS: NumberSequence = { prefix: 'Q-', counterTable: 'quote_number_counter', counterColumn: 'last_value', table: 'quote', column: 'quote_number' };
 
 /**

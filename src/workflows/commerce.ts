@@ -14,3 +14,4 @@ export { paymentJanitor } from './payment-janitor.js';
 export { fulfillOrder } from './fulfill-order.js';
 export { refundOrderCancellation } from './cancel-order.js';
 export { priceListSchedule } from './price-list-schedule.js';
+export { returnOrder } from './return-order.js';

@@ -364,3 +364,18 @@ pathParamFixtures.creditNoteId = async (org) => {
 };
 matrixBodies['POST /api/credit-notes/{creditNoteId}/apply'] = () => ({ apply: 'Chosen', applyTo: [{ invoiceId: '00000000-0000-4000-8000-000000000000', amount: 0.01 }] });
 matrixBodies['POST /api/orders/{orderId}/cancel'] = () => ({ lines: [{ sku: 'x', quantity: 1 }], reason: 'matrix' });
+/** `/api/returns/{returnId}`: a return (RMA) of a customer of the organization, Rejected, written directly (issue 42). */
+pathParamFixtures.returnId = async (org) => {
+  const customerNumber = await pathParamFixtures.customerNumber(org);
+  const [{ id: customerId }] = await dbQuery<{ id: string }>('select id from customer where organization_id = $1 and customer_number = $2', [org.organizationId, customerNumber]);
+  const returnId = randomUUID();
+  await dbQuery(
+    `insert into order_return (organization_id, id, rma_number, order_id, order_number, customer_id, customer_number, currency_code, status, lines, amount, steps, created_at, updated_at)
+     values ($1, $2, $3, $4, 'matrix', $5, $6, 'USD', 'Rejected', '[]', 0, '[]', now(), now())`,
+    [org.organizationId, returnId, `RMA-M${returnId.slice(0, 8)}`, randomUUID(), customerId, customerNumber],
+  );
+  return returnId;
+};
+matrixBodies['POST /api/returns'] = () => ({ orderId: '00000000-0000-4000-8000-000000000000', lines: [{ sku: 'x', quantity: 1, reason: 'matrix' }] });
+matrixBodies['POST /api/returns/{returnId}/reject'] = () => ({ message: 'matrix' });
+matrixBodies['POST /api/returns/{returnId}/receive'] = () => ({ lines: [{ sku: 'x', disposition: 'scrap' }] });

@@ -27,6 +27,7 @@ export const KIND_SCOPE: Record<string, Scope> = {
   cartId: 'customer',
   quoteId: 'customer',
   creditNoteId: 'customer',
+  returnId: 'customer',
   quoteNumber: 'customer',
   approvalId: 'customer',
   shipmentId: 'customer',
@@ -76,6 +77,7 @@ export const FIELD_KIND: Record<string, string> = {
   cartId: 'cartId',
   quoteId: 'quoteId',
   creditNoteId: 'creditNoteId',
+  returnId: 'returnId',
   quoteNumber: 'quoteNumber',
   approvalId: 'approvalId',
   shipmentId: 'shipmentId',
@@ -175,6 +177,11 @@ export const SLOT_KIND: Record<string, string | { exempt: string }> = {
   'GET /api/credit-notes filter:creditNoteNumber': {
     exempt: "credit note numbers run per organization (CN-000001 in each): another organization's number matches only the caller's own note with that number",
   },
+  'GET /api/returns filter:rmaNumber': {
+    exempt: "RMA numbers run per organization (RMA-000001 in each): another organization's number matches only the caller's own return with that number",
+  },
+  'POST /api/returns body:lines[].sku': { exempt: "matched only among the lines of the order named by orderId, which the caller's scope already found (another SKU is a 400)" },
+  'POST /api/returns/{returnId}/receive body:lines[].sku': { exempt: "matched only among the lines of the return in the path, which the caller's scope already found (another SKU is a 400)" },
   'PUT /api/customers/{customerNumber}/buyers/{userId} path:userId': 'customerUserId',
   'DELETE /api/customers/{customerNumber}/buyers/{userId} path:userId': 'customerUserId',
   'PATCH /api/organizations/salesreps body:repNumber': { exempt: 'the new number of a rep of the token organization, not a reference' },

@@ -291,6 +291,13 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
      values ($1, $2, $3, $4, 'matrix', null, $5, $6, 'USD', 1, 'matrix', '[]', now(), now())`,
     [org.organizationId, creditNoteId, `CN-M${creditNoteId.slice(0, 8)}`, randomUUID(), customerId, customerNumber],
   );
+  // A return (RMA) of the customer, Rejected (final: nothing changes it while the matrix runs), written directly like the credit note.
+  const returnId = randomUUID();
+  await dbQuery(
+    `insert into order_return (organization_id, id, rma_number, order_id, order_number, customer_id, customer_number, currency_code, status, lines, amount, steps, created_at, updated_at)
+     values ($1, $2, $3, $4, 'matrix', $5, $6, 'USD', 'Rejected', '[]', 0, '[]', now(), now())`,
+    [org.organizationId, returnId, `RMA-M${returnId.slice(0, 8)}`, randomUUID(), customerId, customerNumber],
+  );
   // The customer's user is also its Approver (no limits), so it may read the customer's buyers.
   await dbQuery(`insert into customer_buyer (organization_id, customer_id, user_id, role, created_at, updated_at) values ($1, $2, $3, 'Approver', now(), now())`, [
     org.organizationId,
@@ -344,6 +351,7 @@ async function party(org: OrgFixture, shared: Record<string, string>): Promise<P
       quoteNumber: quote.quoteNumber,
       approvalId,
       creditNoteId,
+      returnId,
     },
   };
 }

@@ -4,7 +4,7 @@ import { genericPage } from '../resources.js';
 
 export const CREDIT_NOTE_STATUSES = ['Open', 'PartiallyApplied', 'Applied'] as const;
 export type CreditNoteStatus = (typeof CREDIT_NOTE_STATUSES)[number];
-export const CREDIT_NOTE_SOURCES = ['Manual', 'Cancellation'] as const;
+export const CREDIT_NOTE_SOURCES = ['Manual', 'Cancellation', 'Return'] as const;
 
 const creditNoteLine = component('CreditNoteLine', obj({ sku: str(), productName: strN(), quantity: int(), price: num(), amount: num() }));
 const creditNoteApplication = component(
@@ -41,7 +41,7 @@ export const creditNote = component(
     reason: str(),
     lines: doc(arr(creditNoteLine), 'Credited invoice lines; empty for an amount-only credit'),
     applications: doc(arr(creditNoteApplication), 'Applications to open invoices, oldest first'),
-    source: doc(oneOf(CREDIT_NOTE_SOURCES), 'Manual: POST /api/credit-notes; Cancellation: an order cancellation'),
+    source: doc(oneOf(CREDIT_NOTE_SOURCES), 'Manual: POST /api/credit-notes; Cancellation: an order cancellation; Return: a received return (RMA)'),
     pdf: doc(str(), 'Path of the PDF'),
     createdAt: dateTime(),
     updatedAt: dateTime(),

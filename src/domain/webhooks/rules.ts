@@ -32,6 +32,12 @@ export const WEBHOOK_EVENT_TYPES = [
   'credit_note.applied',
   'price_list.activated',
   'price_list.expired',
+  'return.requested',
+  'return.approved',
+  'return.rejected',
+  'return.received',
+  'return.refunded',
+  'return.credited',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

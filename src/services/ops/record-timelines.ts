@@ -1,12 +1,13 @@
 /**
- * GET /api/orders/{id}/timeline (checkout, invoices, e-mails, the fulfillment workflow and shipment e-mails), /api/invoices/{id}/timeline, /api/imports/{id}/timeline and
+ * GET /api/orders/{id}/timeline (checkout, invoices, e-mails, the fulfillment workflow and shipment e-mails, cancellation refunds, returns), /api/invoices/{id}/timeline, /api/imports/{id}/timeline and
  * /api/commissions/statements/{id}/timeline: the record is looked up with its own read rules
  * first (another organization, another customer, another rep: 404), then its workflows'
  * steps are read from Temporal (./timeline.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '../../adapters/temporal.js';
-import { Invoice, Shipment } from '../../entities/index.js';
+import { Invoice, OrderCancellation, OrderReturn, Shipment } from '../../entities/index.js';
+import { returnWorkflowId } from '../../workflows/return-order-defs.js';
 import { fulfillmentWorkflowId } from '../../workflows/fulfill-order-defs.js';
 import type { Principal } from '../../http/auth.js';
 import { findStatement } from '../commissions/statements.js';
@@ -20,6 +21,8 @@ export async function orderTimeline(em: EntityManager, temporal: Client, orgId: 
   const order = await findOrder(em, orgId, auth, orderId);
   const invoices = await em.find(Invoice, { organization: orgId, orderId: order.id }, { fields: ['id'] });
   const shipments = await em.find(Shipment, { organizationId: orgId, orderId: order.id }, { fields: ['id'] });
+  const cancellations = await em.find(OrderCancellation, { organizationId: orgId, orderId: order.id }, { fields: ['id', 'refundKey'] });
+  const returns = await em.find(OrderReturn, { organizationId: orgId, orderId: order.id }, { fields: ['id'] });
   const Steps = await readTimeline(temporal, {
     organizationId: orgId,
     workflowIds: [
@@ -28,7 +31,11 @@ export async function orderTimeline(em: EntityManager, temporal: Client, orgId: 
       ...invoices.map((i) => invoiceWorkflowId(i.id)),
       // Fulfillment (docs/fulfillment.md "Timeline"): the process and each shipment's e-mail.
       ...(shipments.length ? [fulfillmentWorkflowId(order.id), ...shipments.map((s) => `email-shipment-${s.id}`)] : []),
+      // Cancellations' card refunds and returns (docs/returns.md): each step of each return's workflow, its reminder e-mails.
+      ...cancellations.flatMap((c) => (c.refundKey ? [c.refundKey] : [])),
+      ...returns.map((r) => returnWorkflowId(r.id)),
     ],
+    workflowIdPrefixes: returns.map((r) => `email-return-reminder-${r.id}-`),
     keys: { OrderNumber: order.orderNumber },
   });
   return { OrderId: order.id, OrderNumber: order.orderNumber, Steps };
