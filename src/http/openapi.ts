@@ -428,7 +428,7 @@ function ambiguityNote(pairs: AmbiguousPair[]): string {
     const uuids = p.params.filter((x) => x.schema.format === 'uuid').map((x) => `\`{${x.name}}\` is a uuid, never \`${x.literal}\``);
     return `- \`${p.paths[0]}\` and \`${p.paths[1]}\`: ${uuids.length ? uuids.join('; ') : 'NOT resolved by a uuid parameter'}.`;
   });
-  return `\n\nPaths that differ only where one has a parameter and the other a literal segment (tools such as Redocly call them ambiguous) are told apart by the parameter's format: a literal segment is never a uuid, so every request reaches one operation only.\n${lines.join('\n')}`;
+  return `\n\nPaths that differ only where one has a parameter and the other a literal segment (tools such as Redocly call them ambiguous) are told apart by the parameter's format: a literal segment is never a uuid, so a request naming real ids matches one operation only (the router tries the literal segment first, and a literal in a uuid's place is a 404).\n${lines.join('\n')}`;
 }
 
 /** A server of the document: its URL and which deployment it is. */
