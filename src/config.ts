@@ -12,6 +12,13 @@ export interface Config {
   port: number;
   /** Public base URL of this API (links, e-mail links, callback URLs). */
   publicBaseUrl: string;
+  /** `production` or `sandbox` (ENVIRONMENT): which deployment this process is. */
+  environment: 'production' | 'sandbox';
+  /**
+   * Public base URLs of the deployment's production and sandbox APIs (PRODUCTION_BASE_URL,
+   * SANDBOX_BASE_URL), named in the OpenAPI document's `servers`; this process's own is publicBaseUrl.
+   */
+  environmentUrls: { production?: string; sandbox?: string };
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueuePrefix: string };
   s3: {
@@ -240,6 +247,11 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     serviceName,
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
+    environment: env.ENVIRONMENT === 'sandbox' ? 'sandbox' : 'production',
+    environmentUrls: {
+      ...(env.PRODUCTION_BASE_URL ? { production: env.PRODUCTION_BASE_URL.replace(/\/+$/, '') } : {}),
+      ...(env.SANDBOX_BASE_URL ? { sandbox: env.SANDBOX_BASE_URL.replace(/\/+$/, '') } : {}),
+    },
     databaseUrl: need('DATABASE_URL'),
     temporal: {
       address: need('TEMPORAL_ADDRESS'),

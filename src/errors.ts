@@ -132,7 +132,12 @@ export interface Problem {
 }
 
 const MAX_DETAIL = 500;
-const MAX_MESSAGE = 300;
+/**
+ * A field message is worded by the server; the bound only keeps one that quotes input from making a
+ * large response. It is long enough for a message listing every allowed value (the webhook event
+ * catalogue), which is never cut.
+ */
+const MAX_MESSAGE = 2000;
 const MAX_FIELDS = 50;
 const bound = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}...` : s);
 

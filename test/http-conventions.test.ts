@@ -132,6 +132,43 @@ describe('ETag and 304', () => {
   });
 });
 
+describe('one ETag per representation (issue 43, item 8)', () => {
+  test('when /openapi.json is read gzip-compressed and uncompressed, then the ETags differ by a -gzip suffix, and If-None-Match with either answers 304 naming the tag sent', async () => {
+    const plain = await rawGet('/openapi.json', { 'accept-encoding': 'identity' });
+    const gz = await rawGet('/openapi.json', { 'accept-encoding': 'gzip' });
+    const br = await rawGet('/openapi.json', { 'accept-encoding': 'br' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    const identityTag = String(plain.headers.etag);
+    expect(identityTag).toMatch(/^(W\/)?"[^"]+"$/);
+    expect(gz.headers.etag).toBe(identityTag.replace(/"$/, '-gzip"'));
+    expect(br.headers.etag).toBe(identityTag.replace(/"$/, '-br"'));
+    // Either tag names the current version: 304, carrying the tag the client holds.
+    const again = await rawGet('/openapi.json', { 'accept-encoding': 'gzip', 'if-none-match': String(gz.headers.etag) });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect(again.headers.etag).toBe(gz.headers.etag);
+    const plainAgain = await rawGet('/openapi.json', { 'accept-encoding': 'identity', 'if-none-match': identityTag });
+    expect(plainAgain.status).toBe(304);
+    expect(plainAgain.headers.etag).toBe(identityTag);
+    // A tag of another version is still a 200.
+    expect((await rawGet('/openapi.json', { 'accept-encoding': 'gzip', 'if-none-match': '"v-other-gzip"' })).status).toBe(200);
+  });
+
+  test('when a compressed read of a resource is written back with its -gzip ETag as If-Match, then the write runs', async () => {
+    const org = await createOrg();
+    const customerNumber = uniq('C');
+    await ensureCustomer(org, customerNumber);
+    const path = `/api/customers/${customerNumber}`;
+    // Large enough to be compressed.
+    expect((await call('PUT', path, { ...A(org), body: { customerAttributes: { note: 'n'.repeat(1500) } } })).status).toBe(200);
+    const gz = await rawGet(path, { authorization: `Bearer ${org.adminToken}`, 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(String(gz.headers.etag)).toMatch(/-gzip"$/);
+    expect((await call('PUT', path, { ...A(org), body: { companyName: 'Gz Co' }, headers: { 'If-Match': String(gz.headers.etag) } })).status).toBe(200);
+  });
+});
+
 describe('Link headers on paged lists', () => {
   test('when a middle page of customers is read, then Link names first, prev, next and last pages beside the envelope, and next reads the next page', async () => {
     const org = await createOrg();

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { SUBSCRIBABLE_EVENTS } from '../src/domain/webhooks/rules';
 import { verifySignature } from '../src/domain/webhooks/signature';
 import { call, createOrg, expectProblem, stack, uniq, type OrgFixture } from './support/helpers';
 import { invoiceBody } from './support/matrix-fixtures';
@@ -92,6 +93,38 @@ describe('subscriptions', () => {
     const empty = await call('POST', '/api/webhooks', { ...A(), body: { url: 'https://example.com/', events: [] } });
     expectProblem(empty, 400);
     expect(Object.keys(empty.body.errors)).toEqual(['events']);
+  });
+
+  test('when an event name is unknown, then the 400 lists every event a subscription may name, uncut; webhook.test is not one of them', async () => {
+    const res = await call('POST', '/api/webhooks', { ...A(), body: { url: rx.url('/names'), events: ['order.created', 'order.nope'] } });
+    expectProblem(res, 400);
+    const message: string = res.body.errors['events[1]'][0];
+    expect(message).not.toMatch(/\.\.\.$/);
+    const listed = message.replace(/^.*must be one of: /, '').replace(/ \(webhook\.test.*$/, '').split(', ');
+    expect([...listed].sort()).toEqual([...SUBSCRIBABLE_EVENTS].sort());
+    expect(listed).toEqual(expect.arrayContaining(['order.created', 'credit_note.applied', '*']));
+    expect(listed).not.toContain('webhook.test');
+    // webhook.test is sent only to the subscription tested, never subscribed to.
+    const test = await call('POST', '/api/webhooks', { ...A(), body: { url: rx.url('/names'), events: ['webhook.test'] } });
+    expectProblem(test, 400);
+    expect(test.body.errors['events[0]'][0]).toMatch(/webhook\.test is sent only by POST \/api\/webhooks\/\{webhookId\}\/test/);
+  });
+
+  test('when a test event is sent or a delivery redelivered, then the 202 names the new delivery in Location, and Location reads it', async () => {
+    const hook = await subscribe(org, '/located', ['order.created']);
+    const sent = await call('POST', `/api/webhooks/${hook.webhookId}/test`, A());
+    expect(sent.status).toBe(202);
+    expect(sent.headers.get('location')).toBe(`/api/webhooks/${hook.webhookId}/deliveries/${sent.body.deliveryId}`);
+    const read = await call('GET', sent.headers.get('location')!, A());
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ deliveryId: sent.body.deliveryId, eventType: 'webhook.test' });
+    const again = await call('POST', `/api/webhooks/${hook.webhookId}/deliveries/${sent.body.deliveryId}/redeliver`, A());
+    expect(again.status).toBe(202);
+    expect(again.headers.get('location')).toBe(`/api/webhooks/${hook.webhookId}/deliveries/${again.body.deliveryId}`);
+    expect((await call('GET', again.headers.get('location')!, A())).body.deliveryId).toBe(again.body.deliveryId);
+    const replay = await call('POST', `/api/webhooks/${hook.webhookId}/replay`, { ...A(), body: { since: new Date(Date.now() - 60_000).toISOString() } });
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get('location')).toBe(`/api/webhooks/${hook.webhookId}/deliveries`);
   });
 
   test("when another organization's webhook or a non-id is asked for, then 404; a Customer gets 403", async () => {

@@ -334,6 +334,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ENVIRONMENT: name,
         PORT: String(apiPort),
         PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+        PRODUCTION_BASE_URL: `http://127.0.0.1:${port.api}`,
+        SANDBOX_BASE_URL: `http://127.0.0.1:${port.sandboxApi}`,
         DATABASE_URL: dbUrl(dbNames[name]),
         TEMPORAL_ADDRESS: `127.0.0.1:${port.temporal}`,
         TEMPORAL_NAMESPACE: name === 'production' ? 'default' : 'sandbox',

@@ -90,7 +90,7 @@ export const authRoutes = [
     auth: 'public',
     body: yup.object({ Email: email().required() }),
     rateLimit: { scope: 'login', key: ({ body }) => body.Email.toLowerCase() },
-    responses: { 202: json(out.obj({ Accepted: out.bool() }), 'Always, whether or not the e-mail has an account'), 400: 'Email missing or malformed', 429: 'Rate limit exceeded' },
+    responses: { 202: json(out.obj({ Accepted: out.bool() }), 'Always, whether or not the e-mail has an account', { noLocation: true }), 400: 'Email missing or malformed', 429: 'Rate limit exceeded' },
     async handler({ em, body, deps }) {
       await requestPasswordReset(em, deps, body.Email);
       return { ...accepted({ Accepted: true }), headers: NO_STORE };

@@ -55,7 +55,7 @@ export const checkoutRoutes = [
     },
     async handler({ em, deps, orgId, auth, body, params }) {
       const r = await completeCheckout(em, deps, orgId, auth, { customerNumber: params.customerNumber, shoppingCartId: params.shoppingCartId }, body);
-      if ('approvalId' in r) return accepted({ status: r.status, approvalId: r.approvalId });
+      if ('approvalId' in r) return accepted({ status: r.status, approvalId: r.approvalId }, `/api/approvals/${r.approvalId}`);
       return ok({ orderNumber: r.orderNumber, confirmationId: r.confirmationId });
     },
   }),

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { buildOpenApi } from '../http/openapi.js';
+import { buildOpenApi, serversOf, type ServerEntry } from '../http/openapi.js';
 import { defineRoute, file, json, ok, type RouteDef } from '../http/route.js';
 import { open } from '../domain/contract.js';
 
@@ -46,7 +46,7 @@ const scalarBundle = () => (bundle ??= readFile(join(SCALAR_DIR, 'dist/browser/s
 const CACHE_ASSET = { 'Cache-Control': 'public, max-age=86400' };
 
 export function docsRoutes(all: () => RouteDef[]): RouteDef[] {
-  const doc = (servers: string[]) => buildOpenApi(all(), { title: 'B2B Commerce API', version: '0.1.0', servers });
+  const doc = (servers: ServerEntry[]) => buildOpenApi(all(), { title: 'B2B Commerce API', version: '0.1.0', servers });
   return [
     defineRoute({
       method: 'get',
@@ -58,7 +58,7 @@ export function docsRoutes(all: () => RouteDef[]): RouteDef[] {
       responses: { 200: json(open(), 'The OpenAPI 3.1 document') },
       async handler({ deps }) {
         // Public and the same for every caller: cacheable, revalidated with its ETag.
-        return { ...ok(doc([deps.config.publicBaseUrl])), headers: { 'Cache-Control': 'public, max-age=300' } };
+        return { ...ok(doc(serversOf({ url: deps.config.publicBaseUrl, environment: deps.config.environment }, deps.config.environmentUrls))), headers: { 'Cache-Control': 'public, max-age=300' } };
       },
     }),
     defineRoute({

@@ -140,7 +140,7 @@ export const quoteRoutes = [
     },
     async handler({ em, deps, orgId, auth, params, body }) {
       const r = await acceptQuote({ em, temporal: deps.temporal, config: deps.config, readCache: deps.readCache }, orgId, auth, params.quoteId, body);
-      if ('approvalId' in r && r.status === 'PendingApproval') return accepted({ status: r.status, approvalId: r.approvalId });
+      if ('approvalId' in r && r.status === 'PendingApproval') return accepted({ status: r.status, approvalId: r.approvalId }, `/api/approvals/${r.approvalId}`);
       return ok(r);
     },
   }),

@@ -5,23 +5,23 @@
  */
 import * as yup from 'yup';
 import { dateInput } from './schemas.js';
-import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/rules.js';
+import { SUBSCRIBABLE_EVENTS as SUBSCRIBABLE } from '../domain/webhooks/rules.js';
 import * as schema from '../domain/webhooks/responses.js';
 import { accepted, created, defineRoute, json, LOCATION, noContent, ok } from '../http/route.js';
 import { deliveryListSpec, getDelivery, listDeliveries, redeliver, replayFailed, sendTestEvent } from '../services/webhooks/deliveries.js';
 import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSubscriptionSecret, updateSubscription, webhookListSpec, webhookView } from '../services/webhooks/subscriptions.js';
 
-const SUBSCRIBABLE = [...WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test'), '*'];
 const eventsSchema = () =>
   yup
     .array(
       yup
         .string()
-        .oneOf(SUBSCRIBABLE, `each event must be one of: ${SUBSCRIBABLE.join(', ')}.`)
+        .oneOf(SUBSCRIBABLE, `\${path} must be one of: ${SUBSCRIBABLE.join(', ')} (webhook.test is sent only by POST /api/webhooks/{webhookId}/test).`)
         .required(),
     )
     .min(1, 'events must name at least one event type, or ["*"] for all.')
-    .max(50);
+    .max(50)
+    .meta({ description: 'Event types to receive, or ["*"] for all; `webhook.test` cannot be subscribed to (POST /api/webhooks/{webhookId}/test sends it to the subscription tested)' });
 const urlSchema = () =>
   yup
     .string()
@@ -142,7 +142,8 @@ export const webhookRoutes = [
     auth: ADMIN,
     responses: { 202: json(schema.webhookTestSent, 'The test event and its delivery'), 404: 'No such webhook', ...common },
     async handler({ em, orgId, params }) {
-      return accepted(await sendTestEvent(em, orgId, params.webhookId));
+      const sent = await sendTestEvent(em, orgId, params.webhookId);
+      return accepted(sent, `/api/webhooks/${params.webhookId}/deliveries/${sent.deliveryId}`);
     },
   }),
   defineRoute({
@@ -179,7 +180,8 @@ export const webhookRoutes = [
     auth: ADMIN,
     responses: { 202: json(schema.webhookDelivery, 'The new delivery (Pending)'), 404: 'No such webhook or delivery', ...common },
     async handler({ em, orgId, params }) {
-      return accepted(await redeliver(em, orgId, params.webhookId, params.deliveryId));
+      const again = await redeliver(em, orgId, params.webhookId, params.deliveryId);
+      return accepted(again, `/api/webhooks/${params.webhookId}/deliveries/${again.deliveryId}`);
     },
   }),
   defineRoute({
@@ -192,7 +194,8 @@ export const webhookRoutes = [
     body: replayBody,
     responses: { 202: json(schema.webhookReplay, 'How many events are delivered again, and their new deliveries'), 400: 'since missing or not a date', 404: 'No such webhook', ...common },
     async handler({ em, orgId, params, body }) {
-      return accepted(await replayFailed(em, orgId, params.webhookId, new Date(body.since)));
+      // Several deliveries at once: the delivery log, newest first, shows them.
+      return accepted(await replayFailed(em, orgId, params.webhookId, new Date(body.since)), `/api/webhooks/${params.webhookId}/deliveries`);
     },
   }),
 ];

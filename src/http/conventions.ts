@@ -73,9 +73,35 @@ export function securityHeadersFor(): Koa.Middleware {
 /** Only documents are compressed: JSON, problem details, HTML. Downloads keep their bytes and Content-Length. */
 const COMPRESSIBLE = /^(application\/(json|problem\+json)|text\/html)\b/i;
 
-/** gzip or br (whichever the client prefers) for answers of 1 KB and more. */
+/** Content codings whose representation gets its own ETag (`"v-abc-gzip"` beside `"v-abc"`). */
+const CODED_TAG = /-(gzip|br|zstd|deflate)"$/i;
+
+/** The ETag of a representation in a content coding: the identity tag with `-<coding>` before its closing quote. */
+export const codedTag = (tag: string, coding: string): string => (CODED_TAG.test(tag) ? tag : tag.replace(/"$/, `-${coding.toLowerCase()}"`));
+
+/**
+ * gzip or br (whichever the client prefers) for answers of 1 KB and more, with one ETag per
+ * representation: a compressed answer's ETag is the identity one with `-gzip` / `-br` appended
+ * (RFC 9110 8.8.3: the bytes differ, so caches must not mix them). If-None-Match accepts either
+ * form of the current version (the coding suffix is taken off before conditional-get compares),
+ * and a 304 names the tag the client sent. If-Match ignores the suffix too (src/http/versions.ts).
+ */
 export function compression(): Koa.Middleware {
-  return compress({ threshold: 1024, filter: (type) => COMPRESSIBLE.test(type), deflate: false });
+  const gz = compress({ threshold: 1024, filter: (type) => COMPRESSIBLE.test(type), deflate: false });
+  return async (ctx, next) => {
+    const sent = ctx.get('If-None-Match');
+    if (sent) ctx.req.headers['if-none-match'] = sent.replace(/-(gzip|br|zstd|deflate)"/gi, '"');
+    await gz(ctx, next);
+    const tag = ctx.response.get('ETag');
+    if (!tag) return;
+    const coding = ctx.response.get('Content-Encoding');
+    if (coding && coding !== 'identity') ctx.set('ETag', codedTag(tag, coding));
+    else if (ctx.status === 304) {
+      // The representation the client holds: the tag it sent, in the coding it sent it with.
+      const held = (sent.match(/(W\/)?"[^"]*"/g) ?? []).find((t) => t.replace(/^W\//, '').replace(CODED_TAG, '"') === tag.replace(/^W\//, ''));
+      if (held) ctx.set('ETag', held.replace(/^W\//, tag.startsWith('W/') ? 'W/' : ''));
+    }
+  };
 }
 
 /**

@@ -118,6 +118,32 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Documentation', description: 'This document and its reference page.' },
 ];
 
+/**
+ * What each named yup test of a request schema means in JSON Schema, so the document states every
+ * rule the server validates (formats, patterns, decimals). test/openapi.test.ts walks every route's
+ * yup schema and fails on a test that neither maps here nor is a rule between fields. A rule JSON
+ * Schema cannot state by name (e.g. an order status compared case-insensitively) says its form with
+ * `.meta({ openapi: { enum: [...] } })` on the schema.
+ */
+export const DATE_TIME_EXAMPLE = '2025-01-31T00:00:00Z';
+export const DATE_EXAMPLE = '2025-01-31';
+const DATE_TIME: Json = { format: 'date-time', example: DATE_TIME_EXAMPLE };
+const TEST_FORMS: Record<string, Json> = {
+  // src/domain/schemas.ts dateInput: a date-time with an offset; a bare date is accepted too (its midnight UTC).
+  'date-input': { ...DATE_TIME, description: 'An ISO 8601 date-time with an offset; a date alone (2025-01-31) means its midnight UTC' },
+  // dayInput: a day; a date-time at midnight UTC is accepted too.
+  day: { format: 'date', example: DATE_EXAMPLE },
+  instant: DATE_TIME,
+  iso: DATE_TIME,
+  url: { format: 'uri' },
+  'http-url': { format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' },
+  origin: { format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/]+/?$' },
+  email: { format: 'email' },
+  uuid: { format: 'uuid' },
+  // An amount in a currency's minor unit: at most two decimals.
+  cents: { multipleOf: 0.01 },
+};
+
 function regexSource(p: unknown): string | undefined {
   const r = (p as { regex?: unknown } | undefined)?.regex;
   return r instanceof RegExp ? r.source : undefined;
@@ -164,12 +190,12 @@ export function describeToJson(d: SchemaDescription | Json, ctx: BuildContext, m
       break;
     case 'string': {
       out.type = 'string';
-      if (tests.some((t) => t.name === 'email')) out.format = 'email';
-      if (tests.some((t) => t.name === 'url')) out.format = 'uri';
       const match = tests.find((t) => t.name === 'matches');
       const src = regexSource(match?.params);
       if (src === UUID_RE.source) out.format = 'uuid';
       else if (src) out.pattern = src;
+      // A pattern that asks for an http(s) URL: the value is a URI.
+      if (src && /^\^\(?https\?/i.test(src.replace(/\\/g, ''))) out.format = 'uri';
       break;
     }
     case 'number':
@@ -186,6 +212,8 @@ export function describeToJson(d: SchemaDescription | Json, ctx: BuildContext, m
       break;
   }
   for (const t of tests) {
+    const form = t.name ? TEST_FORMS[t.name] : undefined;
+    if (form) for (const [k, v] of Object.entries(form)) if (out[k] === undefined) out[k] = v;
     if (t.name === 'max' && t.params) out[out.type === 'string' ? 'maxLength' : out.type === 'array' ? 'maxItems' : 'maximum'] = t.params.max;
     if (t.name === 'min' && t.params) out[out.type === 'string' ? 'minLength' : out.type === 'array' ? 'minItems' : 'minimum'] = t.params.min;
     if (t.name === 'length' && t.params && out.type === 'string') out.minLength = out.maxLength = t.params.length;
@@ -198,10 +226,41 @@ export function describeToJson(d: SchemaDescription | Json, ctx: BuildContext, m
     const ap = meta.additionalProperties;
     out.additionalProperties = ap === true ? true : describeToJson((ap as AnySchema).describe(), ctx, mode);
   }
-  if (meta.description) out.description = meta.description;
+  if (meta.description) out.description = typeof out.description === 'string' ? `${meta.description.replace(/\.$/, '')}. ${out.description}` : meta.description;
   if (meta.example !== undefined) out.example = meta.example;
   if (desc.nullable && out.type) out.type = Array.isArray(out.type) ? out.type : [out.type, 'null'];
   return out;
+}
+
+/** Longest summary: viewers (Scalar, Redocly) use it as a heading and a navigation entry. */
+export const MAX_SUMMARY = 80;
+/** Where a long summary may end, strongest first (only outside parentheses and backticks). */
+const SUMMARY_BREAKS = ['. ', '; ', ': ', ' (', ' - ', ' -> ', ', '];
+
+/**
+ * A route's summary as the document shows it: at most MAX_SUMMARY characters, ending at the last
+ * clause break that fits (or a word, with an ellipsis). The whole summary then opens the
+ * description, so nothing a route says is lost.
+ */
+export function splitSummary(summary: string): { summary: string; detail?: string } {
+  const text = summary.trim();
+  if (text.length <= MAX_SUMMARY) return { summary: text };
+  const topLevel: boolean[] = [];
+  let depth = 0;
+  let code = false;
+  for (const ch of text) {
+    if (ch === '`') code = !code;
+    if (!code && (ch === '(' || ch === '[' || ch === '{')) depth++;
+    topLevel.push(depth === 0 && !code);
+    if (!code && (ch === ')' || ch === ']' || ch === '}')) depth = Math.max(0, depth - 1);
+  }
+  for (const brk of SUMMARY_BREAKS) {
+    let best = -1;
+    for (let i = text.indexOf(brk); i !== -1 && i <= MAX_SUMMARY; i = text.indexOf(brk, i + 1)) if (i >= 12 && topLevel[i]) best = i;
+    if (best > 0) return { summary: text.slice(0, best).replace(/[\s,;:.]+$/, ''), detail: text };
+  }
+  const cut = text.lastIndexOf(' ', MAX_SUMMARY - 1);
+  return { summary: `${text.slice(0, cut > 20 ? cut : MAX_SUMMARY - 1).replace(/[\s,;:.(]+$/, '')}…`, detail: text };
 }
 
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
@@ -277,6 +336,8 @@ const IDEMPOTENT_REPLAYED = {
   description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
   schema: { type: 'string', enum: ['true'] },
 };
+const LOCATION_CREATED = { description: 'Where the created resource is read (a path of this API, or the page a setup created)', schema: { type: 'string', format: 'uri-reference' } };
+const LOCATION_ACCEPTED = { description: 'Where the accepted work is followed: the job, delivery or approval it created', schema: { type: 'string', format: 'uri-reference' } };
 const WWW_AUTHENTICATE = { description: 'The scheme to authenticate with: `Bearer`', schema: { type: 'string' } };
 const ETAG_HEADER = {
   description:
@@ -316,7 +377,91 @@ function commonErrors(r: RouteDef): Record<number, string> {
   return out;
 }
 
-export function buildOpenApi(routes: RouteDef[], info: { title: string; version: string; servers: string[] }): Json {
+/** Two paths a request could match both of: where one has a literal segment the other has a parameter, and the other way round. */
+export interface AmbiguousPair {
+  paths: [string, string];
+  /** The parameters standing where the other path has a literal, with their schemas. */
+  params: { name: string; literal: string; schema: Json }[];
+}
+
+/**
+ * Pairs of document paths of the same length whose segments are each equal or a parameter on one
+ * side, with a parameter on each side somewhere (what Redocly's `no-ambiguous-paths` reports):
+ * `/api/organizations/{organizationId}/salesreps` and `/api/organizations/payment-terms/{paymentTermId}`
+ * both read `/api/organizations/payment-terms/salesreps`. They stay unambiguous as long as one
+ * parameter of the pair is a uuid: a literal segment never is one.
+ */
+export function ambiguousPairs(paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: Json }[] }>>): AmbiguousPair[] {
+  const isParam = (s: string) => /^\{[^}]+\}$/.test(s);
+  const keys = Object.keys(paths);
+  const out: AmbiguousPair[] = [];
+  for (let i = 0; i < keys.length; i++)
+    for (let j = i + 1; j < keys.length; j++) {
+      const a = keys[i].split('/');
+      const b = keys[j].split('/');
+      if (a.length !== b.length) continue;
+      let aParam = false;
+      let bParam = false;
+      let clash = false;
+      for (let k = 0; k < a.length && !clash; k++) {
+        if (a[k] === b[k]) continue;
+        if (isParam(a[k]) && !isParam(b[k])) aParam = true;
+        else if (isParam(b[k]) && !isParam(a[k])) bParam = true;
+        else if (!isParam(a[k]) || !isParam(b[k])) clash = true;
+      }
+      if (clash || !aParam || !bParam) continue;
+      const params: AmbiguousPair['params'] = [];
+      for (const [own, other, path] of [[a, b, keys[i]], [b, a, keys[j]]] as const)
+        own.forEach((seg, k) => {
+          if (!isParam(seg) || isParam(other[k])) return;
+          const name = seg.slice(1, -1);
+          const p = Object.values(paths[path]).flatMap((op) => op.parameters ?? []).find((x) => x.in === 'path' && x.name === name);
+          params.push({ name, literal: other[k], schema: p?.schema ?? {} });
+        });
+      out.push({ paths: [keys[i], keys[j]], params });
+    }
+  return out;
+}
+
+/** The document's words on each ambiguous pair: why a request still reaches one operation only. */
+function ambiguityNote(pairs: AmbiguousPair[]): string {
+  if (!pairs.length) return '';
+  const lines = pairs.map((p) => {
+    const uuids = p.params.filter((x) => x.schema.format === 'uuid').map((x) => `\`{${x.name}}\` is a uuid, never \`${x.literal}\``);
+    return `- \`${p.paths[0]}\` and \`${p.paths[1]}\`: ${uuids.length ? uuids.join('; ') : 'NOT resolved by a uuid parameter'}.`;
+  });
+  return `\n\nPaths that differ only where one has a parameter and the other a literal segment (tools such as Redocly call them ambiguous) are told apart by the parameter's format: a literal segment is never a uuid, so a request naming real ids matches one operation only (the router tries the literal segment first, and a literal in a uuid's place is a 404).\n${lines.join('\n')}`;
+}
+
+/** A server of the document: its URL and which deployment it is. */
+export interface ServerEntry {
+  url: string;
+  description: string;
+  'x-environment': 'production' | 'sandbox';
+}
+
+/**
+ * The document's `servers`: the API that serves it first (tools call the first by default), then
+ * the deployment's other environment when configured, so an integrator finds the sandbox base URL.
+ */
+export function serversOf(self: { url: string; environment: 'production' | 'sandbox' }, others: { production?: string; sandbox?: string }): ServerEntry[] {
+  const describe = (env: 'production' | 'sandbox', url: string, own: boolean): ServerEntry => ({
+    url,
+    description:
+      env === 'sandbox'
+        ? `Sandbox${own ? ' (this server)' : ''}: the same API with its own data, credentials and signing key, and the payment provider's test cards; nothing is charged or shipped`
+        : `Production${own ? ' (this server)' : ''}`,
+    'x-environment': env,
+  });
+  const out = [describe(self.environment, self.url, true)];
+  for (const env of ['production', 'sandbox'] as const) {
+    const url = others[env];
+    if (url && env !== self.environment && url !== self.url) out.push(describe(env, url, false));
+  }
+  return out;
+}
+
+export function buildOpenApi(routes: RouteDef[], info: { title: string; version: string; servers: ServerEntry[] | string[] }): Json {
   const ctx: BuildContext = { components: { Problem: PROBLEM_SCHEMA } };
   const paths: Record<string, Json> = {};
   for (const r of routes) {
@@ -365,6 +510,13 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
     const conditional = isConditionalRead(r);
     if (conditional) all[304] ??= { description: 'Not Modified: `If-None-Match` named the current ETag; no body', empty: true, headers: { ETag: ETAG_HEADER } };
     for (const [status, resp] of Object.entries(all).sort(([a], [b]) => Number(a) - Number(b))) responses[status] = responseObject(Number(status), resp, ctx);
+    // Every 201 names the created resource and every 202 where to follow the accepted work (route.ts created(), accepted()).
+    for (const status of ['201', '202']) {
+      const doc = all[Number(status)];
+      if (!responses[status] || (typeof doc === 'object' && doc.noLocation)) continue;
+      const headers = (responses[status].headers as Json | undefined) ?? {};
+      if (!headers.Location) responses[status].headers = { ...headers, Location: status === '201' ? LOCATION_CREATED : LOCATION_ACCEPTED };
+    }
     if (honoursIdempotencyKey(r))
       for (const [status, resp] of Object.entries(responses))
         if (Number(status) >= 200 && Number(status) < 300)
@@ -377,10 +529,12 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
       };
     if (conditional) params.push(IF_NONE_MATCH);
     responses.default = { description: 'Any other error, as problem details', content: { 'application/problem+json': { schema: PROBLEM_REF } } };
+    const { summary, detail } = splitSummary(r.summary);
+    const description = [detail, r.description].filter(Boolean).join('\n\n');
     const op: Json = {
       operationId: r.operationId,
-      summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
+      summary,
+      ...(description ? { description } : {}),
       tags: [r.tag],
       parameters: params,
       responses,
@@ -397,6 +551,7 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
     }
     (paths[path] ??= {})[r.method] = op;
   }
+  const ambiguity = ambiguityNote(ambiguousPairs(paths as Parameters<typeof ambiguousPairs>[0]));
   const usedTags = new Set(routes.map((r) => r.tag));
   const tags = [...TAGS.filter((t) => usedTags.has(t.name)), ...[...usedTags].filter((t) => !TAGS.some((x) => x.name === t)).map((name) => ({ name }))];
   return {
@@ -405,10 +560,10 @@ export function buildOpenApi(routes: RouteDef[], info: { title: string; version:
       title: info.title,
       version: info.version,
       description:
-        "Multi-tenant B2B commerce API. Authenticate with `POST /api/auth/login` (client credentials) or `POST /api/auth/token` (e-mail and password) and send the `AccessToken` as `Authorization: Bearer`, or send an API key as `x-api-key`. Another organization's data answers 404. Errors are `application/problem+json` (components/schemas/Problem); a 401 carries `WWW-Authenticate: Bearer`. A JSON body may carry only the fields its operation declares, plus the read-only fields its resource's GET answers (a GET-modify-PUT round trip); another field is a 400 naming it, and a body in another media type is a 415. An answer without a body is `Content-Length: 0` with no `Content-Type`. Every POST, PUT and PATCH of an authenticated caller honours an `Idempotency-Key` header (replay with `Idempotent-Replayed: true`; another body with the same key is a 409).",
+        "Multi-tenant B2B commerce API. Authenticate with `POST /api/auth/login` (client credentials) or `POST /api/auth/token` (e-mail and password) and send the `AccessToken` as `Authorization: Bearer`, or send an API key as `x-api-key`. Another organization's data answers 404. Errors are `application/problem+json` (components/schemas/Problem); a 401 carries `WWW-Authenticate: Bearer`. A JSON body may carry only the fields its operation declares, plus the read-only fields its resource's GET answers (a GET-modify-PUT round trip); another field is a 400 naming it, and a body in another media type is a 415. An answer without a body is `Content-Length: 0` with no `Content-Type`. Every POST, PUT and PATCH of an authenticated caller honours an `Idempotency-Key` header (replay with `Idempotent-Replayed: true`; another body with the same key is a 409)." + ambiguity,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: info.servers.map((url) => ({ url })),
+    servers: info.servers.map((s) => (typeof s === 'string' ? { url: s } : s)),
     tags,
     components: {
       securitySchemes: {

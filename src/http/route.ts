@@ -58,6 +58,12 @@ export interface ResponseDoc {
   alsoMediaTypes?: string[];
   /** Response headers, e.g. Location. */
   headers?: Record<string, { description: string; schema?: Record<string, unknown> }>;
+  /**
+   * A 202 that names nothing to follow (e.g. a password-reset request, answered alike whether or not
+   * the account exists): no Location. Every other 201 and 202 answers with Location (`created()`,
+   * `accepted(body, location)`), and the document says so without the route listing the header.
+   */
+  noLocation?: true;
 }
 
 export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS extends Schema | undefined = Schema | undefined> {
@@ -120,16 +126,17 @@ export function defineRoute<BS extends Schema | undefined = undefined, QS extend
 export const ok = (body?: unknown): Reply => ({ status: 200, body });
 /** 201 with the created object and `Location`: where it can be read (a path of this API, or the page a setup created). */
 export const created = (body: unknown, location: string): Reply => ({ status: 201, body, headers: { Location: location } });
-export const accepted = (body: unknown): Reply => ({ status: 202, body });
+/** 202 with what was accepted and `Location`: where its progress or outcome can be read (the job, the delivery, the approval it waits for). */
+export const accepted = (body: unknown, location?: string): Reply => ({ status: 202, body, ...(location ? { headers: { Location: location } } : {}) });
 export const noContent = (): Reply => ({ status: 204 });
 
 /** A JSON response described by a yup schema (see src/domain/contract.ts for response building blocks). */
-export const json = (schema: AnySchema, description: string, opts: { example?: unknown; headers?: ResponseDoc['headers']; alsoMediaTypes?: string[] } = {}): ResponseDoc => ({ description, schema, ...opts });
+export const json = (schema: AnySchema, description: string, opts: { example?: unknown; headers?: ResponseDoc['headers']; alsoMediaTypes?: string[]; noLocation?: true } = {}): ResponseDoc => ({ description, schema, ...opts });
 /** A non-JSON body (CSV, PDF, HTML; a stored file of any type is '*\/*'). */
 export const file = (mediaType: string, description: string): ResponseDoc => ({ description, mediaType });
 /** A response without a body. */
 export const empty = (description: string): ResponseDoc => ({ description, empty: true });
-/** The Location header of a 201. */
+/** The Location header of a 201 (src/http/openapi.ts adds it to every 201 and 202 on its own; a route may still name it). */
 export const LOCATION = { Location: { description: 'URL of the created resource', schema: { type: 'string', format: 'uri-reference' } } };
 
 /** The JSON schema a route answers 200 with, when it has one. */

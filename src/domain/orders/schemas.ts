@@ -30,13 +30,14 @@ const itemSchema = yup.object({
   price: yup.number().min(0, '${path} must be at least 0.').required(),
 });
 const shippingSchema = yup.object({ method: str(100).nullable(), total: yup.number().min(0, '${path} must be at least 0.').default(0) });
-export const statusSchema = yup.string().test('status', '${path} must be one of: ' + ORDER_STATUSES.join(', ') + '.', (v) => v === undefined || v === null || !!parseOrderStatus(v));
+/** Compared case-insensitively; documented as the enum of the canonical spellings. */
+export const statusSchema = yup.string().meta({ openapi: { enum: [...ORDER_STATUSES] } }).test('status', '${path} must be one of: ' + ORDER_STATUSES.join(', ') + '.', (v) => v === undefined || v === null || !!parseOrderStatus(v));
 /**
  * The status an order is created or imported with: any status but PendingApproval, which only the
  * admission of a buyer's order sets (docs/security.md "Admission of orders"); an order entered as
  * PendingApproval would wait for an approval that no request holds, or pose as one.
  */
-export const enteredStatusSchema = statusSchema.test(
+export const enteredStatusSchema = statusSchema.meta({ openapi: { enum: ORDER_STATUSES.filter((s) => s !== 'PendingApproval') } }).test(
   'not-pending-approval',
   "${path} PendingApproval is set only by the admission of a buyer's order; create or import the order with another status.",
   (v) => v === undefined || v === null || parseOrderStatus(v) !== 'PendingApproval',

@@ -1,13 +1,14 @@
 /** Response schemas of the outbound webhook endpoints (camelCase); src/services/webhooks writes them. */
 import { arr, bool, component, dateTime, dateTimeN, doc, int, intN, obj, oneOf, str, strN, uri, uuid } from '../contract.js';
 import { genericPage } from '../resources.js';
+import { SUBSCRIBABLE_EVENTS, WEBHOOK_EVENT_TYPES } from './rules.js';
 
 const DELIVERY_STATUSES = ['Pending', 'Retrying', 'Succeeded', 'Failed'] as const;
 
 const webhookFields = {
   webhookId: uuid(),
   url: uri(),
-  events: doc(arr(str()), 'Event types, or ["*"] for all'),
+  events: doc(arr(oneOf(SUBSCRIBABLE_EVENTS)), 'Event types, or ["*"] for all (`webhook.test` is never subscribed: it goes only to the subscription tested)'),
   description: strN(),
   isEnabled: bool(),
   disabledReason: doc(strN(), 'Why the service disabled it (e.g. the endpoint kept failing); cleared when re-enabled'),
@@ -24,7 +25,7 @@ const deliveryFields = {
   deliveryId: uuid(),
   webhookId: uuid(),
   eventId: doc(uuid(), 'Sent as the webhook-id header; the same for every delivery of the event'),
-  eventType: str(),
+  eventType: doc(oneOf(WEBHOOK_EVENT_TYPES), 'The event type: a subscribed one, or `webhook.test` from POST /api/webhooks/{webhookId}/test'),
   status: oneOf(DELIVERY_STATUSES),
   attempts: int(),
   lastStatusCode: intN(),

@@ -42,6 +42,12 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/**
+ * What a subscription may name: every event type but `webhook.test` (sent only by
+ * `POST /api/webhooks/{id}/test`, to the subscription tested), or `*` for all of them.
+ */
+export const SUBSCRIBABLE_EVENTS: readonly string[] = [...WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test'), '*'];
+
 export type DeliveryStatus = 'Pending' | 'Retrying' | 'Succeeded' | 'Failed';
 
 /** Whether a subscription's event list (`["*"]` = all) selects an event type; `webhook.test` goes only where asked. */

@@ -9,7 +9,7 @@ import type { Out } from '../../domain/contract.js';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import { boundRows } from '../../db/orm-sql.js';
-import { classifyResponse, DELIVERY_TIMEOUT_MS, retryDelaysMs, subscriptionMatches } from '../../domain/webhooks/rules.js';
+import { classifyResponse, DELIVERY_TIMEOUT_MS, retryDelaysMs, subscriptionMatches, type WebhookEventType } from '../../domain/webhooks/rules.js';
 import { signatureHeader } from '../../domain/webhooks/signature.js';
 import { WebhookDelivery, WebhookEvent, WebhookSubscription } from '../../entities/Webhook.js';
 import { AppError } from '../../errors.js';
@@ -32,7 +32,7 @@ export function deliveryView(d: WebhookDelivery) {
     deliveryId: d.id,
     webhookId: d.webhookId,
     eventId: d.eventId,
-    eventType: d.eventType,
+    eventType: d.eventType as WebhookEventType,
     status: d.status,
     attempts: d.attempts,
     lastStatusCode: d.lastStatusCode ?? null,
