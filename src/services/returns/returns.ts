@@ -30,6 +30,7 @@ import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js'
 import { log } from '../../logger.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import { returnChangedUpdate, returnRefundKey, returnWorkflowId, type ReturnOrderInput } from '../../workflows/return-order-defs.js';
+import { recordSalesCredits } from '../analytics/credits.js';
 import { issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
 import { byVisibleCustomer, customerNumberFiltersById, mayActFor } from '../customers/visibility.js';
 import { shippedQuantities } from '../orders/cancel-links.js';
@@ -352,6 +353,8 @@ export async function receiveReturn(em: EntityManager, deps: Deps, orgId: string
       );
       r.creditNoteId = issued.cn.id;
     }
+    // Analytics take the returned merchandise out in the month of the receipt (docs/analytics.md "Credits").
+    await recordSalesCredits(tx, orgId, r.orderId, 'return', r.id, r.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, amount: new Decimal(l.amount).toFixed() })));
     r.steps = [...r.steps, step('Received', auth.userId ?? null, `${method === 'card' ? 'refund to card' : 'credit on account'}; ${r.lines.map((l) => `${l.sku} ×${l.quantity} ${l.disposition}`).join(', ')}`)];
     emitEvent(tx, orgId, 'return.received', {
       returnId: r.id,
