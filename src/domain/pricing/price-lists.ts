@@ -5,6 +5,7 @@
  */
 import type { FieldErrors } from '../../errors.js';
 import { validatePriceEntries } from './price-breaks.js';
+import { quantityRuleErrors, type QuantityRuleOverrides } from './quantity-rules.js';
 
 export const PRICE_LIST_STATUSES = ['Draft', 'Active', 'Archived'] as const;
 export type PriceListStatus = (typeof PRICE_LIST_STATUSES)[number];
@@ -28,12 +29,12 @@ export function validityErrors(v: Validity): FieldErrors {
   return {};
 }
 
-export interface EntryInput {
+export interface EntryInput extends QuantityRuleOverrides {
   sku: string;
   prices: { price: number | string; atQuantity?: number }[];
 }
 
-/** Field errors of entries: each SKU once, each with at least one price, breaks as tier prices are checked. */
+/** Field errors of entries: each SKU once, each with at least one price, breaks as tier prices are checked, rule overrides as a product's (null: inherit). */
 export function entryErrors(entries: readonly EntryInput[], path = 'entries'): FieldErrors {
   const errors: FieldErrors = {};
   const seen = new Set<string>();
@@ -47,6 +48,10 @@ export function entryErrors(entries: readonly EntryInput[], path = 'entries'): F
       validatePriceEntries(
         e.prices.map((p) => ({ tier: e.sku, price: String(p.price), atQuantity: p.atQuantity ?? 1 })),
         `${path}[${i}].prices`,
+      ),
+      quantityRuleErrors(
+        { minimumOrderQuantity: e.minimumOrderQuantity, maximumOrderQuantity: e.maximumOrderQuantity, quantityIncrement: e.quantityIncrement },
+        { nullable: true, path: `${path}[${i}].` },
       ),
     );
   });
