@@ -4,9 +4,11 @@
  * that prices the SKU for a customer (and not for another customer); product reads carrying the
  * rules in force for the customer asking; and every write path refusing a bad quantity with a 400
  * naming the line and the rule: cart lines (add, change), checkout (re-check after a rule changed),
- * quotes, orders by the customer, its rep and an admin, and the bulk order import.
+ * quotes, orders by the customer, its rep and an admin, and the bulk order import. Also the
+ * `price-lists` import kind (issue 40 item 5) that writes list entries and their overrides in bulk.
  */
 import { call, createOrg, customerToken, ensureCustomer, repToken, uniq, type OrgFixture } from './support/helpers';
+import { counts, errorsOf, runJson, waitJob } from './support/import-helpers';
 
 jest.setTimeout(120_000);
 
@@ -181,4 +183,56 @@ describe('every write path refuses a quantity that breaks a rule, naming the lin
     expect(offer.status).toBe(400);
     expect(offer.body.errors).toEqual({ 'items[0].quantity': [MULTIPLE_OF_6] });
   });
+});
+
+describe('the price-lists import kind', () => {
+  test('dry run reports errors per record and writes nothing; a run writes breaks and overrides; retry applies fixed records; a re-import is unchanged', async () => {
+    const name = uniq('Imported ');
+    const l = await call('POST', '/api/price-lists', { ...A(), body: { name, currencyCode: 'USD', status: 'Active' } });
+    expect(l.status).toBe(201);
+    const id = l.body.priceListId as string;
+    const late = uniq('QR-LATE-');
+    const records = [
+      { priceList: name.toLowerCase(), sku: plain, price: 5 },
+      { priceList: id, sku: plain, atQuantity: 10, price: 4, quantityIncrement: 5 },
+      { priceList: 'No such list', sku: plain, price: 1 },
+      { priceList: name, sku: late, price: 3 },
+      { priceList: name, sku: ruled, atQuantity: 20, price: 1.23456 },
+      { priceList: name, sku: ruled, price: 2, minimumOrderQuantity: 10, maximumOrderQuantity: 5 },
+    ];
+    const entries = async () => (await call('GET', `/api/price-lists/${id}/entries`, A())).body;
+    const dry = await runJson(org, { kind: 'price-lists', mode: 'validate', records });
+    expect(counts(dry)).toMatchObject({ totalRecords: 6, created: 2, failed: 4 });
+    expect((await entries()).totalRecords).toBe(0);
+
+    const job = await runJson(org, { kind: 'price-lists', records });
+    expect(counts(job)).toEqual({ status: 'SucceededWithErrors', totalRecords: 6, processed: 6, created: 2, updated: 0, unchanged: 0, failed: 4 });
+    const report = (await errorsOf(org, job.jobId)).Data.map((e) => [e.record, e.field]);
+    expect(report).toEqual([[3, 'priceList'], [4, 'sku'], [5, 'price'], [6, 'maximumOrderQuantity']]);
+    expect((await entries()).data).toEqual([
+      {
+        sku: plain,
+        prices: [
+          { price: 5, priceFormatted: expect.any(String), atQuantity: 1 },
+          { price: 4, priceFormatted: expect.any(String), atQuantity: 10 },
+        ],
+        minimumOrderQuantity: null,
+        maximumOrderQuantity: null,
+        quantityIncrement: 5,
+      },
+    ]);
+
+    // The product appears; retry applies the record that failed for it, and nothing twice.
+    expect((await call('PUT', '/api/products', { ...A(), body: { sku: late, name: 'Late', prices: [{ tier: 'Retail', price: 10 }] } })).status).toBe(201);
+    expect((await call('POST', `/api/imports/${job.jobId}/retry`, A())).status).toBe(202);
+    const retried = await waitJob(org, job.jobId, (j) => j.status === 'SucceededWithErrors' && j.created === 3);
+    expect(counts(retried)).toMatchObject({ created: 3, failed: 3 });
+    expect((await entries()).totalRecords).toBe(2);
+
+    const again = await runJson(org, { kind: 'price-lists', records: records.slice(0, 2) });
+    expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 2, failed: 0 });
+    const changed = await runJson(org, { kind: 'price-lists', records: [{ priceList: name, sku: plain, price: 4.5 }] });
+    expect(counts(changed)).toMatchObject({ created: 0, updated: 1, unchanged: 0, failed: 0 });
+    expect((await entries()).data[0].prices[0].price).toBe(4.5);
+  }, 300_000);
 });

@@ -3,6 +3,7 @@
  * header and entries. Which list prices a line is decided in one SQL statement
  * (src/services/pricing/resolve.ts); `inForce` states the same window rule for one list.
  */
+import * as yup from 'yup';
 import type { FieldErrors } from '../../errors.js';
 import { validatePriceEntries } from './price-breaks.js';
 import { quantityRuleErrors, type QuantityRuleOverrides } from './quantity-rules.js';
@@ -68,3 +69,18 @@ export function upcomingBoundaries(list: Validity, now: Date): { activatesAt: Da
     expiresAt: list.validTo && list.validTo.getTime() > now.getTime() ? list.validTo : null,
   };
 }
+
+/**
+ * One record of the `price-lists` import (docs/imports.md): one quantity break of a SKU on a list
+ * named by id or name (case-insensitive), with the entry's quantity rule overrides when given.
+ */
+export const priceListBreakSchema = yup.object({
+  priceList: yup.string().trim().min(1).max(200).required(),
+  sku: yup.string().trim().min(1).max(100).required(),
+  atQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').default(1),
+  price: yup.number().min(0, '${path} must be at least 0.').required(),
+  minimumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
+  maximumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
+  quantityIncrement: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
+});
+export type PriceListBreakInput = yup.InferType<typeof priceListBreakSchema>;
