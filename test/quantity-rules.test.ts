@@ -134,6 +134,9 @@ describe('every write path refuses a quantity that breaks a rule, naming the lin
 
   test('checkout re-checks the lines: a rule tightened after the line was added refuses the checkout naming the line', async () => {
     const sku = await product({ quantityIncrement: 1 });
+    // A customer of its own (one open cart per customer).
+    const other = await customer();
+    const tok = { other: await customerToken(org, { CustomerNumber: other, PriceTier: 'Retail', CurrencyCode: 'USD' }) };
     const cart = await call('POST', `/api/carts/${other}`, { base: org.base, token: tok.other, body: { customerNumber: other, sku: plain, quantity: 1, orderType: 'Direct' } });
     expect(cart.status).toBe(201);
     const path = `/api/carts/${other}/${cart.body.shoppingCartId}`;
