@@ -43,6 +43,9 @@ const entriesBody = yup.object({
       yup.object({
         sku: yup.string().trim().min(1).max(100).required(),
         prices: yup.array(yup.object({ price: yup.number().min(0).required(), atQuantity: yup.number().integer().min(1) })).required(),
+        minimumOrderQuantity: yup.number().integer().min(1).nullable(),
+        maximumOrderQuantity: yup.number().integer().min(1).nullable(),
+        quantityIncrement: yup.number().integer().min(1).nullable(),
       }),
     )
     .min(1)
@@ -154,12 +157,14 @@ export const priceListRoutes = [
     method: 'put',
     path: '/api/price-lists/:priceListId/entries',
     operationId: 'upsertPriceListEntries',
-    summary: "Set entries: each given SKU's quantity breaks are replaced, other SKUs stay (up to 5,000 SKUs per call)",
+    summary: "Set entries: each given SKU's breaks and rules are replaced, others stay",
+    description:
+      "Up to 5,000 SKUs per call. Each entry's `minimumOrderQuantity`, `maximumOrderQuantity` and `quantityIncrement` override the product's rules for the customers this list prices the SKU for (absent or null: the product's rule; docs/pricing.md \"Quantity rules\").",
     tag: TAG,
     auth: ['Admin'],
     body: entriesBody,
     bodyLimits: { json: '5mb' },
-    requestExample: { entries: [{ sku: 'WIDGET-1', prices: [{ price: 9.5, atQuantity: 1 }, { price: 8.75, atQuantity: 100 }] }] },
+    requestExample: { entries: [{ sku: 'WIDGET-1', prices: [{ price: 9.5, atQuantity: 1 }, { price: 8.75, atQuantity: 100 }], quantityIncrement: 6, maximumOrderQuantity: 600 }] },
     responses: { 200: json(obj({ updated: int() }), 'How many SKUs were set'), 400: 'An invalid entry or a SKU not in the catalog (named)', 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such price list' },
     async handler({ em, orgId, params, body }) {
       return ok(await upsertEntries(em, orgId, params.priceListId, body.entries));

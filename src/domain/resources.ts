@@ -113,8 +113,9 @@ export const product = component(
     leadTimeDays: doc(intN(), 'Days to restock, shown with a backorder'),
     available: doc(intN(), 'A tracked product: on hand minus reserved over all locations; null when not tracked'),
     backorder: doc(bool(), 'A tracked product with nothing available that may be backordered (see leadTimeDays)'),
-    minimumOrderQuantity: int(),
-    quantityIncrement: int(),
+    minimumOrderQuantity: doc(int(), "Customer tokens: the rule in force for that customer (its price list entry's override, else the product's; docs/pricing.md)"),
+    maximumOrderQuantity: doc(intN(), 'Null: no maximum. Customer tokens: the rule in force for that customer, as minimumOrderQuantity'),
+    quantityIncrement: doc(int(), 'Order quantities must be a multiple of it. Customer tokens: the rule in force for that customer, as minimumOrderQuantity'),
     weight: numN(),
     weightUnit: strN(),
     dimensions: strN(),
@@ -492,6 +493,12 @@ export const priceList = component(
 export const priceListPage = dataPage('PriceListPage', priceList);
 export const priceListEntry = component(
   'PriceListEntry',
-  obj({ sku: str(), prices: arr(obj({ price: num(), priceFormatted: str(), atQuantity: int() })) }),
+  obj({
+    sku: str(),
+    prices: arr(obj({ price: num(), priceFormatted: str(), atQuantity: int() })),
+    minimumOrderQuantity: doc(intN(), "Overrides the product's minimum for the customers the list prices the SKU for; null: the product's"),
+    maximumOrderQuantity: doc(intN(), "Overrides the product's maximum; null: the product's"),
+    quantityIncrement: doc(intN(), "Overrides the product's increment; null: the product's"),
+  }),
 );
 export const priceListEntryPage = dataPage('PriceListEntryPage', priceListEntry);

@@ -38,6 +38,10 @@ export const PriceListPrice = defineEntity({
     sku: p.string().length(100).primary(),
     atQuantity: p.integer().primary(),
     price: p.decimal().precision(19).scale(4),
+    /** The entry's quantity rule overrides (null: the product's); the same on every break of the SKU. */
+    minimumOrderQuantity: p.integer().nullable(),
+    maximumOrderQuantity: p.integer().nullable(),
+    quantityIncrement: p.integer().nullable(),
   },
   indexes: [{ name: 'price_list_price_org_sku_index', properties: ['organizationId', 'sku', 'priceListId', 'atQuantity'] }],
 });

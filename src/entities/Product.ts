@@ -25,6 +25,8 @@ export const Product = defineEntity({
     quantityOnHand: p.integer().default(0),
     minimumOrderQuantity: p.integer().default(1),
     quantityIncrement: p.integer().default(1),
+    /** Null: no maximum (docs/pricing.md "Quantity rules"). */
+    maximumOrderQuantity: p.integer().nullable(),
     weight: p.decimal().precision(19).scale(4).nullable(),
     weightUnit: p.string().length(20).nullable(),
     dimensions: p.string().length(100).nullable(),
@@ -57,6 +59,7 @@ export const Product = defineEntity({
   checks: [
     { name: 'product_minimum_order_quantity_check', expression: 'minimum_order_quantity >= 1' },
     { name: 'product_quantity_increment_check', expression: 'quantity_increment >= 1' },
+    { name: 'product_maximum_order_quantity_check', expression: 'maximum_order_quantity is null or maximum_order_quantity >= minimum_order_quantity' },
   ],
 });
 export type Product = InferEntity<typeof Product>;

@@ -50,8 +50,9 @@ import { Migration20261129161000_order_cancellations as M46 } from './Migration2
 import { Migration20261129170000_id_indexes_new_tables as M47 } from './Migration20261129170000_id_indexes_new_tables.js';
 import { Migration20261129180000_price_list_schedule as M48 } from './Migration20261129180000_price_list_schedule.js';
 import { Migration20261129180500_order_item_price_list as M49 } from './Migration20261129180500_order_item_price_list.js';
-import { Migration20261129183000_returns as M50 } from './Migration20261129183000_returns.js';
-import { Migration20261129185000_analytics_credits as M51 } from './Migration20261129185000_analytics_credits.js';
+import { Migration20261129181000_quantity_rules as M50 } from './Migration20261129181000_quantity_rules.js';
+import { Migration20261129183000_returns as M51 } from './Migration20261129183000_returns.js';
+import { Migration20261129185000_analytics_credits as M52 } from './Migration20261129185000_analytics_credits.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -104,6 +105,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129170000_id_indexes_new_tables', class: M47 },
   { name: 'Migration20261129180000_price_list_schedule', class: M48 },
   { name: 'Migration20261129180500_order_item_price_list', class: M49 },
-  { name: 'Migration20261129183000_returns', class: M50 },
-  { name: 'Migration20261129185000_analytics_credits', class: M51 },
+  { name: 'Migration20261129181000_quantity_rules', class: M50 },
+  { name: 'Migration20261129183000_returns', class: M51 },
+  { name: 'Migration20261129185000_analytics_credits', class: M52 },
 ];

@@ -44,6 +44,12 @@ describe('record keys and error CSV', () => {
     expect(recordKey('products', 'not an object')).toBeNull();
   });
 
+  test('when a price-lists record is keyed, then the key names its list, SKU and break (quantity 1 when absent)', () => {
+    expect(recordKey('price-lists', { priceList: 'Contract', sku: 'W-1', atQuantity: 10, price: 4 })).toBe('Contract:W-1@10');
+    expect(recordKey('price-lists', { priceList: 'Contract', sku: 'W-1', price: 5 })).toBe('Contract:W-1@1');
+    expect(recordKey('price-lists', { sku: 'W-1' })).toBeNull();
+  });
+
   test('when failed records are written as CSV, then the original columns come first with error_field and error_message, quoted per RFC 4180', () => {
     const csv = errorCsv(['sku', 'name'], [{ record: 2, source: { sku: 'S,1', name: 'say "hi"' }, errors: toRecordErrors({ name: ['too long.'], sku: ['bad.'] }) }]);
     expect(csv).toBe('sku,name,error_field,error_message\r\n"S,1","say ""hi""",name; sku,name: too long.; sku: bad.\r\n');

@@ -1,5 +1,5 @@
 import { formatMoney, minorUnitDigits, moneyNumber, presentPrice, roundMoney } from '../../src/domain/money';
-import { checkOrderQuantity, resolveUnitPrice, validatePriceEntries, validateQuantityRules } from '../../src/domain/pricing/price-breaks';
+import { resolveUnitPrice, validatePriceEntries } from '../../src/domain/pricing/price-breaks';
 
 const entries = [
   { tier: 'Retail', price: '10.00', atQuantity: 1 },
@@ -56,22 +56,7 @@ describe('pricing: money', () => {
   });
 });
 
-describe('pricing: quantity rules', () => {
-  test('when minimumOrderQuantity or quantityIncrement is below 1 or fractional, then both fields are reported', () => {
-    expect(validateQuantityRules({ minimumOrderQuantity: 0, quantityIncrement: 1.5 })).toEqual({
-      minimumOrderQuantity: ['minimumOrderQuantity must be a whole number of at least 1.'],
-      quantityIncrement: ['quantityIncrement must be a whole number of at least 1.'],
-    });
-    expect(validateQuantityRules({ minimumOrderQuantity: 1, quantityIncrement: 6 })).toEqual({});
-  });
-  test('when an order quantity is checked, then minimum and multiple apply', () => {
-    const rules = { minimumOrderQuantity: 12, quantityIncrement: 6 };
-    expect(checkOrderQuantity(12, rules)).toBeNull();
-    expect(checkOrderQuantity(18, rules)).toBeNull();
-    expect(checkOrderQuantity(6, rules)).toMatch(/minimum order quantity of 12/);
-    expect(checkOrderQuantity(13, rules)).toMatch(/multiple of 6/);
-    expect(checkOrderQuantity(0, rules)).toMatch(/at least 1/);
-  });
+describe('pricing: price entries', () => {
   test('when price entries repeat a tier and quantity or have bad amounts, then each is reported', () => {
     const errors = validatePriceEntries([
       { tier: 'A', price: '1', atQuantity: 1 },

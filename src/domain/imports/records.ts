@@ -6,7 +6,7 @@
 import type { FieldErrors } from '../../errors.js';
 import { toCsv } from '../csv.js';
 
-export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links' | 'inventory' | 'catalog-assignments';
+export type ImportKindName = 'customers' | 'products' | 'prices' | 'orders' | 'invoices' | 'user-customer-links' | 'inventory' | 'catalog-assignments' | 'price-lists';
 
 /** Records per chunk: one activity and one transaction each. */
 export const CHUNK_SIZE = 1000;
@@ -147,6 +147,8 @@ export function recordKey(kind: ImportKindName, record: unknown): string | null 
       return str(r.sku) && str(r.location) ? `${str(r.sku)}@${str(r.location)}` : str(r.sku);
     case 'catalog-assignments':
       return str(r.catalog) ? `${str(r.catalog)}:${str(r.customerNumber) ?? `tier:${str(r.priceTier) ?? ''}`}` : null;
+    case 'price-lists':
+      return str(r.priceList) && str(r.sku) ? `${str(r.priceList)}:${str(r.sku)}@${str(r.atQuantity) ?? '1'}` : null;
     case 'user-customer-links':
       return str(r.UserId) && str(r.CustomerNumber) ? `${str(r.UserId)}:${str(r.CustomerNumber)}` : null;
   }

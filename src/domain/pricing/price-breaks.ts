@@ -1,6 +1,6 @@
 /**
  * Price breaks (pure): which tier price applies at a quantity, the validation of a product's price
- * entries, and a product's order-quantity rules. Money rounding and formatting: src/domain/money.ts.
+ * entries (quantity rules: ./quantity-rules.ts). Money rounding and formatting: src/domain/money.ts.
  */
 import { Decimal } from 'decimal.js';
 
@@ -33,30 +33,6 @@ export function resolveUnitPrice(entries: readonly PriceEntry[], tier: string, q
     if (!best || e.atQuantity > best.atQuantity) best = e;
   }
   return best ? new Decimal(best.price) : null;
-}
-
-export interface QuantityRules {
-  minimumOrderQuantity: number;
-  quantityIncrement: number;
-}
-
-/** Field errors for a product's quantity rules (both whole numbers of at least 1). */
-export function validateQuantityRules(rules: Partial<QuantityRules>): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  for (const key of ['minimumOrderQuantity', 'quantityIncrement'] as const) {
-    const v = rules[key];
-    if (v === undefined) continue;
-    if (!Number.isInteger(v) || v < 1) errors[key] = [`${key} must be a whole number of at least 1.`];
-  }
-  return errors;
-}
-
-/** Why an order quantity breaks a product's rules, or null when it is acceptable. */
-export function checkOrderQuantity(quantity: number, rules: QuantityRules): string | null {
-  if (!Number.isInteger(quantity) || quantity < 1) return 'quantity must be a whole number of at least 1.';
-  if (quantity < rules.minimumOrderQuantity) return `quantity must be at least the minimum order quantity of ${rules.minimumOrderQuantity}.`;
-  if (quantity % rules.quantityIncrement !== 0) return `quantity must be a multiple of ${rules.quantityIncrement}.`;
-  return null;
 }
 
 /** Field errors for a list of price entries: duplicates of (tier, atQuantity), bad amounts. */

@@ -3,8 +3,10 @@
  * header and entries. Which list prices a line is decided in one SQL statement
  * (src/services/pricing/resolve.ts); `inForce` states the same window rule for one list.
  */
+import * as yup from 'yup';
 import type { FieldErrors } from '../../errors.js';
 import { validatePriceEntries } from './price-breaks.js';
+import { quantityRuleErrors, type QuantityRuleOverrides } from './quantity-rules.js';
 
 export const PRICE_LIST_STATUSES = ['Draft', 'Active', 'Archived'] as const;
 export type PriceListStatus = (typeof PRICE_LIST_STATUSES)[number];
@@ -28,12 +30,12 @@ export function validityErrors(v: Validity): FieldErrors {
   return {};
 }
 
-export interface EntryInput {
+export interface EntryInput extends QuantityRuleOverrides {
   sku: string;
   prices: { price: number | string; atQuantity?: number }[];
 }
 
-/** Field errors of entries: each SKU once, each with at least one price, breaks as tier prices are checked. */
+/** Field errors of entries: each SKU once, each with at least one price, breaks as tier prices are checked, rule overrides as a product's (null: inherit). */
 export function entryErrors(entries: readonly EntryInput[], path = 'entries'): FieldErrors {
   const errors: FieldErrors = {};
   const seen = new Set<string>();
@@ -47,6 +49,10 @@ export function entryErrors(entries: readonly EntryInput[], path = 'entries'): F
       validatePriceEntries(
         e.prices.map((p) => ({ tier: e.sku, price: String(p.price), atQuantity: p.atQuantity ?? 1 })),
         `${path}[${i}].prices`,
+      ),
+      quantityRuleErrors(
+        { minimumOrderQuantity: e.minimumOrderQuantity, maximumOrderQuantity: e.maximumOrderQuantity, quantityIncrement: e.quantityIncrement },
+        { nullable: true, path: `${path}[${i}].` },
       ),
     );
   });
@@ -101,3 +107,17 @@ export function scheduleStep(l: ScheduleFacts, now: Date): { event: ScheduleEven
   const next = l.status !== 'Active' ? null : (activatesAt ?? expiresAt);
   return { event, next };
 }
+/**
+ * One record of the `price-lists` import (docs/imports.md): one quantity break of a SKU on a list
+ * named by id or name (case-insensitive), with the entry's quantity rule overrides when given.
+ */
+export const priceListBreakSchema = yup.object({
+  priceList: yup.string().trim().min(1).max(200).required(),
+  sku: yup.string().trim().min(1).max(100).required(),
+  atQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').default(1),
+  price: yup.number().min(0, '${path} must be at least 0.').required(),
+  minimumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
+  maximumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
+  quantityIncrement: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
+});
+export type PriceListBreakInput = yup.InferType<typeof priceListBreakSchema>;

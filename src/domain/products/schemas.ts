@@ -19,6 +19,7 @@ export const productInput = yup.object({
   quantityOnHand: yup.number().integer('${path} must be a whole number.'),
   minimumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.'),
   quantityIncrement: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.'),
+  maximumOrderQuantity: yup.number().integer('${path} must be a whole number.').min(1, '${path} must be at least 1.').nullable(),
   weight: yup.number().min(0).max(1e12).nullable(),
   weightUnit: yup.string().trim().max(20).nullable(),
   dimensions: yup.string().trim().max(100).nullable(),

@@ -16,6 +16,7 @@
 import { Decimal } from 'decimal.js';
 import { formatMoney, moneyNumber } from '../money.js';
 import { resolveUnitPrice } from '../pricing/price-breaks.js';
+import { rulesInForce, type QuantityRuleOverrides } from '../pricing/quantity-rules.js';
 import type { PriceRow } from './prices.js';
 import type { Out } from '../contract.js';
 import type { image, product } from '../resources.js';
@@ -61,6 +62,7 @@ export interface ProductFields {
   categoryName: string | null;
   quantityOnHand: number;
   minimumOrderQuantity: number;
+  maximumOrderQuantity: number | null;
   quantityIncrement: number;
   weight: string | number | null;
   weightUnit: string | null;
@@ -82,6 +84,8 @@ export interface ProductFields {
 /**
  * `listPrice`: a customer token's price at quantity 1 from the price list in force for it
  * (src/services/pricing/resolve.ts); it replaces the tier's `price`, and `priceListId` names the list.
+ * `listRules`: a customer token's quantity rule overrides from the entry of the list in force for it
+ * (each null: the product's rule), so the answer carries the rules that customer's orders must meet.
  */
 export function productView(
   p: ProductFields,
@@ -89,7 +93,9 @@ export function productView(
   v: PriceContext,
   images: Out<typeof image>[] = [],
   listPrice: { priceListId: string; price: string } | null = null,
+  listRules: QuantityRuleOverrides | null = null,
 ): Out<typeof product> {
+  const rules = rulesInForce({ minimumOrderQuantity: p.minimumOrderQuantity, maximumOrderQuantity: p.maximumOrderQuantity ?? null, quantityIncrement: p.quantityIncrement }, listRules);
   const currencyFor = (tier: string) => (v.customer && v.currency ? v.currency : v.tierCurrency.get(tier.toLowerCase()) ?? v.currency ?? 'USD');
   const unit = listPrice ? new Decimal(listPrice.price) : v.tier ? resolveUnitPrice(prices, v.tier, 1) : null;
   const cur = v.currency ?? (v.tier ? currencyFor(v.tier) : null);
@@ -114,8 +120,9 @@ export function productView(
     leadTimeDays: p.leadTimeDays ?? null,
     available: p.trackInventory ? Math.max(0, p.available ?? 0) : null,
     backorder: p.trackInventory && p.allowBackorder && (p.available ?? 0) <= 0,
-    minimumOrderQuantity: p.minimumOrderQuantity,
-    quantityIncrement: p.quantityIncrement,
+    minimumOrderQuantity: rules.minimumOrderQuantity,
+    maximumOrderQuantity: rules.maximumOrderQuantity,
+    quantityIncrement: rules.quantityIncrement,
     weight: p.weight === null || p.weight === undefined ? null : Number(p.weight),
     weightUnit: p.weightUnit ?? null,
     dimensions: p.dimensions ?? null,

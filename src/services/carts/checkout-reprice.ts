@@ -4,11 +4,15 @@
  * price changed takes the new one and keeps the one it had (`previousUnitPrice`; the cart answers
  * `repriced: true` on it). One statement prices every line (src/services/pricing/resolve.ts), one
  * updates the changed ones under the cart's row lock. A cart held by a Pending approval is left as it
- * is: the approval is for exactly its lines and prices (its decision re-prices it).
+ * is: the approval is for exactly its lines and prices (its decision re-prices it). The same
+ * statement re-checks each line's quantity rules in force now (a list or product rule changed since
+ * the line was added): a line breaking one is a 400 naming `items[i].quantity` and the rule.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { boundRows } from '../../db/orm-sql.js';
+import { checkOrderQuantity } from '../../domain/pricing/quantity-rules.js';
+import { AppError, type FieldErrors } from '../../errors.js';
 import { resolvePrices } from '../pricing/resolve.js';
 import type { CheckoutCart } from './checkout-cart.js';
 
@@ -20,6 +24,12 @@ export async function repriceAtCheckout<C extends Pick<CheckoutCart, 'id' | 'cus
 ): Promise<C> {
   if (!cart.items.length) return cart;
   const resolved = await resolvePrices(em, orgId, { customerId: cart.customerId, tier: cart.pricingTier, currency: cart.currencyCode }, cart.items);
+  const errors: FieldErrors = {};
+  resolved.forEach((r, i) => {
+    const why = r.rules ? checkOrderQuantity(cart.items[i].quantity, r.rules) : null;
+    if (why) errors[`items[${i}].quantity`] = [`${cart.items[i].sku}: ${why}`];
+  });
+  if (Object.keys(errors).length) throw AppError.validation(errors, 'The cart cannot be checked out.');
   const changed = cart.items
     .map((item, i) => ({ item, r: resolved[i] }))
     .filter(({ item, r }) => r.product && r.unitPrice && !r.unitPrice.eq(item.unitPrice))

@@ -1,11 +1,11 @@
 /**
  * Catalog prices as the service charges them: a line's unit price for a buyer (the one resolver,
  * src/services/pricing/resolve.ts: a price list in force, else the tier with its quantity breaks)
- * after the product's quantity rules.
+ * after the quantity rules in force for the buyer (the winning list entry's overrides, else the product's).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Decimal } from 'decimal.js';
-import { checkOrderQuantity } from '../../domain/pricing/price-breaks.js';
+import { checkOrderQuantity } from '../../domain/pricing/quantity-rules.js';
 import { Customer, PriceTier, ProductPrice } from '../../entities/index.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { escapeLike } from '../../http/paging.js';
@@ -23,7 +23,7 @@ export interface PricedLine {
 /** Why a resolved line cannot be sold at `quantity`, as field errors (`sku`, `quantity`); null when it can. */
 function lineErrors(r: ResolvedLine, sku: string, quantity: number, buyer: Buyer): FieldErrors | null {
   if (!r.product) return { sku: [`No active product with sku "${sku}" exists in the catalog.`] };
-  const why = checkOrderQuantity(quantity, { minimumOrderQuantity: r.product.minimumOrderQuantity, quantityIncrement: r.product.quantityIncrement });
+  const why = checkOrderQuantity(quantity, r.rules!);
   if (why) return { quantity: [why] };
   if (!r.unitPrice) return { sku: [`The product "${sku}" has no price in tier "${buyer.tier}" for quantity ${quantity}.`] };
   return null;
@@ -52,6 +52,21 @@ export async function priceLine(em: EntityManager, orgId: string, buyer: Buyer, 
   const bad = lineErrors(r, sku, quantity, buyer);
   if (bad) throw AppError.validation(bad);
   return { product: r.product!, unitPrice: r.unitPrice!, priceListId: r.priceListId };
+}
+
+/**
+ * The field errors (`<prefix>[i].quantity`) of lines whose quantity breaks the rules in force for the
+ * buyer, for lines taken at given prices (an Admin's order, imported orders): one statement. Unknown
+ * SKUs are left to the caller's own checks.
+ */
+export async function quantityRuleLineErrors(em: EntityManager, orgId: string, buyer: Buyer, lines: readonly { sku: string; quantity: number }[], prefix = 'items'): Promise<FieldErrors> {
+  const resolved = await resolvePrices(em, orgId, buyer, lines);
+  const errors: FieldErrors = {};
+  resolved.forEach((r, i) => {
+    const why = r.rules ? checkOrderQuantity(lines[i].quantity, r.rules) : null;
+    if (why) errors[`${prefix}[${i}].quantity`] = [why];
+  });
+  return errors;
 }
 
 /** The organization's price tier with this name (case-insensitive). */

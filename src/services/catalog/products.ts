@@ -23,7 +23,7 @@ import type { Storage } from '../../adapters/storage.js';
 import { batchPool } from '../../db/pools.js';
 import { dollarParams, inTransaction, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
-import { bestListPriceSql, listsInForceSql } from '../pricing/resolve.js';
+import { bestListPriceSql, bestListRulesSql, listsInForceSql } from '../pricing/resolve.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
 import { catalogAdmitsSql, catalogHeldCtes, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
 
@@ -53,7 +53,7 @@ export interface CatalogReadDeps {
 
 /** A product row with its category name, prices and active images aggregated (aliases p and c). */
 const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, c.name as category_name, p.quantity_on_hand, p.minimum_order_quantity,
-  p.quantity_increment, p.weight, p.weight_unit, p.dimensions, p.dimensions_unit, p.upc, p.active, p.product_attributes, p.external_id,
+  p.maximum_order_quantity, p.quantity_increment, p.weight, p.weight_unit, p.dimensions, p.dimensions_unit, p.upc, p.active, p.product_attributes, p.external_id,
   p.created_at, p.updated_at, p.track_inventory, p.allow_backorder, p.lead_time_days,
   case when p.track_inventory then coalesce((select sum(l.on_hand - l.reserved) from stock_level l
                                               where l.organization_id = p.organization_id and l.product_id = p.id), 0)::int end as available,
@@ -65,15 +65,17 @@ const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, 
               from image i where i.organization_id = p.organization_id and i.sku = p.sku and i.active), '[]') as images`;
 
 /**
- * A customer token's price list price at quantity 1 (the one resolver's rule,
- * src/services/pricing/resolve.ts), as one more column of the product's statement: `org`,
+ * A customer token's price list price at quantity 1 and its quantity rule overrides (the one
+ * resolver's rules, src/services/pricing/resolve.ts), as two more columns of the product's statement: `org`,
  * `customerNumber`, `tier`, `currency` and `at` are placeholders of that statement. Absent for
  * other callers (their statements do not carry it).
  */
 const listPriceColumn = (org: string, customerNumber: string, tier: string, currency: string, at: string) => {
   const customerId = `(select cu.id from customer cu where cu.organization_id = ${org} and cu.customer_number = ${customerNumber})`;
   const lists = listsInForceSql(org, customerId, tier, currency, at);
-  return `, (select json_build_object('priceListId', b.price_list_id, 'price', b.price::text) from ${bestListPriceSql(org, lists, 'p.sku', '1')} b) as list_price`;
+  return `, (select json_build_object('priceListId', b.price_list_id, 'price', b.price::text) from ${bestListPriceSql(org, lists, 'p.sku', '1')} b) as list_price
+  , (select json_build_object('minimumOrderQuantity', r.minimum_order_quantity, 'maximumOrderQuantity', r.maximum_order_quantity, 'quantityIncrement', r.quantity_increment)
+       from ${bestListRulesSql(org, lists, 'p.sku')} r) as list_rules`;
 };
 
 /** Whether the caller's product answers are priced by the resolver's lists (a customer token with its customer, tier and currency). */
@@ -88,6 +90,8 @@ interface ProductRow extends ProductColumns {
   prices: PriceRow[];
   /** Customer tokens: the price list price at quantity 1, when a list in force prices the product. */
   list_price?: { priceListId: string; price: string } | null;
+  /** Customer tokens: the quantity rule overrides of the entry of the list in force for the SKU (null each: the product's). */
+  list_rules?: { minimumOrderQuantity: number | null; maximumOrderQuantity: number | null; quantityIncrement: number | null } | null;
   images: (Omit<ImageFields, 'organization' | 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string })[];
 }
 
@@ -101,6 +105,7 @@ function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductVie
     categoryName: r.category_name,
     quantityOnHand: r.quantity_on_hand,
     minimumOrderQuantity: r.minimum_order_quantity,
+    maximumOrderQuantity: r.maximum_order_quantity,
     quantityIncrement: r.quantity_increment,
     weight: r.weight,
     weightUnit: r.weight_unit,
@@ -120,7 +125,7 @@ function viewOfRow(storage: Storage, v: PriceContext, r: ProductRow): ProductVie
   const images = r.images.map((i) =>
     imageView(storage, { ...i, organization: r.organization_id, createdAt: new Date(i.createdAt), updatedAt: new Date(i.updatedAt) }),
   );
-  return productView(fields, r.prices, v, images, r.list_price ?? null);
+  return productView(fields, r.prices, v, images, r.list_price ?? null, r.list_rules ?? null);
 }
 
 // $4: the customer number of a Customer token (its catalogs apply), else null; $5..$8 the list price's (listPriceColumn).

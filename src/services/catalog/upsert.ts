@@ -14,6 +14,7 @@ import { checkPrices, type PriceRow } from '../../domain/products/prices.js';
 import type { PriceUpdateInput, ProductInput } from '../../domain/products/schemas.js';
 import type { Sql } from '../../db/sql.js';
 import { stableJson } from '../../domain/json.js';
+import { quantityRuleErrors } from '../../domain/pricing/quantity-rules.js';
 import { adjustToTargets } from '../stock/inventory.js';
 
 export interface CatalogWrite {
@@ -35,6 +36,7 @@ export interface ProductColumns {
   description: string | null;
   quantity_on_hand: number;
   minimum_order_quantity: number;
+  maximum_order_quantity: number | null;
   quantity_increment: number;
   weight: string | null;
   weight_unit: string | null;
@@ -62,6 +64,7 @@ const COLUMNS: { name: keyof ProductRow; type: string }[] = [
   { name: 'quantity_on_hand', type: 'int' },
   { name: 'minimum_order_quantity', type: 'int' },
   { name: 'quantity_increment', type: 'int' },
+  { name: 'maximum_order_quantity', type: 'int' },
   { name: 'weight', type: 'numeric' },
   { name: 'weight_unit', type: 'text' },
   { name: 'dimensions', type: 'text' },
@@ -112,7 +115,7 @@ interface State {
 async function loadState(ctx: CatalogWrite, skus: string[], externalIds: string[], categoryNames: string[]): Promise<State> {
   const { sql, orgId } = ctx;
   const rows = await sql<ProductRow & { stock_on_hand: number }>(
-    `select id, sku, name, description, category_id, quantity_on_hand, minimum_order_quantity, quantity_increment, weight::text as weight,
+    `select id, sku, name, description, category_id, quantity_on_hand, minimum_order_quantity, maximum_order_quantity, quantity_increment, weight::text as weight,
             weight_unit, dimensions, dimensions_unit, upc, active, product_attributes, external_id,
             track_inventory, allow_backorder, lead_time_days,
             (select coalesce(sum(l.on_hand), 0)::int from stock_level l where l.organization_id = product.organization_id and l.product_id = product.id) as stock_on_hand
@@ -180,6 +183,7 @@ function mergeProduct(st: State, body: ProductInput, touch: boolean): FieldError
     category_id: null,
     quantity_on_hand: 0,
     minimum_order_quantity: 1,
+    maximum_order_quantity: null,
     quantity_increment: 1,
     weight: null,
     weight_unit: null,
@@ -203,6 +207,9 @@ function mergeProduct(st: State, body: ProductInput, touch: boolean): FieldError
   set('quantity_on_hand', body.quantityOnHand);
   set('minimum_order_quantity', body.minimumOrderQuantity);
   set('quantity_increment', body.quantityIncrement);
+  if (body.maximumOrderQuantity !== undefined) next.maximum_order_quantity = body.maximumOrderQuantity ?? null;
+  const ruleErrors = quantityRuleErrors({ minimumOrderQuantity: next.minimum_order_quantity, maximumOrderQuantity: next.maximum_order_quantity });
+  if (Object.keys(ruleErrors).length) return ruleErrors;
   if (body.weight !== undefined) next.weight = body.weight === null ? null : dec4(body.weight);
   set('weight_unit', body.weightUnit);
   set('dimensions', body.dimensions);

@@ -5,7 +5,8 @@
  * orders of its keys (externalId, orderNumber, originationCartId; lines aggregated in the same
  * query) and one of the customers' rep numbers, the merge and compare in memory, then at most one
  * multi-row INSERT, one UPDATE ... FROM jsonb_to_recordset, one DELETE and one INSERT of lines.
- * A record equal to what is stored counts unchanged and writes nothing.
+ * A record equal to what is stored counts unchanged and writes nothing. A line outside the
+ * customer's catalogs or breaking the quantity rules in force for it fails its record.
  */
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
@@ -18,6 +19,8 @@ import type { ApplyContext, ChunkOutcome, ChunkRecord } from './types.js';
 import { stableJson } from '../../domain/json.js';
 import { validateRecord } from './validate-record.js';
 import { linesOutsideCatalogs, outsideCatalogMessage } from '../catalog/catalog-visibility.js';
+import { checkOrderQuantity } from '../../domain/pricing/quantity-rules.js';
+import { quantityRulesOfLines } from '../pricing/resolve.js';
 
 type Line = OrderValues['items'][number];
 type Scalars = OrderValues['scalars'];
@@ -104,11 +107,11 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
   );
   const stored = new Map(
     (
-      await sql<{ id: string; customer_number: string; rep_number: string | null }>('select id, customer_number, rep_number from customer where organization_id = $1 and customer_number = any($2::text[])', [
+      await sql<{ id: string; customer_number: string; rep_number: string | null; pricing: string }>('select id, customer_number, rep_number, pricing from customer where organization_id = $1 and customer_number = any($2::text[])', [
         orgId,
         texts((x) => x.customer.customerNumber),
       ])
-    ).map((c) => [c.customer_number, { id: c.id, repNumber: c.rep_number }]),
+    ).map((c) => [c.customer_number, { id: c.id, repNumber: c.rep_number, pricing: c.pricing }]),
   );
   // Issue 40: a line outside the stored customer's catalogs fails its record (one statement for the chunk).
   const orderLines = ok.flatMap(({ rec, value }) => value.items.map((it, i) => ({ n: rec.n, i, customerId: stored.get(value.customer.customerNumber)?.id ?? null, sku: it.sku })));
@@ -117,6 +120,21 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     const l = orderLines[pos];
     const errors = catalogErrors.get(l.n) ?? {};
     errors[`items[${l.i}].sku`] = [outsideCatalogMessage(l.sku)];
+    catalogErrors.set(l.n, errors);
+  }
+  // A line whose quantity breaks the rules in force for its customer (docs/pricing.md "Quantity rules") fails its record too (one statement).
+  const ruleLines = ok.flatMap(({ rec, value }) =>
+    value.items.map((it, i) => {
+      const c = stored.get(value.customer.customerNumber);
+      return { n: rec.n, i, quantity: it.quantity, customerId: c?.id ?? null, tier: c?.pricing ?? value.priceTier ?? '', currency: value.currencyCode, sku: it.sku };
+    }),
+  );
+  for (const [pos, rules] of await quantityRulesOfLines(sql, orgId, ruleLines)) {
+    const l = ruleLines[pos];
+    const why = checkOrderQuantity(l.quantity, rules);
+    if (!why) continue;
+    const errors = catalogErrors.get(l.n) ?? {};
+    errors[`items[${l.i}].quantity`] = [why];
     catalogErrors.set(l.n, errors);
   }
   const byExt = new Map<string, Held>();

@@ -13,6 +13,7 @@ import { InputError, readRecords } from './input.js';
 import { applyInvoices } from './invoices.js';
 import { applyLinks } from './links.js';
 import { applyCatalogAssignments } from './catalog-assignments.js';
+import { applyPriceListBreaks } from './price-lists.js';
 import { applyOrders } from './orders.js';
 import { applyInventory } from './inventory.js';
 import { applyPrices, applyProducts } from './products.js';
@@ -30,6 +31,7 @@ export const APPLIERS: Record<ImportKindName, ChunkApplier> = {
   customers: applyCustomers,
   'user-customer-links': applyLinks,
   'catalog-assignments': applyCatalogAssignments,
+  'price-lists': applyPriceListBreaks,
   orders: applyOrders,
   invoices: applyInvoices,
   inventory: applyInventory,

@@ -15,6 +15,7 @@ import { csvRowToRecord, warningField, type ImportKindName } from '../../domain/
 import { unknownFieldErrors } from '../../http/validate.js';
 import { inventoryEntry } from '../../domain/stock/schemas.js';
 import { catalogAssignmentSchema } from '../../domain/catalogs/schemas.js';
+import { priceListBreakSchema } from '../../domain/pricing/price-lists.js';
 
 const SHAPES: Record<ImportKindName, { schema: ObjectSchema<AnyObject>; read: AnySchema[] }> = {
   products: { schema: productInput, read: [product] },
@@ -22,6 +23,7 @@ const SHAPES: Record<ImportKindName, { schema: ObjectSchema<AnyObject>; read: An
   customers: { schema: customerUpsertSchema, read: [customer] },
   'user-customer-links': { schema: associationSchema, read: [] },
   'catalog-assignments': { schema: catalogAssignmentSchema, read: [] },
+  'price-lists': { schema: priceListBreakSchema, read: [] },
   orders: { schema: bulkOrderSchema, read: [order] },
   invoices: { schema: createSchema, read: [invoice] },
   inventory: { schema: inventoryEntry, read: [] },

@@ -18,8 +18,8 @@ import type { OrderCustomer, OrderSalesRep, PostalAddress } from '../../entities
 import type { OrderInput } from '../../domain/orders/schemas.js';
 import { AppError, isUniqueViolation, type FieldErrors } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
-import { findPriceTier, priceLines } from '../catalog/pricing.js';
-import { assertLinesInCatalog, catalogLineErrors } from '../catalog/catalog-visibility.js';
+import { findPriceTier, priceLines, quantityRuleLineErrors } from '../catalog/pricing.js';
+import { catalogLineErrors } from '../catalog/catalog-visibility.js';
 import { findVisibleCustomer, mayActFor, visibleCustomerNumbers } from '../customers/visibility.js';
 import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
@@ -276,11 +276,13 @@ export async function repSnapshot(em: EntityManager, orgId: string, repNumber: s
 export interface StoredCustomer {
   id: string;
   repNumber: string | null;
+  /** The customer's price tier (the quantity rules of its price lists apply to its orders). */
+  pricing?: string | null;
 }
 
 async function storedCustomer(em: EntityManager, orgId: string, customerNumber: string): Promise<StoredCustomer | null> {
-  const c = await em.findOne(Customer, { organization: orgId, customerNumber }, { fields: ['id', 'repNumber'] });
-  return c ? { id: c.id, repNumber: c.repNumber ?? null } : null;
+  const c = await em.findOne(Customer, { organization: orgId, customerNumber }, { fields: ['id', 'repNumber', 'pricing'] });
+  return c ? { id: c.id, repNumber: c.repNumber ?? null, pricing: c.pricing ?? null } : null;
 }
 
 /** An Admin's (or an import's) order: taken as given; `stored` is the stored customer with its customerNumber, if any (the order belongs to it). */
@@ -314,8 +316,12 @@ export function draftFromInput(input: OrderInput, stored: StoredCustomer | null)
 
 async function draftAsGiven(em: EntityManager, orgId: string, input: OrderInput): Promise<OrderDraft> {
   const stored = await storedCustomer(em, orgId, input.customer.customerNumber);
-  // Prices as given, but only SKUs the customer's catalogs hold (issue 40).
-  await assertLinesInCatalog(em, orgId, stored?.id ?? null, input.items, (i) => `items[${i}].sku`);
+  // Prices as given, but only SKUs the customer's catalogs hold, in quantities the rules in force for it allow (docs/pricing.md).
+  const errors: FieldErrors = {
+    ...(await catalogLineErrors(em, orgId, stored?.id ?? null, input.items, (i) => `items[${i}].sku`)),
+    ...(await quantityRuleLineErrors(em, orgId, { customerId: stored?.id ?? null, tier: stored?.pricing ?? input.priceTier ?? '', currency: input.currencyCode }, input.items)),
+  };
+  if (Object.keys(errors).length) throw AppError.validation(errors, 'Some lines cannot be ordered.');
   return draftFromInput(input, stored);
 }
 

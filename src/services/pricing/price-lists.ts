@@ -217,6 +217,9 @@ export async function setAssignments(em: EntityManager, orgId: string, id: strin
 export interface EntryView {
   sku: string;
   prices: { price: number; priceFormatted: string; atQuantity: number }[];
+  minimumOrderQuantity: number | null;
+  maximumOrderQuantity: number | null;
+  quantityIncrement: number | null;
 }
 
 export const entryListSpec: ListSpec = {
@@ -244,15 +247,39 @@ export async function listEntries(em: EntityManager, orgId: string, id: string, 
   const [{ total }] = await boundRows<{ total: number }>(em, `select count(*)::int as total from (${dollarParams(all.sql)}) x`, all.params);
   const skus = page.map((r) => r.sku);
   const rows = skus.length ? await em.find(PriceListPrice, { organizationId: orgId, priceListId: l.id, sku: { $in: skus } }, { orderBy: { sku: 'asc', atQuantity: 'asc' } }) : [];
-  const data: EntryView[] = skus.map((sku) => ({
-    sku,
-    prices: rows
-      .filter((r) => r.sku === sku)
-      .map((r) => ({ price: moneyNumber(r.price, l.currencyCode), priceFormatted: formatMoney(r.price, l.currencyCode), atQuantity: r.atQuantity })),
-  }));
+  const data: EntryView[] = skus.map((sku) => {
+    const breaks = rows.filter((r) => r.sku === sku);
+    return {
+      sku,
+      prices: breaks.map((r) => ({ price: moneyNumber(r.price, l.currencyCode), priceFormatted: formatMoney(r.price, l.currencyCode), atQuantity: r.atQuantity })),
+      // The same on every break of the SKU (written together).
+      minimumOrderQuantity: breaks[0]?.minimumOrderQuantity ?? null,
+      maximumOrderQuantity: breaks[0]?.maximumOrderQuantity ?? null,
+      quantityIncrement: breaks[0]?.quantityIncrement ?? null,
+    };
+  });
   if (q.orderBy.sku === 'desc') data.sort((a, b) => b.sku.localeCompare(a.sku));
   return dataEnvelope(data, total, q);
 }
+
+/** One row per quantity break, each carrying the entry's rule overrides (null: the product's). */
+export function entryRows(entries: readonly EntryInput[]) {
+  return entries.flatMap((e) =>
+    e.prices.map((p) => ({
+      sku: e.sku,
+      at_quantity: p.atQuantity ?? 1,
+      price: new Decimal(p.price).toFixed(),
+      minimum_order_quantity: e.minimumOrderQuantity ?? null,
+      maximum_order_quantity: e.maximumOrderQuantity ?? null,
+      quantity_increment: e.quantityIncrement ?? null,
+    })),
+  );
+}
+
+/** $1 organization, $2 list id, $3 a JSON array of entryRows. */
+export const INSERT_ENTRY_ROWS = `insert into price_list_price (organization_id, price_list_id, sku, at_quantity, price, minimum_order_quantity, maximum_order_quantity, quantity_increment)
+  select $1, $2, r.sku, r.at_quantity, r.price, r.minimum_order_quantity, r.maximum_order_quantity, r.quantity_increment
+    from jsonb_to_recordset($3::jsonb) as r(sku text, at_quantity int, price numeric, minimum_order_quantity int, maximum_order_quantity int, quantity_increment int)`;
 
 /**
  * PUT /api/price-lists/{id}/entries: each given SKU's breaks are replaced (others stay); every SKU
@@ -269,15 +296,10 @@ export async function upsertEntries(em: EntityManager, orgId: string, id: string
     if (!known.has(e.sku)) (errors[`entries[${i}].sku`] ??= []).push(`No product with sku "${e.sku}" exists in the catalog.`);
   });
   if (Object.keys(errors).length) throw AppError.validation(errors, 'The price list entries are not valid.');
-  const rows = entries.flatMap((e) => e.prices.map((p) => ({ sku: e.sku, at_quantity: p.atQuantity ?? 1, price: new Decimal(p.price).toFixed() })));
+  const rows = entryRows(entries);
   await em.transactional(async (tem) => {
     await boundRows(tem, 'delete from price_list_price where organization_id = $1 and price_list_id = $2 and sku = any($3::text[])', [orgId, l.id, skus]);
-    await boundRows(
-      tem,
-      `insert into price_list_price (organization_id, price_list_id, sku, at_quantity, price)
-       select $1, $2, r.sku, r.at_quantity, r.price from jsonb_to_recordset($3::jsonb) as r(sku text, at_quantity int, price numeric)`,
-      [orgId, l.id, JSON.stringify(rows)],
-    );
+    await boundRows(tem, INSERT_ENTRY_ROWS, [orgId, l.id, JSON.stringify(rows)]);
     await boundRows(tem, 'update price_list set updated_at = $3 where organization_id = $1 and id = $2', [orgId, l.id, new Date()]);
   });
   return { updated: entries.length };

@@ -7,11 +7,17 @@
  * through): the lowest `priority`; at equal priority a direct assignment before a tier's, then the
  * lower price. Else the tier's price with its quantity breaks.
  *
+ * The same statement answers each line's quantity rules in force (docs/pricing.md "Quantity rules"):
+ * the overrides of the entry of the list that ranks first among the lists in force with an entry
+ * for the SKU (`bestListRulesSql`, whatever the quantity), each null override the product's rule.
+ *
  * Set-based: one statement prices every line of a request (a 1,000-line cart is one statement).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { boundRows } from '../../db/orm-sql.js';
+import type { Sql } from '../../db/sql.js';
+import { rulesInForce, type QuantityRules } from '../../domain/pricing/quantity-rules.js';
 
 /** Who is buying: the customer record (null: none stored), its price tier and currency. */
 export interface Buyer {
@@ -23,7 +29,9 @@ export interface Buyer {
 /** What the resolver answers for one requested line. */
 export interface ResolvedLine {
   /** The product (active, by exact sku), or null when the catalog has none. */
-  product: { id: string; sku: string; name: string; minimumOrderQuantity: number; quantityIncrement: number } | null;
+  product: { id: string; sku: string; name: string } | null;
+  /** The quantity rules in force for the buyer (null when there is no product). */
+  rules: QuantityRules | null;
   /** The unit price at the line's quantity, or null when neither a list nor the tier prices it. */
   unitPrice: Decimal | null;
   /** The price list that priced the line; null: the tier (or no price). */
@@ -58,13 +66,30 @@ export function bestListPriceSql(org: string, lists: string, sku: string, qty: s
      order by ls.priority, ls.direct desc, e.price limit 1)`;
 }
 
+/**
+ * The quantity rule overrides of the SKU `sku` for the buyer, among `lists` (as bestListPriceSql):
+ * the entry of the list that ranks first among those with an entry for the SKU at any quantity
+ * (lowest priority, direct before tier, then the lower first-break price), so the rules do not
+ * depend on the quantity asked. A row (minimum_order_quantity, maximum_order_quantity,
+ * quantity_increment), or none (no list has the SKU).
+ */
+export function bestListRulesSql(org: string, lists: string, sku: string): string {
+  return `(select e.minimum_order_quantity, e.maximum_order_quantity, e.quantity_increment from ${lists} ls
+      cross join lateral (select x.price, x.minimum_order_quantity, x.maximum_order_quantity, x.quantity_increment from price_list_price x
+                           where x.organization_id = ${org} and x.price_list_id = ls.id and x.sku = ${sku}
+                           order by x.at_quantity limit 1) e
+     order by ls.priority, ls.direct desc, e.price, ls.id limit 1)`;
+}
+
 const RESOLVE_SQL = `with l as (select x.sku, x.quantity, x.n from unnest($2::text[], $3::int[]) with ordinality as x(sku, quantity, n)),
   lists as ${listsInForceSql('$1', '$4::uuid', '$5::text', '$6::text', '$7::timestamptz')}
-  select l.n::int as n, p.id, p.sku, p.name, p.minimum_order_quantity as "minimumOrderQuantity", p.quantity_increment as "quantityIncrement",
-         best.price_list_id as "priceListId", coalesce(best.price, tierp.price)::text as price
+  select l.n::int as n, p.id, p.sku, p.name, p.minimum_order_quantity as "minimumOrderQuantity", p.maximum_order_quantity as "maximumOrderQuantity",
+         p.quantity_increment as "quantityIncrement", rules.minimum_order_quantity as "entryMinimum", rules.maximum_order_quantity as "entryMaximum",
+         rules.quantity_increment as "entryIncrement", best.price_list_id as "priceListId", coalesce(best.price, tierp.price)::text as price
     from l
     left join product p on p.organization_id = $1 and p.sku = l.sku and p.active
     left join lateral ${bestListPriceSql('$1', 'lists', 'p.sku', 'l.quantity')} best on p.id is not null
+    left join lateral ${bestListRulesSql('$1', 'lists', 'p.sku')} rules on p.id is not null
     left join lateral (select pp.price from product_price pp
                         where pp.organization_id = $1 and pp.product_id = p.id and lower(pp.tier) = lower($5::text) and pp.at_quantity <= l.quantity
                         order by pp.at_quantity desc limit 1) tierp on p.id is not null
@@ -76,7 +101,11 @@ interface Row {
   sku: string | null;
   name: string | null;
   minimumOrderQuantity: number | null;
+  maximumOrderQuantity: number | null;
   quantityIncrement: number | null;
+  entryMinimum: number | null;
+  entryMaximum: number | null;
+  entryIncrement: number | null;
   priceListId: string | null;
   price: string | null;
 }
@@ -104,10 +133,45 @@ export async function resolvePrices(
     at,
   ]);
   return rows.map((r) => ({
-    product: r.id
-      ? { id: r.id, sku: r.sku!, name: r.name!, minimumOrderQuantity: r.minimumOrderQuantity!, quantityIncrement: r.quantityIncrement! }
+    product: r.id ? { id: r.id, sku: r.sku!, name: r.name! } : null,
+    rules: r.id
+      ? rulesInForce(
+          { minimumOrderQuantity: r.minimumOrderQuantity!, maximumOrderQuantity: r.maximumOrderQuantity, quantityIncrement: r.quantityIncrement! },
+          { minimumOrderQuantity: r.entryMinimum, maximumOrderQuantity: r.entryMaximum, quantityIncrement: r.entryIncrement },
+        )
       : null,
     unitPrice: r.price === null ? null : new Decimal(r.price),
     priceListId: r.priceListId,
   }));
+}
+
+const LINE_RULES_SQL = `select l.n::int as n, p.minimum_order_quantity as "minimumOrderQuantity", p.maximum_order_quantity as "maximumOrderQuantity",
+         p.quantity_increment as "quantityIncrement", r.minimum_order_quantity as "entryMinimum", r.maximum_order_quantity as "entryMaximum",
+         r.quantity_increment as "entryIncrement"
+    from unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) with ordinality as l(customer_id, tier, currency, sku, n)
+    join product p on p.organization_id = $1 and p.sku = l.sku
+    left join lateral ${bestListRulesSql('$1', listsInForceSql('$1', 'l.customer_id', 'l.tier', 'l.currency', '$6::timestamptz'), 'p.sku')} r on true`;
+
+/**
+ * The quantity rules in force of lines of several buyers at once (an import chunk's order lines),
+ * by the resolver's rule: one statement for any number of lines. Lines whose SKU is no product are
+ * absent from the answer (position -> rules).
+ */
+export async function quantityRulesOfLines(
+  run: Sql,
+  orgId: string,
+  lines: readonly { customerId: string | null; tier: string; currency: string; sku: string }[],
+  at: Date = new Date(),
+): Promise<Map<number, QuantityRules>> {
+  if (!lines.length) return new Map();
+  const rows = await run<Row>(LINE_RULES_SQL, [orgId, lines.map((l) => l.customerId), lines.map((l) => l.tier), lines.map((l) => l.currency), lines.map((l) => l.sku), at]);
+  return new Map(
+    rows.map((r) => [
+      r.n - 1,
+      rulesInForce(
+        { minimumOrderQuantity: r.minimumOrderQuantity!, maximumOrderQuantity: r.maximumOrderQuantity, quantityIncrement: r.quantityIncrement! },
+        { minimumOrderQuantity: r.entryMinimum, maximumOrderQuantity: r.entryMaximum, quantityIncrement: r.entryIncrement },
+      ),
+    ]),
+  );
 }
