@@ -28,11 +28,11 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import type { Config } from '../config.js';
 import { taskQueue } from '../config.js';
 import { AppError, dependencyDown, type ErrorKind, type FieldErrors } from '../errors.js';
-import { searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
+import { summaryOf, workflowTags, type BusinessKeys, type WorkflowAbout } from '../workflows/tags-defs.js';
 import { dataConverterFor } from './payload-codec.js';
 import { currentTracing } from '../tracing.js';
 
-export { SA, searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
+export { SA, searchAttributes, workflowTags, type BusinessKeys, type WorkflowAbout } from '../workflows/tags-defs.js';
 /** The client and the read-only shapes the rest of src sees (they never import @temporalio/client themselves). */
 export type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 
@@ -84,10 +84,10 @@ export interface WorkflowStart {
   args: unknown[];
   /** Default `commerce`. */
   queue?: WorkflowQueue;
-  /** The search attributes (none when absent). */
-  keys?: BusinessKeys;
-  /** One line for the memo: what, for whom, how much (no personal data). */
-  summary: string;
+  /** The search attributes; `{ scope: 'system' }` for a workflow of no organization. */
+  keys: BusinessKeys;
+  /** What it does and the amount (workflowTags adds for whom from the keys); no personal data. */
+  about: WorkflowAbout;
   /** Default REJECT_DUPLICATE: a business key runs once. */
   reuse?: WorkflowIdReusePolicy;
 }
@@ -99,6 +99,7 @@ export interface PendingStart {
   taskQueue: string;
   args: unknown[];
   keys: BusinessKeys;
+  /** The static summary built when the start was asked for (summaryOf). */
   summary: string;
 }
 
@@ -115,14 +116,13 @@ export function attachStartOutbox(client: Client, outbox: StartOutbox): void {
  * The one call of `client.workflow.start`: true when it started, false when the workflow id is
  * taken (WorkflowExecutionAlreadyStartedError, the only place the client side reads it).
  */
-async function start(client: Client, s: Omit<PendingStart, 'keys'> & { keys?: BusinessKeys }, reuse: WorkflowIdReusePolicy): Promise<boolean> {
+async function start(client: Client, s: Omit<PendingStart, 'summary'> & { about: WorkflowAbout | string }, reuse: WorkflowIdReusePolicy): Promise<boolean> {
   try {
     await client.workflow.start(s.workflowType, {
       workflowId: s.workflowId,
       taskQueue: s.taskQueue,
       args: s.args,
-      ...(s.keys ? { typedSearchAttributes: searchAttributes(s.keys) } : {}),
-      memo: summaryMemo(s.summary),
+      ...workflowTags(s.keys, s.about),
       workflowIdReusePolicy: reuse,
     });
     return true;
@@ -139,7 +139,7 @@ export async function startWorkflow(client: Client, config: Config, s: WorkflowS
 
 /** Starts a kept start: true when it started or had already started (the outbox row can go). */
 export async function startPending(client: Client, s: PendingStart): Promise<boolean> {
-  await start(client, s, 'REJECT_DUPLICATE');
+  await start(client, { ...s, about: s.summary }, 'REJECT_DUPLICATE');
   return true;
 }
 
@@ -149,10 +149,10 @@ export async function startPending(client: Client, s: PendingStart): Promise<boo
  * and made once Temporal is back, and this answers true: what the caller already wrote stays valid
  * and its follow-up work (an e-mail, an invoice's issuance) is not lost.
  */
-export async function startOnce(client: Client, config: Config, opts: Omit<WorkflowStart, 'reuse' | 'keys'> & { keys: BusinessKeys }): Promise<boolean> {
-  const s: PendingStart = { workflowType: opts.workflowType, workflowId: opts.workflowId, taskQueue: taskQueue(config, opts.queue ?? 'commerce'), args: opts.args, keys: opts.keys, summary: opts.summary };
+export async function startOnce(client: Client, config: Config, opts: Omit<WorkflowStart, 'reuse'>): Promise<boolean> {
+  const s: PendingStart = { workflowType: opts.workflowType, workflowId: opts.workflowId, taskQueue: taskQueue(config, opts.queue ?? 'commerce'), args: opts.args, keys: opts.keys, summary: summaryOf(opts.keys, opts.about) };
   try {
-    return await start(client, s, 'REJECT_DUPLICATE');
+    return await start(client, { ...s, about: opts.about }, 'REJECT_DUPLICATE');
   } catch (e) {
     const outbox = outboxes.get(client);
     if (outbox && dependencyDown(e) === 'temporal') {
@@ -167,7 +167,7 @@ export async function startOnce(client: Client, config: Config, opts: Omit<Workf
 export async function signalWithStart<A extends unknown[]>(
   client: Client,
   config: Config,
-  s: { workflowType: string; workflowId: string; args: unknown[]; queue?: WorkflowQueue; keys?: BusinessKeys; signal: WorkflowSignalWithStartOptions<A>['signal']; signalArgs: A },
+  s: { workflowType: string; workflowId: string; args: unknown[]; queue?: WorkflowQueue; keys: BusinessKeys; about: WorkflowAbout; signal: WorkflowSignalWithStartOptions<A>['signal']; signalArgs: A },
 ): Promise<void> {
   await client.workflow.signalWithStart(s.workflowType, {
     workflowId: s.workflowId,
@@ -175,7 +175,7 @@ export async function signalWithStart<A extends unknown[]>(
     args: s.args,
     signal: s.signal,
     signalArgs: s.signalArgs,
-    ...(s.keys ? { typedSearchAttributes: searchAttributes(s.keys) } : {}),
+    ...workflowTags(s.keys, s.about),
   });
 }
 
@@ -229,8 +229,8 @@ export interface WorkflowRun {
   workflowId: string;
   args: unknown[];
   keys: BusinessKeys;
-  /** One line for the memo: what, for whom, how much (no personal data). */
-  summary: string;
+  /** What it does and the amount (workflowTags adds for whom from the keys); no personal data. */
+  about: WorkflowAbout;
   waitMs: number;
   /** Names the work in messages: "<what> failed.", "<what> is still in progress; ...". */
   what: string;
