@@ -20,17 +20,19 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type ScheduleOptions,
+  type WorkflowClientInterceptor,
   type WorkflowIdReusePolicy,
   type WorkflowSignalWithStartOptions,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config.js';
 import { taskQueue } from '../config.js';
 import { AppError, dependencyDown, type ErrorKind, type FieldErrors } from '../errors.js';
 import { summaryOf, workflowTags, type BusinessKeys, type WorkflowAbout } from '../workflows/tags-defs.js';
 import { dataConverterFor } from './payload-codec.js';
-import { currentTracing } from '../tracing.js';
+import { currentTraceparent, currentTracing } from '../tracing.js';
+import { TRACEPARENT_HEADER } from '../workflows/tracing-defs.js';
 
 export { SA, searchAttributes, workflowTags, type BusinessKeys, type WorkflowAbout } from '../workflows/tags-defs.js';
 /** The client and the read-only shapes the rest of src sees (they never import @temporalio/client themselves). */
@@ -66,9 +68,30 @@ export async function connectTemporal(config: Config): Promise<Client> {
     interceptors: [deadlineInterceptor(config.timeouts.temporalCallMs), makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
   });
   // Traced (src/tracing.ts): workflow starts, signals and updates get a span and carry the trace in their headers.
-  const interceptors = currentTracing() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
-  return new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFor(config), interceptors });
+  // Whatever the exporter, they carry the request's W3C traceparent (traceparentHeader, inside the span when traced).
+  const workflow = [...(currentTracing() ? [new OpenTelemetryWorkflowClientInterceptor()] : []), traceparentHeader];
+  return new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFor(config), interceptors: { workflow } });
 }
+
+/** `headers` with the current request's W3C traceparent under `traceparent` (issue 43 item 3); as they are outside a request. */
+function withTraceparent(headers: Headers): Headers {
+  const tp = currentTraceparent();
+  return tp ? { ...headers, [TRACEPARENT_HEADER]: defaultPayloadConverter.toPayload(tp) } : headers;
+}
+
+/**
+ * Every workflow start, signal and update the API makes carries the request's trace (W3C
+ * traceparent, a plain JSON payload: never encrypted, so the history shows it), so a trace id from
+ * an API log leads to the workflow's history and the worker's log lines even with no exporter.
+ */
+export const traceparentHeader: WorkflowClientInterceptor = {
+  start: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  startWithDetails: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  signalWithStart: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  signal: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  startUpdate: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  startUpdateWithStart: (input, next) => next({ ...input, workflowStartHeaders: withTraceparent(input.workflowStartHeaders), updateHeaders: withTraceparent(input.updateHeaders) }),
+};
 
 
 // ---------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ describe('starting', () => {
     expect(await startWorkflow(client, config, { workflowType: 'dispatchWebhookEvents', workflowId: 'x', args: [], keys: { scope: 'system' }, about: { what: 'Dispatcher' }, reuse: 'ALLOW_DUPLICATE' })).toBe(false);
     expect(calls[0].options.taskQueue).toBe('t-commerce');
     expect(calls[0].options.workflowIdReusePolicy).toBe('ALLOW_DUPLICATE');
-    expect(calls[0].options.typedSearchAttributes.map((p: { key: { name: string }; value: unknown }) => [p.key.name, p.value])).toEqual([['BusinessKeys', ['scope:system']]]);
+    expect((calls[0].options.typedSearchAttributes as { key: { name: string }; value: unknown }[]).map((p) => [p.key.name, p.value])).toEqual([['BusinessKeys', ['scope:system']]]);
     expect(calls[0].options.staticSummary).toBe('Dispatcher for the system (every organization)');
   });
 
