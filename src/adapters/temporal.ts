@@ -293,3 +293,36 @@ export async function awaitWorkflow<T>(client: Client, opts: Pick<WorkflowRun, '
     clearTimeout(timer);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Operator reads
+
+/** One task queue's backlog as the Temporal server reports it. */
+export interface TaskQueueBacklog {
+  taskQueue: string;
+  type: 'workflow' | 'activity';
+  backlog: number;
+}
+
+/** TaskQueueType of the API (temporal.api.enums.v1): 1 workflow, 2 activity. */
+const QUEUE_TYPES = [
+  ['workflow', 1],
+  ['activity', 2],
+] as const;
+
+/**
+ * The approximate backlog (tasks no worker has taken yet) of each task queue, for workflow and
+ * activity tasks (DescribeTaskQueue with stats), all asked at once and bounded by `timeoutMs`.
+ */
+export async function taskQueueBacklogs(client: Client, config: Config, queues: readonly string[], timeoutMs: number): Promise<TaskQueueBacklog[]> {
+  return client.withDeadline(Date.now() + timeoutMs, () =>
+    Promise.all(
+      queues.flatMap((name) =>
+        QUEUE_TYPES.map(async ([type, taskQueueType]) => {
+          const res = await client.workflowService.describeTaskQueue({ namespace: config.temporal.namespace, taskQueue: { name }, taskQueueType, reportStats: true });
+          return { taskQueue: name, type, backlog: Number(res.stats?.approximateBacklogCount ?? 0) };
+        }),
+      ),
+    ),
+  );
+}
