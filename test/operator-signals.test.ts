@@ -198,7 +198,7 @@ test('every workflow run of this file (and every system workflow running) has a 
       if (++n > 400) break;
       seen.add(wf.type);
       const keys = Object.fromEntries(wf.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
-      const system = Array.isArray(keys.BusinessKeys) && (keys.BusinessKeys as string[]).includes('scope:system');
+      const system = Array.isArray(keys.BusinessKeys) && (keys.BusinessKeys).includes('scope:system');
       const summary = await (await client.workflow.getHandle(wf.workflowId, wf.runId).describe()).staticSummary();
       if (!summary || !/ for (customer|sales rep|organization|the system)/.test(summary)) problems.push(`${wf.type} ${wf.workflowId}: summary ${JSON.stringify(summary)}`);
       if (!keys.OrganizationId && !system) problems.push(`${wf.type} ${wf.workflowId}: neither OrganizationId nor scope:system`);

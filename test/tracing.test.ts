@@ -231,11 +231,11 @@ describe('traces off (the stack: no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       const history = await client.workflow.getHandle(`checkout-${cartId}`).fetchHistory();
       const header = history.events![0].workflowExecutionStartedEventAttributes!.header!.fields!.traceparent;
       expect(header).toBeDefined();
-      expect(defaultPayloadConverter.fromPayload<string>(header!)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
+      expect(defaultPayloadConverter.fromPayload<string>(header)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
       // ...and so do the activities it scheduled.
       const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes);
       expect(scheduled.length).toBeGreaterThan(0);
-      for (const e of scheduled) expect(defaultPayloadConverter.fromPayload<string>(e.activityTaskScheduledEventAttributes!.header!.fields!.traceparent!)).toContain(traceId);
+      for (const e of scheduled) expect(defaultPayloadConverter.fromPayload<string>(e.activityTaskScheduledEventAttributes!.header!.fields!.traceparent)).toContain(traceId);
     } finally {
       await connection.close();
     }
