@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const sinks: InjectedSinks<OpenTelemetrySinks> = {
     exporter: tracing ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource) : { export: { fn: () => undefined } },
   };
-  const activityInterceptors = [...(tracing ? [otelActivity, traceLogAttributes] : []), retryVisibility, businessMetrics, ...testInterceptors];
+  const activityInterceptors = [...(tracing ? [otelActivity] : []), traceLogAttributes, retryVisibility, businessMetrics, ...testInterceptors];
   const workers: Worker[] = [];
   for (const q of TASK_QUEUES) {
     if (config.workerConcurrency[q] <= 0) continue;

@@ -7,7 +7,7 @@
  * registered by importing a module; routes, services and activities receive these dependencies as
  * arguments.
  */
-import { loadConfig } from './config.js';
+import { loadConfig, taskQueue } from './config.js';
 import { openOrm } from './db/orm.js';
 import type { Deps } from './deps.js';
 import { createMailer, type Mailer } from './adapters/mail.js';
@@ -19,7 +19,7 @@ import { closePools } from './db/pools.js';
 import { configureLogger } from './logger.js';
 import { startProcessMetrics } from './metrics.js';
 import { initTracing } from './tracing.js';
-import { collectPoolMetrics, collectStatementMetrics } from './services/ops/collectors.js';
+import { collectOutboxMetrics, collectPoolMetrics, collectStatementMetrics, collectTaskQueueMetrics } from './services/ops/collectors.js';
 
 export interface Infrastructure extends Deps {
   /** Outgoing mail (pooled SMTP connections, opened on the first e-mail: the API sends none). */
@@ -41,6 +41,11 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
   if (role === 'api') collectStatementMetrics(orm);
   const temporal = await connectTemporal(config);
   attachStartOutbox(temporal, keepStart(orm));
+  // Backlogs (issue 43 item 4): the API reports the deployment's queues and outboxes.
+  if (role === 'api') {
+    collectOutboxMetrics(orm);
+    collectTaskQueueMetrics(temporal, config, (['commerce', 'media', 'imports', 'mail'] as const).map((q) => taskQueue(config, q)));
+  }
   const storage = createStorage(config);
   await storage.ensureBucket();
   // Both listen for invalidations: the API for what authentication and the catalog read, the worker for provider settings.

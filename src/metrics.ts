@@ -82,6 +82,26 @@ export const statementsByState = new client.Gauge({
   labelNames: ['state'] as const,
 });
 
+/** Set at scrape time by the API from the Temporal server (DescribeTaskQueue, approximate backlog). */
+export const taskQueueBacklog = new client.Gauge({
+  name: 'task_queue_backlog',
+  help: "Tasks waiting in the Temporal server's task queue for a worker to poll them (approximate backlog count), by task_queue and type (workflow, activity). Grows while no worker serves the queue or workers cannot keep up.",
+  labelNames: ['task_queue', 'type'] as const,
+});
+
+/** Set at scrape time by the API from the database (every organization). */
+export const outboxDepth = new client.Gauge({
+  name: 'outbox_depth',
+  help: 'Rows waiting in an outbox, all organizations: workflow_start (starts kept while Temporal was unreachable), webhook_event (events not yet fanned out to deliveries), webhook_delivery (deliveries whose workflow has not started).',
+  labelNames: ['outbox'] as const,
+});
+
+export const outboxOldestAge = new client.Gauge({
+  name: 'outbox_oldest_age_seconds',
+  help: 'Age of the oldest row waiting in an outbox (seconds; 0 when it is empty), by outbox (workflow_start, webhook_event, webhook_delivery).',
+  labelNames: ['outbox'] as const,
+});
+
 /** Runs `collect` before each scrape (gauges read from the pool or the database); a failing collector leaves the old value. */
 const collectors: (() => Promise<void>)[] = [];
 export function onScrape(collect: () => Promise<void>): void {

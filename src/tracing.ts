@@ -10,8 +10,15 @@
  * the Temporal client's StartWorkflow/SignalWorkflow/UpdateWithStart spans (the trace travels in
  * the workflow's headers) → RunWorkflow and StartActivity spans inside the workflow (exported
  * through the worker's `exporter` sink) → RunActivity in the worker → `pg.query` spans.
+ *
+ * Whatever the exporter (issue 43 item 3): every workflow start, signal and update carries the
+ * request's W3C `traceparent` in a `traceparent` header (src/adapters/temporal.ts), the workflow
+ * passes it on to its activities and children (src/workflows/tracing-interceptors.ts), and the
+ * worker's log lines name that trace: with tracing off the trace id a client quotes still leads to
+ * the workflow's history and to the worker's lines.
  */
-import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -90,7 +97,9 @@ export async function withServerSpan<T>(
 ): Promise<T> {
   if (!active) {
     const incoming = headers.traceparent;
-    return fn(traceIdOf(Array.isArray(incoming) ? incoming[0] : incoming) ?? randomUUID().replaceAll('-', ''), null);
+    const traceId = traceIdOf(Array.isArray(incoming) ? incoming[0] : incoming) ?? randomUUID().replaceAll('-', '');
+    // This request's own span id in the trace (nothing exports it): what its workflow starts carry.
+    return requestTrace.run(`00-${traceId}-${randomBytes(8).toString('hex')}-01`, () => fn(traceId, null));
   }
   const parent = propagation.extract(ROOT_CONTEXT, headers);
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER }, parent);
@@ -103,6 +112,19 @@ export async function withServerSpan<T>(
   } finally {
     span.end();
   }
+}
+
+/** The W3C traceparent of the request being served with tracing off (withServerSpan). */
+const requestTrace = new AsyncLocalStorage<string>();
+
+/**
+ * The W3C `traceparent` of the work in progress: the active span's (tracing on), else the request's
+ * (withServerSpan with tracing off); undefined outside both.
+ */
+export function currentTraceparent(): string | undefined {
+  const ctx = trace.getActiveSpan()?.spanContext();
+  if (ctx && traceIdOf(`00-${ctx.traceId}-${ctx.spanId}-01`)) return `00-${ctx.traceId}-${ctx.spanId}-0${ctx.traceFlags & 1}`;
+  return requestTrace.getStore();
 }
 
 /** The active span's trace id (for log lines), or undefined when there is none. */

@@ -14,7 +14,7 @@ import { stack } from './support/helpers';
 
 const st = stack as typeof stack & { distDir?: string };
 const devJs = () => path.join(st.distDir!, 'scripts/dev/dev.js');
-const PORT_NAMES = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole', 'smtp', 'smtpHttp', 'provider', 'api', 'sandboxApi', 'apiOps', 'workerOps', 'workerSdkMetrics', 'sandboxApiOps', 'sandboxWorkerOps', 'sandboxWorkerSdkMetrics'];
+const PORT_NAMES = ['postgres', 'temporal', 'temporalUi', 'minio', 'minioConsole', 'smtp', 'smtpHttp', 'provider', 'api', 'sandboxApi', 'apiOps', 'workerOps', 'workerSdkMetrics', 'sandboxApiOps', 'sandboxWorkerOps', 'sandboxWorkerSdkMetrics', 'temporalMetrics'];
 
 jest.setTimeout(420_000);
 
@@ -76,17 +76,21 @@ async function startAndStop(how: 'SIGTERM to the launcher' | 'SIGHUP to the laun
   // the launcher refuses (as the port-taken case below shows) and the start is tried on other ports.
   let dataDir = '';
   let child: ChildProcess | undefined;
+  let out = { text: '' };
+  let ports: Record<string, number> = {};
   for (let attempt = 1; ; attempt++) {
     dataDir = mkdtempSync(path.join(tmpdir(), 'b2b-dev-'));
     dirs.push(dataDir);
-    const { env } = await launcherEnv(dataDir);
+    const launched = await launcherEnv(dataDir);
+    const env = launched.env;
+    ports = launched.ports;
     // "the wrapper killed": a shell that does not exec the launcher, as `npm run dev` or a supervisor's
     // wrapper script; killing it forwards no signal, so only the launcher's own watch can stop the stack.
     child =
       how === 'the wrapper killed'
         ? spawn('sh', ['-c', `"${process.execPath}" "${devJs()}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
         : spawn(process.execPath, [devJs()], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { text: '' };
+    out = { text: '' };
     try {
       await untilReady(child, out);
       break;
@@ -97,6 +101,17 @@ async function startAndStop(how: 'SIGTERM to the launcher' | 'SIGHUP to the laun
   const pids = ownedPids(dataDir);
   expect(Object.keys(pids)).toEqual(expect.arrayContaining(['launcher', 'postgres', 'temporal', 'minio', 'smtp-catcher', 'provider-sandbox', 'api', 'worker', 'api-sandbox', 'worker-sandbox']));
   for (const [name, pid] of Object.entries(pids)) expect([name, alive(pid)]).toEqual([name, true]);
+  // The dev Temporal server's own metrics answer on the port the launcher gave it.
+  const temporalMetrics = await fetch(`http://127.0.0.1:${ports.temporalMetrics}/metrics`);
+  expect(temporalMetrics.status).toBe(200);
+  expect(await temporalMetrics.text()).toMatch(/^# (HELP|TYPE) /m);
+
+  if (how === 'SIGTERM to the launcher') {
+    // A component that dies is named in one line with its log file (issue 43 item 5).
+    process.kill(pids['smtp-catcher'], 'SIGKILL');
+    await until('the crash line', () => /smtp-catcher exited unexpectedly \(signal SIGKILL\); its log: \S*smtp-catcher\.log/.test(out.text), 30_000);
+    expect(out.text.split('\n').filter((l) => l.includes('smtp-catcher exited unexpectedly'))).toHaveLength(1);
+  }
 
   if (how === 'SIGTERM to the launcher') process.kill(pids.launcher, 'SIGTERM');
   else if (how === 'SIGHUP to the launcher') process.kill(pids.launcher, 'SIGHUP');

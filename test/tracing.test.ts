@@ -12,6 +12,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { call, createOrg, stack, type OrgFixture } from './support/helpers';
 import { customerWithProduct } from './support/matrix-fixtures';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { freePorts } from '../scripts/lib/procs';
 import { startOwnApi, type OwnApi } from './support/own-api';
 
@@ -205,5 +207,41 @@ describe('traces off (the stack: no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       const text = readFileSync(path.join(stack.logDir, name), 'utf8');
       expect(text).not.toMatch(/OTLP|opentelemetry|exporter/i);
     }
+  });
+
+  test("a checkout's trace id from the API's log line is in its workflow history's traceparent header and in the worker's completion line (no exporter)", async () => {
+    const { customerNumber, sku } = await customerWithProduct(org, { price: 10 });
+    const S = { token: org.adminToken };
+    const c = await call('POST', `/api/carts/${customerNumber}`, { ...S, body: { customerNumber, sku, quantity: 1, orderType: 'Standard' } });
+    expect(c.status).toBeLessThan(300);
+    const cartId = c.body.shoppingCartId as string;
+    expect((await call('PUT', `/api/carts/${customerNumber}/${cartId}/shipping`, { ...S, body: { customerNumber, shippingAddress: address } })).status).toBeLessThan(300);
+    // No traceparent sent: the API makes the trace id, as for most callers.
+    const res = await call('POST', `/api/carts/${customerNumber}/${cartId}/complete-checkout`, { ...S, body: { customerNumber, channel: 'Web', payment: card } });
+    expect(res.status).toBe(200);
+    const traceId = res.headers.get('x-trace-id')!;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    // The on-call engineer's path: the API's log line names the trace...
+    const apiLog = () => readFileSync(path.join(stack.logDir, 'api.log'), 'utf8').split('\n');
+    await waitFor('API access line', () => apiLog().some((l) => l.includes(`"traceId":"${traceId}"`) && l.includes('complete-checkout')));
+    // ...the workflow's history carries it in its start header...
+    const connection = await Connection.connect({ address: stack.env.production.TEMPORAL_ADDRESS });
+    try {
+      const client = new Client({ connection, namespace: stack.env.production.TEMPORAL_NAMESPACE });
+      const history = await client.workflow.getHandle(`checkout-${cartId}`).fetchHistory();
+      const header = history.events![0].workflowExecutionStartedEventAttributes!.header!.fields!.traceparent;
+      expect(header).toBeDefined();
+      expect(defaultPayloadConverter.fromPayload<string>(header)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
+      // ...and so do the activities it scheduled.
+      const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes);
+      expect(scheduled.length).toBeGreaterThan(0);
+      for (const e of scheduled) expect(defaultPayloadConverter.fromPayload<string>(e.activityTaskScheduledEventAttributes!.header!.fields!.traceparent)).toContain(traceId);
+    } finally {
+      await connection.close();
+    }
+    // ...and the worker logs the workflow's completion at info with the trace, the workflow id and the organization.
+    const workerLog = () => readFileSync(path.join(stack.logDir, 'worker.log'), 'utf8').split('\n');
+    const line = await waitFor('worker completion line', () => workerLog().find((l) => l.includes('"msg":"workflow completed"') && l.includes(`"workflowId":"checkout-${cartId}"`)));
+    expect(JSON.parse(line)).toMatchObject({ level: 'info', traceId, workflowId: `checkout-${cartId}`, organizationId: org.organizationId, outcome: 'completed' });
   });
 });

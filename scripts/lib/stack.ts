@@ -108,7 +108,7 @@ function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
 }
 
 async function ports(mode: StackOptions['mode']): Promise<Record<string, number>> {
-  const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001, apiOps: 9464, workerOps: 9465, workerSdkMetrics: 9466, sandboxApiOps: 9467, sandboxWorkerOps: 9468, sandboxWorkerSdkMetrics: 9469 };
+  const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001, apiOps: 9464, workerOps: 9465, workerSdkMetrics: 9466, sandboxApiOps: 9467, sandboxWorkerOps: 9468, sandboxWorkerSdkMetrics: 9469, temporalMetrics: 9470 };
   if (mode === 'dev') {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(fixed)) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? v);
@@ -155,18 +155,31 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
    * Starts a process of the stack and registers it for kill()/revive(); `ready` checks it, given the
    * length its log had before this start (a log is appended to across restarts).
    */
+  /** Processes kill() ended on purpose (their exit is no crash). */
+  const killed = new WeakSet<ChildProcess>();
+  /**
+   * A component that dies while the stack runs (not stopped, not killed on purpose) is named in one
+   * line with its log file, so whoever watches the launcher or the test run sees which one and where to look.
+   */
+  const watchExit = (p: Proc): Proc => {
+    p.child.once('exit', (code, signal) => {
+      if (!stopping && !killed.has(p.child)) say(`${p.name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); its log: ${p.logFile}`);
+    });
+    return p;
+  };
   const launch = (name: string, cmd: string, args: string[], env: Record<string, string>, ready: (p: Proc, logOffset: number) => Promise<boolean>, readyMs: number): Proc => {
     const logSize = (): number => (existsSync(path.join(logDir, `${name}.log`)) ? statSync(path.join(logDir, `${name}.log`)).size : 0);
-    const p = startProc(name, cmd, args, env, logDir);
+    const p = watchExit(startProc(name, cmd, args, env, logDir));
     procs.push(p);
     revivable.set(name, {
       async kill() {
         const cur = procs.find((x) => x.name === name);
+        if (cur) killed.add(cur.child);
         if (cur) await stopProc(cur, 'SIGKILL');
       },
       async revive() {
         const offset = logSize();
-        const next = startProc(name, cmd, args, env, logDir);
+        const next = watchExit(startProc(name, cmd, args, env, logDir));
         const i = procs.findIndex((x) => x.name === name);
         if (i >= 0) procs[i] = next;
         else procs.push(next);
@@ -286,7 +299,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
 
     // Temporal dev server with both namespaces and the search attributes operators filter on.
-    const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port.temporal), '--namespace', 'default', '--namespace', 'sandbox', '--log-level', 'error'];
+    // Its own Prometheus metrics (task queue, persistence, service latencies) on a fixed port in dev (PORT_TEMPORALMETRICS, default 9470), a free one under test.
+    const temporalArgs = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port.temporal), '--metrics-port', String(port.temporalMetrics), '--namespace', 'default', '--namespace', 'sandbox', '--log-level', 'error'];
     for (const sa of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${sa}=${SEARCH_ATTRIBUTE_TYPES[sa] ?? 'Keyword'}`);
     // The dev server re-reads search-attribute definitions on every use by default; a production server caches them
     // (ours are all created above, before it serves). docs/decisions.md, "The local Temporal server caches search-attribute definitions".
@@ -401,6 +415,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       sandboxApi: `http://127.0.0.1:${port.sandboxApi}`,
       docs: `http://127.0.0.1:${port.api}/docs`,
       temporal: `127.0.0.1:${port.temporal}`,
+      temporalMetrics: `http://127.0.0.1:${port.temporalMetrics}/metrics`,
       ...(mode === 'dev' ? { temporalUi: `http://127.0.0.1:${port.temporalUi}` } : {}),
       minio: `http://127.0.0.1:${port.minio}`,
       ...(mode === 'dev' ? { minioConsole: `http://127.0.0.1:${port.minioConsole}` } : {}),

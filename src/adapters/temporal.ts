@@ -20,19 +20,21 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type ScheduleOptions,
+  type WorkflowClientInterceptor,
   type WorkflowIdReusePolicy,
   type WorkflowSignalWithStartOptions,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config.js';
 import { taskQueue } from '../config.js';
 import { AppError, dependencyDown, type ErrorKind, type FieldErrors } from '../errors.js';
-import { searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
+import { summaryOf, workflowTags, type BusinessKeys, type WorkflowAbout } from '../workflows/tags-defs.js';
 import { dataConverterFor } from './payload-codec.js';
-import { currentTracing } from '../tracing.js';
+import { currentTraceparent, currentTracing } from '../tracing.js';
+import { TRACEPARENT_HEADER } from '../workflows/tracing-defs.js';
 
-export { SA, searchAttributes, summaryMemo, type BusinessKeys } from '../workflows/tags-defs.js';
+export { SA, searchAttributes, workflowTags, type BusinessKeys, type WorkflowAbout } from '../workflows/tags-defs.js';
 /** The client and the read-only shapes the rest of src sees (they never import @temporalio/client themselves). */
 export type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 
@@ -66,9 +68,30 @@ export async function connectTemporal(config: Config): Promise<Client> {
     interceptors: [deadlineInterceptor(config.timeouts.temporalCallMs), makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
   });
   // Traced (src/tracing.ts): workflow starts, signals and updates get a span and carry the trace in their headers.
-  const interceptors = currentTracing() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
-  return new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFor(config), interceptors });
+  // Whatever the exporter, they carry the request's W3C traceparent (traceparentHeader, inside the span when traced).
+  const workflow = [...(currentTracing() ? [new OpenTelemetryWorkflowClientInterceptor()] : []), traceparentHeader];
+  return new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterFor(config), interceptors: { workflow } });
 }
+
+/** `headers` with the current request's W3C traceparent under `traceparent` (issue 43 item 3); as they are outside a request. */
+function withTraceparent(headers: Headers): Headers {
+  const tp = currentTraceparent();
+  return tp ? { ...headers, [TRACEPARENT_HEADER]: defaultPayloadConverter.toPayload(tp) } : headers;
+}
+
+/**
+ * Every workflow start, signal and update the API makes carries the request's trace (W3C
+ * traceparent, a plain JSON payload: never encrypted, so the history shows it), so a trace id from
+ * an API log leads to the workflow's history and the worker's log lines even with no exporter.
+ */
+export const traceparentHeader: WorkflowClientInterceptor = {
+  start: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  startWithDetails: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  signalWithStart: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  signal: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  startUpdate: (input, next) => next({ ...input, headers: withTraceparent(input.headers) }),
+  startUpdateWithStart: (input, next) => next({ ...input, workflowStartHeaders: withTraceparent(input.workflowStartHeaders), updateHeaders: withTraceparent(input.updateHeaders) }),
+};
 
 
 // ---------------------------------------------------------------------------------------------
@@ -84,10 +107,10 @@ export interface WorkflowStart {
   args: unknown[];
   /** Default `commerce`. */
   queue?: WorkflowQueue;
-  /** The search attributes (none when absent). */
-  keys?: BusinessKeys;
-  /** One line for the memo: what, for whom, how much (no personal data). */
-  summary: string;
+  /** The search attributes; `{ scope: 'system' }` for a workflow of no organization. */
+  keys: BusinessKeys;
+  /** What it does and the amount (workflowTags adds for whom from the keys); no personal data. */
+  about: WorkflowAbout;
   /** Default REJECT_DUPLICATE: a business key runs once. */
   reuse?: WorkflowIdReusePolicy;
 }
@@ -99,6 +122,7 @@ export interface PendingStart {
   taskQueue: string;
   args: unknown[];
   keys: BusinessKeys;
+  /** The static summary built when the start was asked for (summaryOf). */
   summary: string;
 }
 
@@ -115,14 +139,13 @@ export function attachStartOutbox(client: Client, outbox: StartOutbox): void {
  * The one call of `client.workflow.start`: true when it started, false when the workflow id is
  * taken (WorkflowExecutionAlreadyStartedError, the only place the client side reads it).
  */
-async function start(client: Client, s: Omit<PendingStart, 'keys'> & { keys?: BusinessKeys }, reuse: WorkflowIdReusePolicy): Promise<boolean> {
+async function start(client: Client, s: Omit<PendingStart, 'summary'> & { about: WorkflowAbout | string }, reuse: WorkflowIdReusePolicy): Promise<boolean> {
   try {
     await client.workflow.start(s.workflowType, {
       workflowId: s.workflowId,
       taskQueue: s.taskQueue,
       args: s.args,
-      ...(s.keys ? { typedSearchAttributes: searchAttributes(s.keys) } : {}),
-      memo: summaryMemo(s.summary),
+      ...workflowTags(s.keys, s.about),
       workflowIdReusePolicy: reuse,
     });
     return true;
@@ -139,7 +162,7 @@ export async function startWorkflow(client: Client, config: Config, s: WorkflowS
 
 /** Starts a kept start: true when it started or had already started (the outbox row can go). */
 export async function startPending(client: Client, s: PendingStart): Promise<boolean> {
-  await start(client, s, 'REJECT_DUPLICATE');
+  await start(client, { ...s, about: s.summary }, 'REJECT_DUPLICATE');
   return true;
 }
 
@@ -149,10 +172,10 @@ export async function startPending(client: Client, s: PendingStart): Promise<boo
  * and made once Temporal is back, and this answers true: what the caller already wrote stays valid
  * and its follow-up work (an e-mail, an invoice's issuance) is not lost.
  */
-export async function startOnce(client: Client, config: Config, opts: Omit<WorkflowStart, 'reuse' | 'keys'> & { keys: BusinessKeys }): Promise<boolean> {
-  const s: PendingStart = { workflowType: opts.workflowType, workflowId: opts.workflowId, taskQueue: taskQueue(config, opts.queue ?? 'commerce'), args: opts.args, keys: opts.keys, summary: opts.summary };
+export async function startOnce(client: Client, config: Config, opts: Omit<WorkflowStart, 'reuse'>): Promise<boolean> {
+  const s: PendingStart = { workflowType: opts.workflowType, workflowId: opts.workflowId, taskQueue: taskQueue(config, opts.queue ?? 'commerce'), args: opts.args, keys: opts.keys, summary: summaryOf(opts.keys, opts.about) };
   try {
-    return await start(client, s, 'REJECT_DUPLICATE');
+    return await start(client, { ...s, about: opts.about }, 'REJECT_DUPLICATE');
   } catch (e) {
     const outbox = outboxes.get(client);
     if (outbox && dependencyDown(e) === 'temporal') {
@@ -167,7 +190,7 @@ export async function startOnce(client: Client, config: Config, opts: Omit<Workf
 export async function signalWithStart<A extends unknown[]>(
   client: Client,
   config: Config,
-  s: { workflowType: string; workflowId: string; args: unknown[]; queue?: WorkflowQueue; keys?: BusinessKeys; signal: WorkflowSignalWithStartOptions<A>['signal']; signalArgs: A },
+  s: { workflowType: string; workflowId: string; args: unknown[]; queue?: WorkflowQueue; keys: BusinessKeys; about: WorkflowAbout; signal: WorkflowSignalWithStartOptions<A>['signal']; signalArgs: A },
 ): Promise<void> {
   await client.workflow.signalWithStart(s.workflowType, {
     workflowId: s.workflowId,
@@ -175,7 +198,7 @@ export async function signalWithStart<A extends unknown[]>(
     args: s.args,
     signal: s.signal,
     signalArgs: s.signalArgs,
-    ...(s.keys ? { typedSearchAttributes: searchAttributes(s.keys) } : {}),
+    ...workflowTags(s.keys, s.about),
   });
 }
 
@@ -229,8 +252,8 @@ export interface WorkflowRun {
   workflowId: string;
   args: unknown[];
   keys: BusinessKeys;
-  /** One line for the memo: what, for whom, how much (no personal data). */
-  summary: string;
+  /** What it does and the amount (workflowTags adds for whom from the keys); no personal data. */
+  about: WorkflowAbout;
   waitMs: number;
   /** Names the work in messages: "<what> failed.", "<what> is still in progress; ...". */
   what: string;
@@ -269,4 +292,37 @@ export async function awaitWorkflow<T>(client: Client, opts: Pick<WorkflowRun, '
   } finally {
     clearTimeout(timer);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operator reads
+
+/** One task queue's backlog as the Temporal server reports it. */
+export interface TaskQueueBacklog {
+  taskQueue: string;
+  type: 'workflow' | 'activity';
+  backlog: number;
+}
+
+/** TaskQueueType of the API (temporal.api.enums.v1): 1 workflow, 2 activity. */
+const QUEUE_TYPES = [
+  ['workflow', 1],
+  ['activity', 2],
+] as const;
+
+/**
+ * The approximate backlog (tasks no worker has taken yet) of each task queue, for workflow and
+ * activity tasks (DescribeTaskQueue with stats), all asked at once and bounded by `timeoutMs`.
+ */
+export async function taskQueueBacklogs(client: Client, config: Config, queues: readonly string[], timeoutMs: number): Promise<TaskQueueBacklog[]> {
+  return client.withDeadline(Date.now() + timeoutMs, () =>
+    Promise.all(
+      queues.flatMap((name) =>
+        QUEUE_TYPES.map(async ([type, taskQueueType]) => {
+          const res = await client.workflowService.describeTaskQueue({ namespace: config.temporal.namespace, taskQueue: { name }, taskQueueType, reportStats: true });
+          return { taskQueue: name, type, backlog: Number(res.stats?.approximateBacklogCount ?? 0) };
+        }),
+      ),
+    ),
+  );
 }

@@ -14,31 +14,30 @@
  * released by the decision itself.
  */
 import { ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createApprovalActivities } from '../activities/approvals.js';
 import { APPROVAL_SUPERSEDED, APPROVAL_WRONG_STATE, APPROVERS_CHANGED_PATCH, approvalStateQuery, approversChangedSignal, approveUpdate, rejectUpdate, withdrawUpdate, type ApprovalState, type ApprovePurchaseInput, type DecisionArgs, type QuoteAcceptHold, type Supersession } from './approve-purchase-defs.js';
 import type { CheckoutInput, CheckoutResult } from './checkout-cart-defs.js';
 import { startChildOnce } from './lib/start-child-once.js';
+import { childTags, emailAbout, type BusinessKeys } from './tags-defs.js';
 // A refusal of an activity (a WrongState 409, e.g. the cart closed) answers as the update's own failure, so the API maps it.
 import { surfaced } from './lib/surface.js';
 import { acceptApprovedSignal } from './negotiate-quote-defs.js';
 import { mustSucceed } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
 
-const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const CustomerNumberKey = defineSearchAttributeKey('CustomerNumber', SearchAttributeType.KEYWORD);
 
 const acts = proxyActivities<ReturnType<typeof createApprovalActivities>>(mustSucceed);
 
-async function sendAll(mails: readonly (SendEmailInput | null)[]): Promise<void> {
+async function sendAll(mails: readonly (SendEmailInput | null)[], keys: BusinessKeys): Promise<void> {
   for (const mail of mails) {
     if (!mail) continue;
-    await startChildOnce('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], taskQueue: workflowInfo().taskQueue });
+    await startChildOnce('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], taskQueue: workflowInfo().taskQueue, ...childTags(keys, emailAbout(mail.template, keys)) });
   }
 }
 
 export async function approvePurchase(input: ApprovePurchaseInput): Promise<ApprovalState> {
   const ref = { organizationId: input.organizationId, approvalId: input.approvalId };
+  const keys: BusinessKeys = { organizationId: input.organizationId, customerNumber: input.customerNumber };
   const state: ApprovalState = { status: 'Pending', level: 1, result: null, checkoutError: null };
   let busy = false;
   let restarts = 0;
@@ -72,10 +71,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
         // The approved lines (decisions recorded before them carry none): a request that superseded another holds the repriced lines, not those of the input.
         args: [approvedTotal === undefined ? held : { ...held, expectedAmount: approvedTotal, ...(approvedLines ? { expectedLines: approvedLines } : {}) }],
         taskQueue: workflowInfo().taskQueue,
-        typedSearchAttributes: [
-          { key: OrganizationIdKey, value: input.organizationId },
-          { key: CustomerNumberKey, value: input.customerNumber },
-        ],
+        ...childTags(keys, { what: `Checkout of cart ${held.cartId} (approved)`, amount: approvedTotal ?? null }),
       });
       if (child) state.result = (await child.result()) as CheckoutResult;
       else state.checkoutError = 'A checkout of this cart is already running; complete-checkout answers its result.';
@@ -103,10 +99,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       workflowId: `approval-${approvalId}`,
       args: [{ ...input, approvalId }],
       taskQueue: workflowInfo().taskQueue,
-      typedSearchAttributes: [
-        { key: OrganizationIdKey, value: input.organizationId },
-        { key: CustomerNumberKey, value: input.customerNumber },
-      ],
+      ...childTags(keys, { what: 'Approval of a changed total' }),
     });
   };
 
@@ -127,7 +120,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
         if (r.superseded) {
           out.superseded = r.superseded;
           if (r.superseded.newApprovalId) await startApproval(r.superseded.newApprovalId);
-          await sendAll([r.mail]);
+          await sendAll([r.mail], keys);
           return;
         }
         // What the request holds goes ahead once: the checkout, the quote accept (the quote's own
@@ -147,7 +140,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       decideTurn(async () => {
         const r = await surfaced(acts.decideApproval({ ...ref, action: 'reject', by: a.by, byAdmin: a.isAdmin, reason: a.reason ?? null, key: `reject-${a.requestId}`, at: now() }));
         state.status = r.status;
-        await sendAll([r.mail]);
+        await sendAll([r.mail], keys);
       }),
     { validator: (_a: DecisionArgs) => guard() },
   );
@@ -159,7 +152,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       decideTurn(async () => {
         const r = await surfaced(acts.decideApproval({ ...ref, action: 'withdraw', by: a.by, byAdmin: a.isAdmin, reason: a.reason ?? null, key: `withdraw-${a.requestId}`, at: now() }));
         state.status = r.status;
-        await sendAll([r.mail]);
+        await sendAll([r.mail], keys);
       }),
     { validator: (_a: DecisionArgs) => guard() },
   );
@@ -200,7 +193,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       const note = askNote;
       askNote = null;
       const mails = await acts.askApprovalLevel({ ...ref, level: levels[index], escalated: index > 0, key: `ask-${restarts}-${levels[index].level}`, at: now(), ...(note ? { note } : {}) });
-      await sendAll(mails);
+      await sendAll(mails, keys);
       continue;
     }
     const last = index === levels.length - 1;
@@ -215,7 +208,7 @@ export async function approvePurchase(input: ApprovePurchaseInput): Promise<Appr
       try {
         const r = await acts.expireApproval({ ...ref, at: now() });
         state.status = r.status;
-        await sendAll([r.mail]);
+        await sendAll([r.mail], keys);
       } finally {
         busy = false;
       }

@@ -20,7 +20,7 @@ import { surface } from './lib/surface.js';
 import { chargeOrReportDecline } from './payment-failed.js';
 import { localMustSucceed, providerCall } from './retry-policies.js';
 import type { SendEmailInput } from './send-email-defs.js';
-import { amountText, childTags, emailSummary, SA } from './tags-defs.js';
+import { amountText, childTags, emailAbout, SA } from './tags-defs.js';
 
 
 const local = proxyLocalActivities<ReturnType<typeof createCheckoutActivities>>(localMustSucceed);
@@ -89,7 +89,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     // The parent's keys too (OrderNumber), so the order's issuance and reminders are found by order.
     ...childTags(
       { organizationId: input.organizationId, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: order.orderNumber },
-      `Issue invoice ${invoice.invoiceNumber} of order ${order.orderNumber} to customer ${invoice.customerNumber}: ${amountText(order.total, order.currency)}`,
+      { what: `Issue invoice ${invoice.invoiceNumber} of order ${order.orderNumber}`, amount: amountText(order.total, order.currency) },
     ),
   });
   const customerEmail = order.customerEmail;
@@ -106,7 +106,7 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     await startChildOnce('sendEmail', {
       workflowId: `email-${email.emailId}`,
       args: [email],
-      ...childTags(keys, `${emailSummary(email.template, keys)}: ${amountText(order.total, order.currency)}`),
+      ...childTags(keys, { ...emailAbout(email.template, keys), amount: amountText(order.total, order.currency) }),
     });
   };
   await Promise.all([issuance, confirmation()]);

@@ -1,7 +1,14 @@
 /** Input, result and signal of the collectInvoice (dunning) workflow, shared by the workflow, its activities and the API (no activity proxies here). */
 import { defineSignal } from '@temporalio/workflow';
+import type { WorkflowAbout } from './tags-defs.js';
 
 export const dunningWorkflowId = (invoiceId: string) => `dunning-${invoiceId}`;
+
+/** What a collectInvoice workflow does (its summary: `Dunning of invoice INV-1 for customer C-1 of organization …: 25.00 USD open`). */
+export const collectInvoiceAbout = (invoiceNumber: string, balance: string | null | undefined): WorkflowAbout => ({
+  what: `Dunning of invoice ${invoiceNumber}`,
+  amount: balance ? `${balance} open` : null,
+});
 
 export interface CollectInvoiceInput {
   organizationId: string;

@@ -16,7 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { createCommissionActivities } from '../activities/commissions.js';
 import { startChildOnce } from './lib/start-child-once.js';
-import { childTags } from './tags-defs.js';
+import { childTags, emailAbout } from './tags-defs.js';
 import { MUST_SUCCEED } from './retry-policies.js';
 import { financeMove, type FinanceAction, type StatementStatus } from '../domain/commissions/statement.js';
 import {
@@ -119,7 +119,7 @@ export async function commissionStatement(input: CommissionStatementInput): Prom
         workflowId: `email-${mail.emailId}`,
         args: [mail],
         taskQueue: workflowInfo().taskQueue,
-        ...childTags({ organizationId: input.organizationId }, `E-mail ${mail.template} (reminder ${reminders}) about commission statement ${input.statementId} (organization ${input.organizationId})`),
+        ...childTags({ organizationId: input.organizationId }, emailAbout(mail.template, {}, `commission statement ${input.statementId} (reminder ${reminders})`)),
       });
     }
   }

@@ -31,7 +31,7 @@ export async function dispatchWebhookEvents(): Promise<void> {
             workflowId: `webhook-delivery-${d.deliveryId}`,
             args: [{ organizationId: d.organizationId, deliveryId: d.deliveryId, delaysMs }],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            ...childTags({ organizationId: d.organizationId }, `Webhook delivery ${d.deliveryId} (organization ${d.organizationId})`),
+            ...childTags({ organizationId: d.organizationId }, { what: `Webhook delivery ${d.deliveryId}` }),
           }),
         ),
       );

@@ -13,7 +13,7 @@ import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSear
 import type { createFulfillmentActivities } from '../activities/fulfillment.js';
 import { startChildOnce } from './lib/start-child-once.js';
 import { MUST_SUCCEED } from './retry-policies.js';
-import { childTags, emailSummary, SA } from './tags-defs.js';
+import { childTags, emailAbout, SA } from './tags-defs.js';
 import { deliveryConfirmedUpdate, shipmentsChangedSignal, type FulfillmentState, type FulfillOrderInput } from './fulfill-order-defs.js';
 
 const { syncFulfillment } = proxyActivities<ReturnType<typeof createFulfillmentActivities>>({
@@ -61,7 +61,7 @@ export async function fulfillOrder(input: FulfillOrderInput): Promise<Fulfillmen
         workflowId: `email-${mail.emailId}`,
         args: [mail],
         taskQueue: workflowInfo().taskQueue,
-        ...childTags(keys, `${emailSummary(mail.template, keys)}: shipment ${String(mail.data.shipmentNumber)}`),
+        ...childTags(keys, emailAbout(mail.template, keys, `shipment ${String(mail.data.shipmentNumber)}`)),
       });
     }
     answered = ticket;

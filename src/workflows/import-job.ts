@@ -9,7 +9,7 @@
 import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, startChild, ParentClosePolicy } from '@temporalio/workflow';
 import type { createImportActivities } from '../activities/imports.js';
 import { bounded, unbounded } from './retry-policies.js';
-import { childTags } from './tags-defs.js';
+import { childTags, emailAbout } from './tags-defs.js';
 import { cancelImportSignal, importProgressQuery, pauseImportSignal, resumeImportSignal, type ImportJobInput, type ImportStage } from './import-job-defs.js';
 
 const { claimImportSlot, prepareImport, resetImportProgress, finishImport, failImport } = proxyActivities<ReturnType<typeof createImportActivities>>({
@@ -107,7 +107,7 @@ export async function importJob(input: ImportJobInput): Promise<{ status: string
       taskQueue: input.emailTaskQueue,
       args: [done.email],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      ...childTags({ organizationId: input.organizationId }, `E-mail ${done.email.template} about import job ${input.jobId}, ${done.status} (organization ${input.organizationId})`),
+      ...childTags({ organizationId: input.organizationId }, emailAbout(done.email.template, {}, `import job ${input.jobId}, ${done.status}`)),
     });
   }
   return { status: done.status };

@@ -5,19 +5,17 @@
  * and end.
  */
 import { type ActivityOptions, proxyLocalActivities } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createInvoiceActivities } from '../activities/invoices.js';
-import { dunningWorkflowId } from './collect-invoice-defs.js';
+import { collectInvoiceAbout, dunningWorkflowId } from './collect-invoice-defs.js';
 import type { IssueInvoiceInput, IssueInvoiceResult } from './issue-invoice-defs.js';
 import { startChildOnce } from './lib/start-child-once.js';
 import { deliverOnMailQueue } from './mail-delivery.js';
 import { asLocal, mustSucceed } from './retry-policies.js';
+import { workflowTags } from './tags-defs.js';
 
 // The PDF and the facts are reads and an idempotent upload: retried until storage and database answer.
 const storage: ActivityOptions = { ...mustSucceed, startToCloseTimeout: '1 minute' };
 const { storeInvoicePdf } = proxyLocalActivities<ReturnType<typeof createInvoiceActivities>>(asLocal(storage));
-const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const InvoiceNumberKey = defineSearchAttributeKey('InvoiceNumber', SearchAttributeType.KEYWORD);
 
 export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoiceResult> {
   const ref = { organizationId: input.organizationId, invoiceId: input.invoiceId };
@@ -43,10 +41,7 @@ export async function issueInvoice(input: IssueInvoiceInput): Promise<IssueInvoi
     await startChildOnce('collectInvoice', {
       workflowId: dunningWorkflowId(input.invoiceId),
       args: [ref],
-      typedSearchAttributes: [
-        { key: OrganizationIdKey, value: input.organizationId },
-        { key: InvoiceNumberKey, value: facts.invoiceNumber },
-      ],
+      ...workflowTags({ organizationId: input.organizationId, customerNumber: facts.customerNumber, invoiceNumber: facts.invoiceNumber }, collectInvoiceAbout(facts.invoiceNumber, facts.balanceFormatted)),
     });
   }
   return { reminded: false };

@@ -36,7 +36,7 @@ import { startChildOnce } from './lib/start-child-once.js';
 import { surface } from './lib/surface.js';
 import { chargeOrReportDecline } from './payment-failed.js';
 import type { SendEmailInput } from './send-email-defs.js';
-import { amountText, childTags, emailSummary, type BusinessKeys } from './tags-defs.js';
+import { amountText, childTags, emailAbout, type BusinessKeys } from './tags-defs.js';
 
 
 const acts = proxyActivities<ReturnType<typeof createQuoteActivities>>(mustSucceed);
@@ -179,7 +179,7 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
       if (remindAt !== null) {
         remindedVersion = versions;
         const mail = await acts.quoteReminderMail({ ...ref, version: versions });
-        if (mail) await startChildOnce('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], taskQueue: workflowInfo().taskQueue, ...childTags(keys, emailSummary(mail.template, keys)) });
+        if (mail) await startChildOnce('sendEmail', { workflowId: `email-${mail.emailId}`, args: [mail], taskQueue: workflowInfo().taskQueue, ...childTags(keys, emailAbout(mail.template, keys)) });
         continue;
       }
       // The offer ran out (an accept that got in first has already moved the state on).
@@ -203,7 +203,7 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
       workflowId: `invoice-${invoice.invoiceId}`,
       args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
       taskQueue: workflowInfo().taskQueue,
-      ...childTags(invoiceKeys, `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber}) to customer ${invoice.customerNumber}: ${amountText(accepted.total, accepted.currency)}`),
+      ...childTags(invoiceKeys, { what: `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber})`, amount: amountText(accepted.total, accepted.currency) }),
     });
     if (accepted.customerEmail) {
       const email: SendEmailInput = {
@@ -218,7 +218,7 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
         workflowId: `email-${email.emailId}`,
         args: [email],
         taskQueue: workflowInfo().taskQueue,
-        ...childTags(orderKeys, `${emailSummary(email.template, orderKeys)}: ${amountText(accepted.total, accepted.currency)}`),
+        ...childTags(orderKeys, { ...emailAbout(email.template, orderKeys), amount: amountText(accepted.total, accepted.currency) }),
       });
     }
   }

@@ -27,23 +27,24 @@ function fakeClient(error?: Error) {
 describe('starting', () => {
   test('when a start succeeds, then true, on the named queue, tagged with its keys and summary, REJECT_DUPLICATE by default', async () => {
     const { client, calls } = fakeClient();
-    expect(await startWorkflow(client, config, { workflowType: 'importJob', workflowId: 'import-1', args: [1], queue: 'imports', keys: { organizationId: 'org-1' }, summary: 'Import' })).toBe(true);
+    expect(await startWorkflow(client, config, { workflowType: 'importJob', workflowId: 'import-1', args: [1], queue: 'imports', keys: { organizationId: 'org-1' }, about: { what: 'Import' } })).toBe(true);
     expect(calls[0].type).toBe('importJob');
-    expect(calls[0].options).toMatchObject({ workflowId: 'import-1', taskQueue: 't-imports', args: [1], memo: { Summary: 'Import' }, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    expect(calls[0].options).toMatchObject({ workflowId: 'import-1', taskQueue: 't-imports', args: [1], memo: { Summary: 'Import for organization org-1' }, staticSummary: 'Import for organization org-1', workflowIdReusePolicy: 'REJECT_DUPLICATE' });
     expect(calls[0].options.typedSearchAttributes).toHaveLength(1);
   });
 
-  test('when the workflow id is taken, then false; a start without keys carries no search attributes', async () => {
+  test('when the workflow id is taken, then false; a system start carries scope:system and its summary says so', async () => {
     const { client, calls } = fakeClient(new WorkflowExecutionAlreadyStartedError('taken', 'x', 'y'));
-    expect(await startWorkflow(client, config, { workflowType: 'dispatchWebhookEvents', workflowId: 'x', args: [], summary: 'Dispatcher', reuse: 'ALLOW_DUPLICATE' })).toBe(false);
+    expect(await startWorkflow(client, config, { workflowType: 'dispatchWebhookEvents', workflowId: 'x', args: [], keys: { scope: 'system' }, about: { what: 'Dispatcher' }, reuse: 'ALLOW_DUPLICATE' })).toBe(false);
     expect(calls[0].options.taskQueue).toBe('t-commerce');
     expect(calls[0].options.workflowIdReusePolicy).toBe('ALLOW_DUPLICATE');
-    expect('typedSearchAttributes' in calls[0].options).toBe(false);
+    expect((calls[0].options.typedSearchAttributes as { key: { name: string }; value: unknown }[]).map((p) => [p.key.name, p.value])).toEqual([['BusinessKeys', ['scope:system']]]);
+    expect(calls[0].options.staticSummary).toBe('Dispatcher for the system (every organization)');
   });
 
   test('when the start fails otherwise, then the error is thrown', async () => {
     const { client } = fakeClient(new Error('boom'));
-    await expect(startWorkflow(client, config, { workflowType: 'x', workflowId: 'x', args: [], summary: '' })).rejects.toThrow('boom');
+    await expect(startWorkflow(client, config, { workflowType: 'x', workflowId: 'x', args: [], keys: {}, about: { what: '' } })).rejects.toThrow('boom');
   });
 });
 

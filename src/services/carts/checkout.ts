@@ -24,6 +24,7 @@ import { admitSpending } from '../orders/admission.js';
 import { assertBodyCustomer, type CartRef } from './carts.js';
 import { Decimal } from 'decimal.js';
 import { cartAmountDue, readVisibleCheckoutCart, type CheckoutCart } from './checkout-cart.js';
+import { amountText } from '../../workflows/tags-defs.js';
 import { repriceAtCheckout } from './checkout-reprice.js';
 
 export interface CheckoutRequest {
@@ -78,7 +79,7 @@ async function startCheckout(em: EntityManager, deps: Deps, orgId: string, auth:
     workflowId,
     args: [input],
     keys: { organizationId: orgId, customerNumber: cart.customerNumber },
-    summary: `Checkout of cart ${cart.id} for customer ${cart.customerNumber}`,
+    about: { what: `Checkout of cart ${cart.id}`, amount: amountText(total, cart.currencyCode) },
     waitMs: deps.config.checkoutWaitMs,
     what: 'Checkout',
     inProgress: IN_PROGRESS,

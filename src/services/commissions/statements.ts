@@ -110,7 +110,7 @@ export async function requestStatement(
       workflowId,
       args: [wfInput],
       keys: { organizationId: orgId, salesRepNumber: assignment.repNumber },
-      summary: `Commission statement ${input.startDate} to ${input.endDate} (${currencyCode}) for sales rep ${assignment.repNumber}`,
+      about: { what: `Commission statement ${input.startDate} to ${input.endDate} (${currencyCode})` },
     });
   } catch (e) {
     // Without its workflow the statement would block the period forever.

@@ -6,16 +6,19 @@
 import { startOnce, type BusinessKeys, type Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import type { SendEmailInput } from '../../workflows/send-email-defs.js';
-import { emailSummary } from '../../workflows/tags-defs.js';
+import { emailAbout } from '../../workflows/tags-defs.js';
 
-/** Queues an e-mail through the sendEmail workflow; `emailId` is its business key; `keys` tag it beyond its organization. */
+/**
+ * Queues an e-mail through the sendEmail workflow; `emailId` is its business key; `keys` tag it
+ * beyond its organization. An e-mail of no organization (a password reset) is a system workflow.
+ */
 export async function queueEmail(client: Client, config: Config, input: SendEmailInput, keys: BusinessKeys = {}): Promise<void> {
-  const tags = { organizationId: input.organizationId, ...keys };
+  const tags: BusinessKeys = { organizationId: input.organizationId, ...(input.organizationId ? {} : { scope: 'system' as const }), ...keys };
   await startOnce(client, config, {
     workflowType: 'sendEmail',
     workflowId: `email-${input.emailId}`,
     args: [input],
     keys: tags,
-    summary: emailSummary(input.template, tags),
+    about: emailAbout(input.template, tags),
   });
 }

@@ -186,7 +186,7 @@ async function wakeFulfillment(deps: FulfillmentDeps, orgId: string, orderId: st
     workflowId: fulfillmentWorkflowId(orderId),
     args: [input],
     keys: { organizationId: orgId, customerNumber: o.customerNumber, orderNumber: o.orderNumber, businessKeys: [shipmentNumber] },
-    summary: `Fulfill order ${o.orderNumber} of customer ${o.customerNumber} (organization ${orgId})`,
+    about: { what: `Fulfill order ${o.orderNumber}` },
   });
   if (started) return;
   try {

@@ -78,7 +78,7 @@ async function startWorkflow(deps: Deps, j: ImportJob, retryOnly: boolean): Prom
     queue: 'imports',
     args: [input],
     keys: { organizationId: input.organizationId, importKind: j.kind },
-    summary: `Import of ${j.kind} (${input.mode}, generation ${input.generation}${retryOnly ? ', failed records only' : ''}), job ${j.id}, organization ${input.organizationId}`,
+    about: { what: `Import of ${j.kind} (${input.mode}, generation ${input.generation}${retryOnly ? ', failed records only' : ''}), job ${j.id}` },
     reuse: 'ALLOW_DUPLICATE',
   });
 }

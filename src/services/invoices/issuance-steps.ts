@@ -23,6 +23,8 @@ export interface InvoiceMailFacts {
   /** The customer record's stored company e-mail and billing contacts, comma-separated; null when none. */
   to: string | null;
   invoiceNumber: string;
+  /** The invoice's customer (absent from results recorded before it was added). */
+  customerNumber?: string;
   organizationName: string;
   companyName: string;
   dueDate: string;
@@ -66,6 +68,7 @@ async function facts(em: EntityManager, config: Pick<Config, 'publicBaseUrl'>, r
     facts: {
       to: recipients.length ? recipients.join(', ') : null,
       invoiceNumber: inv.invoiceNumber,
+      customerNumber: inv.customerNumber,
       organizationName: orgName,
       companyName: inv.customer.companyName ?? inv.customer.customerNumber,
       dueDate: new Date(inv.dueDate).toISOString(),

@@ -48,7 +48,7 @@ export async function issueDraftInvoice(em: EntityManager, deps: Deps, orgId: st
     workflowId: invoiceWorkflowId(inv.id),
     args: [{ organizationId: orgId, invoiceId: inv.id }],
     keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
-    summary: `Issue invoice ${inv.invoiceNumber} to customer ${inv.customerNumber}: ${amountText(inv.total, inv.currencyCode)}`,
+    about: { what: `Issue invoice ${inv.invoiceNumber}`, amount: amountText(inv.total, inv.currencyCode) },
   });
   return reload(em, orgId, inv.id);
 }

@@ -2,7 +2,7 @@
 import { log } from '../../logger.js';
 import type { Config } from '../../config.js';
 import { isWorkflowNotFound, signalWithStart, type Client } from '../../adapters/temporal.js';
-import { dunningWorkflowId, invoiceChangedSignal, type CollectInvoiceInput } from '../../workflows/collect-invoice-defs.js';
+import { collectInvoiceAbout, dunningWorkflowId, invoiceChangedSignal, type CollectInvoiceInput } from '../../workflows/collect-invoice-defs.js';
 
 export const invoiceWorkflowId = (invoiceId: string) => `invoice-${invoiceId}`;
 
@@ -21,7 +21,7 @@ export async function signalDunning(client: Client, invoiceId: string): Promise<
 }
 
 /** After a refund reopened an invoice: its dunning workflow is signalled, or started again when it had ended (signal-with-start). */
-export async function resumeDunning(client: Client, config: Config, input: CollectInvoiceInput & { invoiceNumber: string }): Promise<void> {
+export async function resumeDunning(client: Client, config: Config, input: CollectInvoiceInput & { invoiceNumber: string; customerNumber: string; balance: string | null }): Promise<void> {
   try {
     await signalWithStart(client, config, {
       workflowType: 'collectInvoice',
@@ -29,7 +29,8 @@ export async function resumeDunning(client: Client, config: Config, input: Colle
       args: [{ organizationId: input.organizationId, invoiceId: input.invoiceId }],
       signal: invoiceChangedSignal,
       signalArgs: [],
-      keys: { organizationId: input.organizationId, invoiceNumber: input.invoiceNumber },
+      keys: { organizationId: input.organizationId, customerNumber: input.customerNumber, invoiceNumber: input.invoiceNumber },
+      about: collectInvoiceAbout(input.invoiceNumber, input.balance),
     });
   } catch (e) {
     log.warn('could not resume the dunning workflow', { invoiceId: input.invoiceId, error: String(e) });

@@ -44,7 +44,7 @@ export async function startIngestion(em: EntityManager, deps: Pick<Deps, 'config
       queue: 'media',
       args: [{ jobId, organizationId: orgId, itemIds: items.map((i) => i.id) }],
       keys: { organizationId: orgId },
-      summary: `Ingest ${items.length} remote image${items.length === 1 ? '' : 's'} (organization ${orgId})`,
+      about: { what: `Ingest ${items.length} remote image${items.length === 1 ? '' : 's'}` },
     });
   } catch (e) {
     // No workflow, no job: do not leave items pending forever.

@@ -21,6 +21,7 @@ import { sameCartLines, type HeldLine } from '../../domain/approvals/rules.js';
 import { boundRows } from '../../db/orm-sql.js';
 import type { Principal } from '../../http/auth.js';
 import { startOnce } from '../../adapters/temporal.js';
+import { amountText } from '../../workflows/tags-defs.js';
 import type { ApprovePurchaseInput, QuoteAcceptHold } from '../../workflows/approve-purchase-defs.js';
 import type { CheckoutInput } from '../../workflows/checkout-cart-defs.js';
 import { emitEventOnce } from '../webhooks/events.js';
@@ -205,6 +206,6 @@ export async function startApproval(deps: AdmissionDeps, orgId: string, row: App
     workflowId: approvalWorkflowId(row.id),
     args: [input],
     keys: { organizationId: orgId, customerNumber: s.customerNumber },
-    summary: `Approval of a ${s.total.toFixed(2)} ${s.currencyCode} ${what} of customer ${s.customerNumber} (organization ${orgId})`,
+    about: { what: `Approval of a ${what}`, amount: amountText(s.total.toFixed(2), s.currencyCode) },
   });
 }

@@ -171,7 +171,7 @@ async function refundCancellation(deps: Deps, c: OrderCancellation): Promise<voi
     workflowId: c.refundKey!,
     args: [input],
     keys: { organizationId: c.organizationId, customerNumber: c.customerNumber, orderNumber: c.orderNumber },
-    summary: `Card refund of ${amountText(input.amount, c.currencyCode)} for cancelled order ${c.orderNumber} of customer ${c.customerNumber}`,
+    about: { what: `Card refund for cancelled order ${c.orderNumber}`, amount: amountText(input.amount, c.currencyCode) },
     waitMs: deps.config.checkoutWaitMs,
     what: 'The cancellation refund',
   });

@@ -115,7 +115,7 @@ async function settleClosed(deps: Deps, setup: HostedPaymentSetup, callback: Hos
     workflowId: `hosted-late-${setup.transactionSetupId}`,
     args: [{ organizationId: orgId, transactionSetupId: setup.transactionSetupId, callback }],
     keys: { organizationId: orgId, customerNumber: setup.customerNumber },
-    summary: `Late hosted-payment callback of setup ${setup.transactionSetupId} for customer ${setup.customerNumber}`,
+    about: { what: `Late hosted-payment callback of setup ${setup.transactionSetupId}` },
     waitMs: CALLBACK_WAIT_MS,
     what: 'The late callback',
   });

@@ -112,7 +112,7 @@ export async function startHostedSetup(
     args: [wf],
     queue: 'commerce',
     keys: { organizationId: input.organizationId, customerNumber: input.customerNumber, invoiceNumber },
-    summary: `Hosted payment page for customer ${input.customerNumber}${invoiceNumber ? `, invoice ${invoiceNumber}` : ''}: ${amountText(amount.toFixed(2), currency)}`,
+    about: { what: `Hosted payment page${invoiceNumber ? ` for invoice ${invoiceNumber}` : ''}`, amount: amountText(amount.toFixed(2), currency) },
   });
   return { transactionSetupId: setup.transactionSetupId, hostedPaymentUrl: setup.hostedPaymentUrl };
 }

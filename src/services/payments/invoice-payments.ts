@@ -82,7 +82,7 @@ async function payByCard(em: EntityManager, deps: Deps, orgId: string, inv: Invo
     workflowId: `invoice-payment-${key}`,
     args: [input],
     keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
-    summary: `Card payment of ${amountText(input.amount, input.currencyCode)} on invoice ${inv.invoiceNumber} of customer ${inv.customerNumber}`,
+    about: { what: `Card payment on invoice ${inv.invoiceNumber}`, amount: amountText(input.amount, input.currencyCode) },
     waitMs: deps.config.checkoutWaitMs,
     what: 'The card payment',
   });
@@ -129,7 +129,7 @@ export async function refundInvoice(em: EntityManager, deps: Deps, orgId: string
       workflowId: `invoice-refund-${refundKey}`,
       args: [{ ...refund, chargeId: payment.providerChargeId }],
       keys: { organizationId: orgId, customerNumber: inv.customerNumber, invoiceNumber: inv.invoiceNumber },
-      summary: `Card refund of ${amountText(refund.amount, inv.currencyCode)} on invoice ${inv.invoiceNumber} of customer ${inv.customerNumber}`,
+      about: { what: `Card refund on invoice ${inv.invoiceNumber}`, amount: amountText(refund.amount, inv.currencyCode) },
       waitMs: deps.config.checkoutWaitMs,
       what: 'The refund',
     });
@@ -138,6 +138,12 @@ export async function refundInvoice(em: EntityManager, deps: Deps, orgId: string
   }
   const after = await reload(em, orgId, inv.id);
   // A refund that leaves money owed reopens collection: the dunning workflow is signalled, or started again.
-  if (after.status === 'Issued' || after.status === 'PartiallyPaid') await resumeDunning(deps.temporal, deps.config, { organizationId: orgId, invoiceId: inv.id, invoiceNumber: inv.invoiceNumber });
+  if (after.status === 'Issued' || after.status === 'PartiallyPaid') await resumeDunning(deps.temporal, deps.config, {
+      organizationId: orgId,
+      invoiceId: inv.id,
+      invoiceNumber: inv.invoiceNumber,
+      customerNumber: inv.customerNumber,
+      balance: (after as { balanceFormatted?: string }).balanceFormatted ?? null,
+    });
   return after;
 }

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { taskQueue, type Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { genericEnvelope, parseList, type ListSpec } from '../../http/paging.js';
-import { ensureSchedule, runWorkflow, type Client } from '../../adapters/temporal.js';
+import { ensureSchedule, runWorkflow, workflowTags, type Client } from '../../adapters/temporal.js';
 import { PAYMENT_JANITOR_SCHEDULE_ID, type PaymentJanitorInput, type PaymentJanitorResult } from '../../workflows/payment-janitor-defs.js';
 import { reconciliationReport } from './janitor.js';
 
@@ -22,7 +22,7 @@ export async function runReconciliation(deps: Deps, orgId: string): Promise<Paym
     keys: { organizationId: orgId },
     waitMs: deps.config.checkoutWaitMs,
     what: 'The reconciliation',
-    summary: 'Payment janitor run for one organization',
+    about: { what: 'Payment janitor run (charges without a recorded payment)' },
   });
 }
 
@@ -48,6 +48,8 @@ export async function ensureJanitorSchedule(client: Client, config: Config): Pro
       workflowType: 'paymentJanitor',
       taskQueue: taskQueue(config, 'commerce'),
       args: [{ lookbackDays: config.janitor.lookbackDays, minAgeSeconds: Math.max(config.janitor.minAgeSeconds, 300), organizationId: null } satisfies PaymentJanitorInput],
+      // Each scheduled run is a system workflow (every organization's charges), described as every other.
+      ...workflowTags({ scope: 'system' }, { what: `Payment janitor run every ${config.janitor.everyMinutes} minutes (charges without a recorded payment)` }),
     },
   });
 }

@@ -168,7 +168,7 @@ export async function requestQuote(deps: QuoteDeps, orgId: string, auth: Princip
     workflowId: quoteWorkflowId(id),
     args: [input],
     keys: { organizationId: orgId, customerNumber: quote.customerNumber, quoteNumber: quote.quoteNumber },
-    summary: `Quote ${quote.quoteNumber} for customer ${quote.customerNumber} (organization ${orgId})`,
+    about: { what: `Quote ${quote.quoteNumber}` },
   });
   return quoteView(quote);
 }

@@ -9,7 +9,8 @@ export async function ensureWebhookDispatcher(client: Client, config: Config): P
     workflowType: 'dispatchWebhookEvents',
     workflowId: WEBHOOK_DISPATCHER_ID,
     args: [],
-    summary: 'Webhook outbox dispatcher: starts one deliverWebhook workflow per delivery (all organizations)',
+    keys: { scope: 'system' },
+    about: { what: 'Webhook outbox dispatcher: one deliverWebhook workflow per delivery' },
     // A dispatcher that ended (terminated by an operator) may be started again.
     reuse: 'ALLOW_DUPLICATE',
   });

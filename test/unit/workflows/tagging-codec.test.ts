@@ -31,7 +31,7 @@ const activities = {
     currency: 'USD',
     invoice: { invoiceId: 'invoice-1', invoiceNumber: 'INV-7001', customerNumber: 'C-77' },
   }),
-  storeInvoicePdf: async () => ({ invoiceNumber: 'INV-7001', organizationName: 'Org', companyName: 'Co', dueDate: '2030-01-01', totalFormatted: '$125.50', pdfUrl: 'http://x', to: null, open: true }),
+  storeInvoicePdf: async () => ({ invoiceNumber: 'INV-7001', customerNumber: 'C-77', balanceFormatted: '$125.50', organizationName: 'Org', companyName: 'Co', dueDate: '2030-01-01', totalFormatted: '$125.50', pdfUrl: 'http://x', to: null, open: true }),
   deliverEmail: async (i: { emailId: string; to: string }) => {
     mailed.push(i);
     return { delivered: true };
@@ -101,10 +101,22 @@ test('when a checkout completes, then its confirmation e-mail child is found by 
     workflowId: 'email-order-confirmation-order-1',
     keys: { OrganizationId: ORG, CustomerNumber: 'C-77', OrderNumber: 'SO-7001' },
   });
-  expect(String(email!.memo?.Summary)).toMatch(/order-confirmation about order SO-7001, customer C-77.*125\.50 USD/);
+  expect(String(email!.memo?.Summary)).toMatch(/^E-mail order-confirmation about order SO-7001 for customer C-77 of organization .+: 125\.50 USD$/);
   expect(String(email!.memo?.Summary)).not.toContain(EMAIL);
   const invoice = (await listByOrg()).find((w) => w.type === 'issueInvoice');
   expect(invoice?.keys).toMatchObject({ OrderNumber: 'SO-7001', InvoiceNumber: 'INV-7001' });
+  // Temporal's own summary (the UI's "Summary"), the same line as the memo.
+  expect(await (await client.workflow.getHandle(email!.workflowId).describe()).staticSummary()).toBe(email!.memo?.Summary);
+  // The invoice's dunning child (issue 43): the customer's keys, a memo and the summary with what is open.
+  let dunning: Awaited<ReturnType<typeof listByOrg>>[number] | undefined;
+  for (let i = 0; i < 40 && !dunning; i++) {
+    dunning = (await listByOrg()).find((w) => w.type === 'collectInvoice');
+    if (!dunning) await new Promise((r) => setTimeout(r, 250));
+  }
+  expect(dunning).toMatchObject({ workflowId: 'dunning-invoice-1', keys: { OrganizationId: ORG, CustomerNumber: 'C-77', InvoiceNumber: 'INV-7001' } });
+  const dunningSummary = await (await client.workflow.getHandle('dunning-invoice-1').describe()).staticSummary();
+  expect(dunningSummary).toBe(`Dunning of invoice INV-7001 for customer C-77 of organization ${ORG}: $125.50 open`);
+  expect(dunning!.memo?.Summary).toBe(dunningSummary);
 
   await client.workflow.getHandle(email!.workflowId).result();
   expect(mailed.map((m) => m.to)).toContain(EMAIL);
