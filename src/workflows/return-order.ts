@@ -19,7 +19,7 @@ import type { createReturnActivities } from '../activities/returns.js';
 import { startChildOnce } from './lib/start-child-once.js';
 import { surface } from './lib/surface.js';
 import { mustSucceed, providerCall } from './retry-policies.js';
-import { childTags, emailSummary } from './tags-defs.js';
+import { childTags, emailAbout } from './tags-defs.js';
 import { returnChangedUpdate, type ReturnOrderInput, type ReturnState } from './return-order-defs.js';
 
 const db = proxyActivities<ReturnType<typeof createReturnActivities>>(mustSucceed);
@@ -69,7 +69,7 @@ export async function returnOrder(input: ReturnOrderInput): Promise<ReturnState>
               workflowId: `email-${mail.emailId}`,
               args: [mail],
               taskQueue: workflowInfo().taskQueue,
-              ...childTags(keys, `${emailSummary(mail.template, keys)}: return ${input.rmaNumber} awaits a decision`),
+              ...childTags(keys, emailAbout(mail.template, keys, `return ${input.rmaNumber} awaiting a decision`)),
             });
           }
         }

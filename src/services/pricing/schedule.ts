@@ -115,7 +115,7 @@ export async function rescheduleTimer(deps: { temporal: Client; config: Config }
       workflowId: priceListScheduleWorkflowId(priceListId, version),
       args: [{ organizationId: orgId, priceListId, version } satisfies PriceListScheduleInput],
       keys: { organizationId: orgId, businessKeys: [priceListId] },
-      summary: `Schedule of price list ${priceListId} (version ${version}, next boundary ${next.toISOString()}; organization ${orgId})`,
+      about: { what: `Schedule of price list ${priceListId} (version ${version}, next boundary ${next.toISOString()})` },
     });
   }
   if (version > 1) await standDownTimer(deps, priceListId, version - 1);

@@ -224,7 +224,7 @@ export async function requestReturn(em: EntityManager, deps: Deps, orgId: string
     workflowId: returnWorkflowId(ret.id),
     args: [input],
     keys: { organizationId: orgId, customerNumber: ret.customerNumber, orderNumber: ret.orderNumber, businessKeys: [ret.rmaNumber] },
-    summary: `Return ${ret.rmaNumber} of ${amountText(new Decimal(ret.amount).toFixed(), ret.currencyCode)} for order ${ret.orderNumber} of customer ${ret.customerNumber}`,
+    about: { what: `Return ${ret.rmaNumber} of order ${ret.orderNumber}`, amount: amountText(new Decimal(ret.amount).toFixed(), ret.currencyCode) },
   });
   return returnView(ret);
 }
