@@ -92,7 +92,11 @@ export interface Config {
   /** Buyer approvals (docs/approvals.md): escalation after no answer, expiry of the request (milliseconds). */
   approvals: { escalationMs: number; expiryMs: number };
   /** Fulfillment (docs/fulfillment.md): how long a Shipped order waits for its deliveries before it completes (FULFILLMENT_AUTO_COMPLETE_DAYS, default 14 days; a duration). */
-  fulfillment: { autoCompleteMs: number };
+  fulfillment: {
+    autoCompleteMs: number;
+    /** The length of one day of an organization's `backorderEscalationDays` (BACKORDER_ESCALATION_DAY, default 1 day; a duration; shortened on the test stack). */
+    escalationDayMs: number;
+  };
   /**
    * Bounds on every call to a dependency (issue 21): waiting for a pooled PostgreSQL connection,
    * one statement (client-side read timeout and server-side statement_timeout), one Temporal
@@ -296,7 +300,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     documentQuotaBytes: int('DOCUMENT_QUOTA_BYTES', 5 * 1024 * 1024 * 1024),
     quotes: { defaultValidityMs: duration('QUOTE_VALIDITY', '30 days'), reminderBeforeMs: duration('QUOTE_REMINDER_BEFORE', '2 days') },
     approvals: { escalationMs: duration('APPROVAL_ESCALATION_HOURS', '48', 'hours'), expiryMs: duration('APPROVAL_EXPIRY_DAYS', '14', 'days') },
-    fulfillment: { autoCompleteMs: duration('FULFILLMENT_AUTO_COMPLETE_DAYS', '14', 'days') },
+    fulfillment: { autoCompleteMs: duration('FULFILLMENT_AUTO_COMPLETE_DAYS', '14', 'days'), escalationDayMs: duration('BACKORDER_ESCALATION_DAY', '1', 'days') },
     timeouts: {
       dbAcquireMs: int('DB_ACQUIRE_TIMEOUT_MS', 5_000),
       dbStatementMs: int('DB_STATEMENT_TIMEOUT_MS', serviceName.endsWith('worker') ? 300_000 : 15_000),

@@ -23,6 +23,8 @@ export const Organization = defineEntity({
     allowedReturnOrigins: p.json<string[]>().default('[]'),
     /** Authenticated requests per minute for the whole organization; null = the deployment default (RATE_LIMIT_ORGANIZATION_PER_MINUTE). Super-editable. */
     rateLimitPerMinute: p.integer().nullable(),
+    /** Days a backordered order waits before its fulfillment workflow escalates it to the admins (docs/fulfillment.md "Backorders"). Admin-editable. */
+    backorderEscalationDays: p.integer().default(7),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
