@@ -34,7 +34,7 @@ export class Migration20261129182000_backorders extends Migration {
       constraint "backorder_allocation_order_foreign" foreign key ("organization_id", "order_id") references "sales_order" ("organization_id", "id") on delete cascade,
       constraint "backorder_allocation_quantity_check" check ("quantity" > 0 and "remaining" >= 0));`);
     this.addSql(`create index "backorder_allocation_org_order_index" on "backorder_allocation" ("organization_id", "order_id", "allocated_at");`);
-    this.addSql(`create index "order_item_org_sku_backordered_index" on "order_item" ("organization_id", "sku", "order_id") where "backordered_quantity" > 0;`);
+    this.addSql(`create index "order_item_org_sku_backordered_index" on "order_item" ("organization_id", "sku") where "backordered_quantity" > 0;`);
     this.addSql(`alter table "order_item" add constraint "order_item_backordered_quantity_check" check ("backordered_quantity" >= 0);`);
     this.addSql(`alter table "organization" add column "backorder_escalation_days" int not null default 7;`);
   }

@@ -49,6 +49,7 @@ import { Migration20261129160000_credit_notes as M45 } from './Migration20261129
 import { Migration20261129161000_order_cancellations as M46 } from './Migration20261129161000_order_cancellations.js';
 import { Migration20261129170000_id_indexes_new_tables as M47 } from './Migration20261129170000_id_indexes_new_tables.js';
 import { Migration20261129182000_backorders as M48 } from './Migration20261129182000_backorders.js';
+import { Migration20261129182500_analytics_order_update_linear as M49 } from './Migration20261129182500_analytics_order_update_linear.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -100,4 +101,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129161000_order_cancellations', class: M46 },
   { name: 'Migration20261129170000_id_indexes_new_tables', class: M47 },
   { name: 'Migration20261129182000_backorders', class: M48 },
+  { name: 'Migration20261129182500_analytics_order_update_linear', class: M49 },
 ];

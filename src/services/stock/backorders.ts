@@ -7,7 +7,7 @@
  * API's relay (`relayAllocationRequests`, every 2 s) signals the workflow `allocate-<orgId>-<sku>`
  * (allocateBackorders, signalWithStart) of each due request until an allocation deletes it, so a
  * receipt is never forgotten, whatever dies in between. The workflow's activity runs
- * `allocateBackorders`: ONE transaction, set-based (five statements whatever the number of lines),
+ * `allocateBackorders`: ONE transaction, set-based (six statements whatever the number of lines),
  * that gives the available stock of the product to the waiting lines of all orders, oldest order
  * first. It is computed from the state (what is available, what waits), so running it again, after
  * a crash or for a second receipt, allocates only what is still available to what still waits:
@@ -43,16 +43,19 @@ export interface AllocationOutcome {
   orders: OrderAllocation[];
 }
 
+// Every step reads the one before it (no join of two large steps: their sizes are unknown to the planner),
+// so the statement stays linear in the number of waiting lines.
 const ALLOCATE_SQL = `with loc as (
     select l.location_id, l.avail, sum(l.avail) over (order by l.n) as hi
       from unnest($5::uuid[], $6::int[]) with ordinality as l(location_id, avail, n) where l.avail > 0),
   total as (select coalesce(sum(avail), 0)::int as t from loc),
   waiting as (
-    select i.id, i.order_id, i.position, i.backordered_quantity as q, o.order_date, o.order_number, o.order_status
+    select i.id, i.order_id, i.position, i.backordered_quantity as q, o.order_date, o.order_number, o.order_status, i.order_id = any($7::uuid[]) as others
       from order_item i join sales_order o on o.organization_id = i.organization_id and o.id = i.order_id
      where i.organization_id = $1 and i.sku = $2 and i.backordered_quantity > 0 and i.order_id = any($4::uuid[])),
   ranked as (select w.*, sum(w.q) over (order by w.order_date, w.order_number, w.order_id, w.position, w.id) as hi from waiting w),
-  take as (select r.id, r.order_id, (r.hi - r.q)::int as lo, least(r.hi, t.t)::int as hi from ranked r cross join total t where r.hi - r.q < t.t),
+  calc as (select r.*, (r.hi - r.q)::int as lo, greatest(0, least(r.hi, t.t) - (r.hi - r.q))::int as taken from ranked r cross join total t),
+  take as (select c.id, c.order_id, c.lo, c.lo + c.taken as hi from calc c where c.taken > 0),
   split as (
     select k.order_id, l.location_id, sum(least(k.hi, l.hi) - greatest(k.lo, l.hi - l.avail))::int as qty
       from take k join loc l on k.lo < l.hi and k.hi > l.hi - l.avail
@@ -68,36 +71,31 @@ const ALLOCATE_SQL = `with loc as (
     update stock_level s set reserved = s.reserved + x.q, updated_at = now()
       from (select location_id, sum(qty)::int as q from split group by location_id) x
      where s.organization_id = $1 and s.product_id = $3 and s.location_id = x.location_id returning 1),
-  per_order as (
-    select w.order_id, min(w.order_number) as order_number, min(w.order_status) as order_status, sum(w.q)::int as waited,
-           coalesce(sum(k.hi - k.lo), 0)::int as quantity
-      from waiting w left join take k on k.id = w.id group by w.order_id having coalesce(sum(k.hi - k.lo), 0) > 0),
+  per_order as materialized (
+    select gen_random_uuid() as allocation_id, c.order_id, min(c.order_number) as order_number, min(c.order_status) as order_status,
+           sum(c.q)::int as waited, sum(c.taken)::int as quantity, bool_or(c.others) as others
+      from calc c group by c.order_id having sum(c.taken) > 0),
   al as (
     insert into backorder_allocation (organization_id, id, order_id, sku, quantity, remaining, allocated_at)
-    select $1, gen_random_uuid(), p.order_id, $2, p.quantity, p.waited - p.quantity, now() from per_order p order by p.order_id
-    returning id, order_id, quantity, remaining),
-  done as (
-    select p.order_id from per_order p
-     where p.waited = p.quantity
-       and not exists (select 1 from order_item i where i.organization_id = $1 and i.order_id = p.order_id and i.sku <> $2 and i.backordered_quantity > 0)),
+    select $1, p.allocation_id, p.order_id, $2, p.quantity, p.waited - p.quantity, now() from per_order p order by p.order_id returning 1),
   st as (
     update sales_order o set order_status = 'Processing', updated_at = now()
-     where o.organization_id = $1 and o.id in (select order_id from done) and o.order_status = 'Pending' returning o.id),
+     where o.organization_id = $1 and o.id in (select p.order_id from per_order p where p.waited = p.quantity and not p.others) and o.order_status = 'Pending' returning o.id),
   ev as (
     insert into webhook_event (id, organization_id, type, data, occurred_at, dispatched_at, dedupe_key)
     select gen_random_uuid(), $1, 'order.allocated',
-           jsonb_build_object('orderId', a.order_id, 'orderNumber', p.order_number, 'sku', $2::text, 'allocatedQuantity', a.quantity,
-                              'backorderedQuantity', a.remaining, 'fullyAllocated', d.order_id is not null,
-                              'orderStatus', case when d.order_id is not null and p.order_status = 'Pending' then 'Processing' else p.order_status end),
-           now(), null, 'allocation-' || a.id
-      from al a join per_order p on p.order_id = a.order_id left join done d on d.order_id = a.order_id
+           jsonb_build_object('orderId', p.order_id, 'orderNumber', p.order_number, 'sku', $2::text, 'allocatedQuantity', p.quantity,
+                              'backorderedQuantity', p.waited - p.quantity, 'fullyAllocated', p.waited = p.quantity and not p.others,
+                              'orderStatus', case when p.waited = p.quantity and not p.others and p.order_status = 'Pending' then 'Processing' else p.order_status end),
+           now(), null, 'allocation-' || p.allocation_id
+      from per_order p
     on conflict (organization_id, dedupe_key) do nothing returning 1)
-  select a.id as "allocationId", a.order_id as "orderId", a.quantity, a.remaining from al a order by a.order_id`;
+  select p.allocation_id as "allocationId", p.order_id as "orderId", p.quantity, p.waited - p.quantity as remaining from per_order p order by p.order_id`;
 
 /**
  * Allocates the product's available stock to its waiting lines, oldest order first, in the caller's
- * transaction (five statements: the request's version, the waiting orders locked, the levels
- * locked, the allocation, the request's removal). The allocation statement moves each served
+ * transaction (six statements: the request's version, the waiting orders locked, the levels
+ * locked, the orders also waiting for other SKUs, the allocation, the request's removal). The allocation statement moves each served
  * line's backorderedQuantity down, writes one reservation movement per order and location with
  * the levels' reserved, records one `backorder_allocation` per order, moves a Pending order whose
  * last waiting unit was served to Processing and writes its `order.allocated` event. Locations
@@ -129,15 +127,15 @@ export async function allocateBackorders(sql: Sql, orgId: string, productId: str
     const serving = levels
       .filter((l) => l.available > 0)
       .sort((a, b) => a.priority - b.priority || Number(b.is_default) - Number(a.is_default) || a.code.localeCompare(b.code));
-    if (serving.length)
-      out = await sql<OrderAllocation>(ALLOCATE_SQL, [
-        orgId,
-        p.sku,
-        productId,
-        orders.map((o) => o.id),
-        serving.map((l) => l.location_id),
-        serving.map((l) => l.available),
-      ]);
+    if (serving.length) {
+      const ids = orders.map((o) => o.id);
+      // Orders that also wait for other SKUs (they stay Pending when this one is served): one pass over the organization's waiting lines.
+      const others = await sql<{ order_id: string }>(
+        `select distinct x.order_id from order_item x where x.organization_id = $1 and x.backordered_quantity > 0 and x.sku <> $2 and x.order_id = any($3::uuid[])`,
+        [orgId, p.sku, ids],
+      );
+      out = await sql<OrderAllocation>(ALLOCATE_SQL, [orgId, p.sku, productId, ids, serving.map((l) => l.location_id), serving.map((l) => l.available), others.map((o) => o.order_id)]);
+    }
   }
   if (p.version !== null)
     await sql('delete from backorder_allocation_request where organization_id = $1 and product_id = $2 and version = $3::bigint', [orgId, productId, p.version]);
