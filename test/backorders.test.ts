@@ -23,7 +23,7 @@ const A = () => ({ base: org.base, token: org.adminToken });
 
 async function backorderableProduct(): Promise<string> {
   const sku = uniq('BO-');
-  const res = await call('PUT', '/api/products', { ...A(), body: { sku, name: `Backorderable ${sku}`, trackInventory: true, allowBackorder: true, leadTimeDays: 10, prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] } });
+  const res = await call('PUT', '/api/products', { ...A(), body: { sku, name: `Backorderable ${sku}`, trackInventory: true, allowBackorder: true, leadTimeDays: 10 } });
   expect(res.status).toBe(201);
   return sku;
 }

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     const auth = { token: org.token };
     const loc = await expectStatus('location', request(target.api, 'POST', '/api/stock-locations', { name: 'Main', code: 'MAIN' }, auth), 201);
     const sku = `BO-BENCH-${tag}`;
-    await expectStatus('product', request(target.api, 'PUT', '/api/products', { sku, name: sku, trackInventory: true, allowBackorder: true, prices: [{ tier: 'Retail', price: 10, atQuantity: 1 }] }, auth), 201);
+    await expectStatus('product', request(target.api, 'PUT', '/api/products', { sku, name: sku, trackInventory: true, allowBackorder: true }, auth), 201);
     const productId = (await client.query<{ id: string }>('select id from product where organization_id = $1 and sku = $2', [org.orgId, sku])).rows[0].id;
     await seed(client, org.orgId, sku);
 
