@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // Temporal may be away at start: the API serves what needs no workflow, and the dispatcher
   // is started by the next API start (or any other API process) instead.
   await ensureWebhookDispatcher(temporal, config).catch((e: unknown) => log.warn('webhook dispatcher not ensured', { error: String(e).slice(0, 300) }));
-  const stopRelay = startOutboxRelay(services.orm, temporal);
+  const stopRelay = startOutboxRelay(services.orm, temporal, config);
   const app = createApp(services);
   const handler = app.callback();
   let draining = false;

@@ -99,7 +99,11 @@ export interface Config {
   /** Buyer approvals (docs/approvals.md): escalation after no answer, expiry of the request (milliseconds). */
   approvals: { escalationMs: number; expiryMs: number };
   /** Fulfillment (docs/fulfillment.md): how long a Shipped order waits for its deliveries before it completes (FULFILLMENT_AUTO_COMPLETE_DAYS, default 14 days; a duration). */
-  fulfillment: { autoCompleteMs: number };
+  fulfillment: {
+    autoCompleteMs: number;
+    /** The length of one day of an organization's `backorderEscalationDays` (BACKORDER_ESCALATION_DAY, default 1 day; a duration; shortened on the test stack). */
+    escalationDayMs: number;
+  };
   /** Returns (docs/returns.md "Returns"): how long a Requested return waits before staff get a reminder e-mail (RETURN_REMINDER_AFTER, default 48 hours), and how long Approved goods may take to arrive before the return expires (RETURN_EXPIRY_DAYS, default 30 days; durations). */
   returns: { reminderAfterMs: number; expiryMs: number };
   /**
@@ -310,7 +314,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     documentQuotaBytes: int('DOCUMENT_QUOTA_BYTES', 5 * 1024 * 1024 * 1024),
     quotes: { defaultValidityMs: duration('QUOTE_VALIDITY', '30 days'), reminderBeforeMs: duration('QUOTE_REMINDER_BEFORE', '2 days') },
     approvals: { escalationMs: duration('APPROVAL_ESCALATION_HOURS', '48', 'hours'), expiryMs: duration('APPROVAL_EXPIRY_DAYS', '14', 'days') },
-    fulfillment: { autoCompleteMs: duration('FULFILLMENT_AUTO_COMPLETE_DAYS', '14', 'days') },
+    fulfillment: { autoCompleteMs: duration('FULFILLMENT_AUTO_COMPLETE_DAYS', '14', 'days'), escalationDayMs: duration('BACKORDER_ESCALATION_DAY', '1', 'days') },
     returns: { reminderAfterMs: duration('RETURN_REMINDER_AFTER', '48', 'hours'), expiryMs: duration('RETURN_EXPIRY_DAYS', '30', 'days') },
     timeouts: {
       dbAcquireMs: int('DB_ACQUIRE_TIMEOUT_MS', 5_000),

@@ -377,7 +377,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         // The test suite's compressed clocks and small limits, and imports continued as new every 4 chunks to exercise it
         // (not for benchmarks: productionTimings, where imports take the deployment's 100).
         ...(mode === 'test' && !opts.productionTimings
-          ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: name === 'sandbox' ? SANDBOX_APPROVAL_EXPIRY : '30 seconds', JANITOR_MIN_AGE_SECONDS: '3', FULFILLMENT_AUTO_COMPLETE_DAYS: '12 seconds', RETURN_REMINDER_AFTER: '4 seconds', RETURN_EXPIRY_DAYS: '20 seconds' }
+          ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: name === 'sandbox' ? SANDBOX_APPROVAL_EXPIRY : '30 seconds', JANITOR_MIN_AGE_SECONDS: '3', FULFILLMENT_AUTO_COMPLETE_DAYS: '12 seconds', RETURN_REMINDER_AFTER: '4 seconds', RETURN_EXPIRY_DAYS: '20 seconds', BACKORDER_ESCALATION_DAY: '2 seconds' }
           : {}),
       };
       notStopped();

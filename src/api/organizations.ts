@@ -16,6 +16,8 @@ import {
   rateLimits,
   returnOrigins,
   setReturnOrigins,
+  fulfillmentSettings,
+  setFulfillmentSettings,
   signUp,
 } from '../services/organizations/index.js';
 import { currencyCode, email, uuid } from './schemas.js';
@@ -23,6 +25,12 @@ import * as out from '../domain/contract.js';
 
 const SUCCESS = json(out.obj({ Success: out.bool() }), 'Done');
 const ORIGINS = out.obj({ Origins: out.arr(out.str()) });
+const FULFILLMENT_SETTINGS = out.component(
+  'FulfillmentSettings',
+  out.obj({
+    backorderEscalationDays: out.doc(out.int(), 'Days an order may wait for backordered units before its fulfillment workflow e-mails the admins (docs/fulfillment.md "Backorders")'),
+  }),
+);
 const OVERVIEW = out.obj({
   Organization: out.obj({
     OrganizationId: out.uuid(),
@@ -221,6 +229,35 @@ export const organizationRoutes = [
       401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, deps }) {
       return ok(await rateLimits(em, deps.config, orgId));
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/api/organizations/fulfillment-settings',
+    operationId: 'getFulfillmentSettings',
+    summary: "The organization's fulfillment settings (backorder escalation)",
+    description: 'backorderEscalationDays: after how many days an order still waiting for backordered units is escalated to the admins by e-mail (docs/fulfillment.md "Backorders").',
+    tag: 'Organizations',
+    auth: ['Admin'],
+    responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId }) {
+      return ok(await fulfillmentSettings(em, orgId));
+    },
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/api/organizations/fulfillment-settings',
+    operationId: 'setFulfillmentSettings',
+    summary: "Change the organization's fulfillment settings (backorder escalation)",
+    description: 'backorderEscalationDays (1 to 365): applies to the escalation timers of orders placed from now on and of waiting orders at their next wake-up.',
+    tag: 'Organizations',
+    auth: ['Admin'],
+    body: yup.object({ backorderEscalationDays: yup.number().integer().min(1).max(365).required() }),
+    responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 400: 'backorderEscalationDays missing or not 1 to 365', 401: 'Unauthenticated', 403: 'Not Admin' },
+    async handler({ em, orgId, body }) {
+      return ok(await setFulfillmentSettings(em, orgId, body));
     },
   }),
 

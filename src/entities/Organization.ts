@@ -27,6 +27,8 @@ export const Organization = defineEntity({
     returnWindowDays: p.integer().default(30),
     /** How a received return pays back: `card` (to the order's card when it has one, else credit) or `credit` (a credit note on account). */
     returnRefundPolicy: p.string().length(10).$type<'card' | 'credit'>().default('card'),
+    /** Days a backordered order waits before its fulfillment workflow escalates it to the admins (docs/fulfillment.md "Backorders"). Admin-editable. */
+    backorderEscalationDays: p.integer().default(7),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

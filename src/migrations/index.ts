@@ -51,8 +51,10 @@ import { Migration20261129170000_id_indexes_new_tables as M47 } from './Migratio
 import { Migration20261129180000_price_list_schedule as M48 } from './Migration20261129180000_price_list_schedule.js';
 import { Migration20261129180500_order_item_price_list as M49 } from './Migration20261129180500_order_item_price_list.js';
 import { Migration20261129181000_quantity_rules as M50 } from './Migration20261129181000_quantity_rules.js';
-import { Migration20261129183000_returns as M51 } from './Migration20261129183000_returns.js';
-import { Migration20261129185000_analytics_credits as M52 } from './Migration20261129185000_analytics_credits.js';
+import { Migration20261129182000_backorders as M51 } from './Migration20261129182000_backorders.js';
+import { Migration20261129182500_analytics_order_update_linear as M52 } from './Migration20261129182500_analytics_order_update_linear.js';
+import { Migration20261129183000_returns as M53 } from './Migration20261129183000_returns.js';
+import { Migration20261129185000_analytics_credits as M54 } from './Migration20261129185000_analytics_credits.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -106,6 +108,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129180000_price_list_schedule', class: M48 },
   { name: 'Migration20261129180500_order_item_price_list', class: M49 },
   { name: 'Migration20261129181000_quantity_rules', class: M50 },
-  { name: 'Migration20261129183000_returns', class: M51 },
-  { name: 'Migration20261129185000_analytics_credits', class: M52 },
+  { name: 'Migration20261129182000_backorders', class: M51 },
+  { name: 'Migration20261129182500_analytics_order_update_linear', class: M52 },
+  { name: 'Migration20261129183000_returns', class: M53 },
+  { name: 'Migration20261129185000_analytics_credits', class: M54 },
 ];

@@ -9,7 +9,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { startPending, type Client, type PendingStart } from '../adapters/temporal.js';
 import { boundRows } from '../db/orm-sql.js';
 import { log } from '../logger.js';
+import type { Config } from '../config.js';
 import { relayAllApproversChanged } from './approvals/revise.js';
+import { relayAllocationRequests } from './stock/backorders.js';
 
 /** Platform-wide starts (no organization, e.g. a password reset) are kept under the nil id. */
 const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
@@ -71,8 +73,11 @@ export async function relayKeptStarts(orm: MikroORM, client: Client): Promise<nu
   return started;
 }
 
-/** Runs relay passes (kept starts, then approvals whose deciders changed) every `intervalMs` until the returned stop() is called (and its pass ended). */
-export function startOutboxRelay(orm: MikroORM, client: Client, intervalMs = 2_000): () => Promise<void> {
+/**
+ * Runs relay passes (kept starts, then approvals whose deciders changed, then backorder allocation
+ * requests) every `intervalMs` until the returned stop() is called (and its pass ended).
+ */
+export function startOutboxRelay(orm: MikroORM, client: Client, config: Config, intervalMs = 2_000): () => Promise<void> {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
@@ -82,7 +87,10 @@ export function startOutboxRelay(orm: MikroORM, client: Client, intervalMs = 2_0
       .catch((e: unknown) => log.warn('workflow outbox relay pass failed', { error: String(e).slice(0, 300) }))
       // Approvals whose deciders changed (src/services/approvals/revise.ts): signalled, whatever path changed them.
       .then(() => (stopped ? 0 : relayAllApproversChanged(orm, client)))
-      .catch((e: unknown) => log.warn('approval signal relay pass failed', { error: String(e).slice(0, 300) }));
+      .catch((e: unknown) => log.warn('approval signal relay pass failed', { error: String(e).slice(0, 300) }))
+      // Stock arrived for waiting backorders (src/services/stock/backorders.ts): each product's allocateBackorders workflow signalled.
+      .then(() => (stopped ? 0 : relayAllocationRequests(orm, client, config)))
+      .catch((e: unknown) => log.warn('backorder allocation relay pass failed', { error: String(e).slice(0, 300) }));
   }, intervalMs);
   return async () => {
     stopped = true;

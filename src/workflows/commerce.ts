@@ -12,6 +12,7 @@ export { negotiateQuote } from './negotiate-quote.js';
 export { approvePurchase } from './approve-purchase.js';
 export { paymentJanitor } from './payment-janitor.js';
 export { fulfillOrder } from './fulfill-order.js';
+export { allocateBackorders } from './allocate-backorders.js';
 export { refundOrderCancellation } from './cancel-order.js';
 export { priceListSchedule } from './price-list-schedule.js';
 export { returnOrder } from './return-order.js';

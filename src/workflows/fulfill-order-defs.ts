@@ -9,8 +9,8 @@ export interface FulfillOrderInput {
   orderId: string;
   orderNumber: string;
   customerNumber: string | null;
-  /** Milliseconds a Shipped order waits for its deliveries before it completes on its own. */
-  autoCompleteMs: number;
+  /** Milliseconds a Shipped order waits for its deliveries before it completes on its own (absent: the deployment's, answered by syncFulfillment). */
+  autoCompleteMs?: number;
 }
 
 export interface FulfillmentState {
@@ -21,5 +21,7 @@ export const fulfillmentWorkflowId = (orderId: string) => `fulfillment-${orderId
 
 /** A shipment was written (the workflow reads the order's shipments again). */
 export const shipmentsChangedSignal = defineSignal('shipmentsChanged');
+/** Waiting lines of the order were allocated (allocateBackorders): the workflow reads the order again and mails the buyer. */
+export const allocatedSignal = defineSignal('allocated');
 /** A delivery was confirmed; answers the order's status once the workflow has acted on it (Complete after the last shipment's). */
 export const deliveryConfirmedUpdate = defineUpdate<FulfillmentState, [{ shipmentId: string }]>('deliveryConfirmed');

@@ -17,6 +17,8 @@ export type EmailTemplate =
   | 'approval-request'
   | 'approval-decision'
   | 'shipment-notification'
+  | 'backorder-allocated'
+  | 'backorder-escalation'
   | 'generic';
 
 export interface SendEmailInput {

@@ -16,7 +16,7 @@ export interface LedgerRow {
   ledger_reserved: number;
 }
 
-export async function expectLedgerIdentity(organizationId: string): Promise<LedgerRow[]> {
+export async function expectLedgerIdentity(organizationId: string, env: 'production' | 'sandbox' = 'production'): Promise<LedgerRow[]> {
   const rows = await dbQuery<LedgerRow>(
     `select s.product_id, s.location_id, s.on_hand, s.reserved,
             coalesce(sum(case m.kind when 'receipt' then m.quantity when 'adjustment' then m.quantity when 'shipment' then -m.quantity else 0 end), 0)::int as ledger_on_hand,
@@ -25,6 +25,7 @@ export async function expectLedgerIdentity(organizationId: string): Promise<Ledg
       where s.organization_id = $1
       group by s.product_id, s.location_id, s.on_hand, s.reserved`,
     [organizationId],
+    env,
   );
   for (const r of rows) {
     expect({ level: r.product_id + '/' + r.location_id, onHand: r.on_hand, reserved: r.reserved }).toEqual({
@@ -39,12 +40,14 @@ export async function expectLedgerIdentity(organizationId: string): Promise<Ledg
     `select m.id from stock_movement m left join stock_level s on s.organization_id = m.organization_id and s.product_id = m.product_id and s.location_id = m.location_id
       where m.organization_id = $1 and s.product_id is null`,
     [organizationId],
+    env,
   );
   expect(orphans).toEqual([]);
   const products = await dbQuery<{ sku: string; quantity_on_hand: number; levels: number }>(
     `select p.sku, p.quantity_on_hand, coalesce((select sum(on_hand) from stock_level s where s.organization_id = p.organization_id and s.product_id = p.id), 0)::int as levels
        from product p where p.organization_id = $1 and p.track_inventory`,
     [organizationId],
+    env,
   );
   for (const p of products) expect({ sku: p.sku, quantityOnHand: p.quantity_on_hand }).toEqual({ sku: p.sku, quantityOnHand: p.levels });
   return rows;

@@ -142,6 +142,16 @@ export function renderEmail(template: string, data: Record<string, unknown>): Re
         link,
       );
     }
+    case 'backorder-allocated':
+      return page(`Order ${d.orderNumber}: ${d.quantity} × ${d.sku} now reserved for you`, [
+        `Stock arrived for order ${d.orderNumber}: ${d.quantity} unit(s) of ${d.sku} are reserved for it and will ship with the next shipment.`,
+        Number(d.remaining) > 0 ? `${d.remaining} unit(s) of ${d.sku} are still on backorder.` : `Nothing of ${d.sku} is on backorder any more.`,
+      ]);
+    case 'backorder-escalation':
+      return page(`Order ${d.orderNumber} has waited ${d.days} day(s) for stock`, [
+        `Order ${d.orderNumber} of customer ${d.customerNumber} still waits for ${d.backordered} unit(s) on backorder, longer than the organization's limit of ${d.days} day(s).`,
+        'Receive stock for its lines (PUT /api/inventory) or contact the customer.',
+      ]);
     case 'approval-decision':
       return page(`Your checkout was ${d.decision}`, [`Hello ${d.requesterName},`, `Approval ${d.approvalId} was ${d.decision}${d.reason ? `: ${d.reason}` : '.'}`]);
     default:

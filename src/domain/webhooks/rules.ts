@@ -28,6 +28,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'shipment.created',
   'order.shipped',
   'order.completed',
+  'order.backordered',
+  'order.allocated',
   'credit_note.issued',
   'credit_note.applied',
   'price_list.activated',

@@ -109,6 +109,15 @@ const RELEVANT = ['organization_id', 'currency_code', 'order_date', 'customer_nu
   .map((c) => `n.${c} is distinct from o.${c}`)
   .join(' or ');
 
+/**
+ * The same changed orders found with EXCEPT (hashed, linear in the orders one statement updates;
+ * NULLs compare equal as `is distinct from` does), and a status change counts only when it moves the
+ * order into or out of Cancelled, the only status the contribution reads
+ * (Migration20261129182500_analytics_order_update_linear; the credits version keeps it).
+ */
+const CHANGED_COLUMNS = "id, organization_id, currency_code, order_date, customer_number, lower(order_status) = 'cancelled', active, primary_sales_rep, customer";
+const CHANGED_LINEAR = `select x.id from (select ${CHANGED_COLUMNS} from analytics_new except select ${CHANGED_COLUMNS} from analytics_old) x`;
+
 const fn = (name: string, body: string, ret = 'null') => `create or replace function ${name}() returns trigger language plpgsql as $fn$
 begin
 ${body};
@@ -126,7 +135,7 @@ export function analyticsTriggersSql(credits: boolean, functionsOnly = false): s
     fn('analytics_order_insert', `  with d as (${orderRows('analytics_new', '1')})${APPLY}`),
     fn(
       'analytics_order_update',
-      `  with changed as (select n.id from analytics_new n join analytics_old o on o.id = n.id where ${RELEVANT}),
+      `  with changed as (${credits ? CHANGED_LINEAR : `select n.id from analytics_new n join analytics_old o on o.id = n.id where ${RELEVANT}`}),
   d as (${contrib('analytics_old', '-1', 'o.id in (select id from changed)')}
   union all ${contrib('analytics_new', '1', 'o.id in (select id from changed)')})${APPLY}`,
     ),

@@ -25,6 +25,8 @@ import { visibleProfile } from '../memberships/index.js';
 import { allocateNumber, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
 import { boundSql } from '../../db/orm-sql.js';
 import { reserveOrderStock } from '../stock/ledger.js';
+import { keepFulfillmentStart } from '../fulfillment/start.js';
+import { emitEventOnce } from '../webhooks/events.js';
 import { insertApprovalRequest, orderNeedsApproval, startApproval, type AdmissionDeps, type AdmissionSubject } from './admission.js';
 
 /** The order columns a draft gives as they are stored (no number, status, money or lines). */
@@ -205,8 +207,25 @@ async function reserveForOrder(tem: EntityManager, orgId: string, o: Order): Pro
   const items = o.items.getItems();
   const allocations = await reserveOrderStock(boundSql(tem), orgId, o.id, items.map((i) => ({ sku: i.sku, quantity: i.quantity })));
   for (const a of allocations) items[a.index].backorderedQuantity = a.backordered;
-  // An order with a tracked line follows its fulfillment: its status is no longer a free field (docs/fulfillment.md "Order status").
-  if (allocations.length) o.fulfillmentManaged = true;
+  if (!allocations.length) return;
+  // An order with a tracked line follows its fulfillment: its status is no longer a free field (docs/fulfillment.md "Order status"),
+  // and its fulfillOrder workflow starts with it (the start outbox, this transaction): backordered lines wait there.
+  o.fulfillmentManaged = true;
+  await keepFulfillmentStart(boundSql(tem), orgId, o);
+  const waiting = allocations.filter((a) => a.backordered > 0);
+  if (waiting.length)
+    await emitEventOnce(
+      tem,
+      orgId,
+      'order.backordered',
+      {
+        orderId: o.id,
+        orderNumber: o.orderNumber,
+        customerNumber: o.customerNumber,
+        lines: waiting.map((a) => ({ sku: items[a.index].sku, quantity: items[a.index].quantity, backorderedQuantity: a.backordered })),
+      },
+      `order-${o.id}-backordered`,
+    );
 }
 
 /** An order address from a customer address or a cart address (SPEC cart shape: line1, state, postalCode). */

@@ -224,6 +224,18 @@ export async function setOrganizationRateLimit(em: EntityManager, orgId: string,
   await em.flush();
 }
 
+/** The organization's fulfillment settings (docs/fulfillment.md "Backorders"). */
+export async function fulfillmentSettings(em: EntityManager, orgId: string): Promise<{ backorderEscalationDays: number }> {
+  return { backorderEscalationDays: (await orgOf(em, orgId)).backorderEscalationDays };
+}
+
+export async function setFulfillmentSettings(em: EntityManager, orgId: string, input: { backorderEscalationDays: number }): Promise<{ backorderEscalationDays: number }> {
+  const org = await orgOf(em, orgId);
+  org.backorderEscalationDays = input.backorderEscalationDays;
+  await em.flush();
+  return { backorderEscalationDays: org.backorderEscalationDays };
+}
+
 /** Replaces the organization's return origins with these (normalized, deduplicated; each already checked by the schema). */
 export async function setReturnOrigins(em: EntityManager, orgId: string, origins: string[]): Promise<string[]> {
   const org = await orgOf(em, orgId);

@@ -10,6 +10,7 @@
  */
 import { AppError } from '../../errors.js';
 import type { Sql } from '../../db/sql.js';
+import { requestAllocation } from './allocation-request.js';
 import { allocateLines, byServingOrder, shortageErrors, type LevelFact, type LineAllocation, type MovementKind, type OrderLine } from '../../domain/stock/allocate.js';
 
 export type { MovementKind, LineAllocation };
@@ -84,7 +85,7 @@ export async function applyMovements(sql: Sql, orgId: string, moves: readonly Mo
          on conflict (organization_id, product_id, location_id) do nothing`,
         [orgId, rows.map((m) => m.productId), rows.map((m) => m.locationId)],
       );
-    return await sql<LevelRow>(
+    const levels = await sql<LevelRow>(
       `with m as (select * from jsonb_to_recordset($2::jsonb) as r(n int, product_id uuid, location_id uuid, kind text, quantity int, reserved_quantity int,
                     oh int, rv int, reason text, order_id uuid, reference text, created_by text)),
             d as (select product_id, location_id, sum(oh)::int as oh, sum(rv)::int as rv from m group by product_id, location_id),
@@ -100,6 +101,12 @@ export async function applyMovements(sql: Sql, orgId: string, moves: readonly Mo
        select product_id, location_id, on_hand, reserved from lv`,
       [orgId, JSON.stringify(payload)],
     );
+    // Stock arrived (a receipt, a positive adjustment): waiting backorders of these products are
+    // allocated by the allocateBackorders workflow (./backorders.ts). After the levels, so the
+    // request row is locked after them, as the allocation locks them.
+    const grown = [...new Set(payload.filter((m) => m.oh > 0).map((m) => m.product_id))];
+    if (grown.length) await requestAllocation(sql, orgId, grown);
+    return levels;
   } catch (e) {
     throw stockConflict(e);
   }

@@ -1,0 +1,23 @@
+/**
+ * Starting fulfillOrder when an order with a tracked line is placed (docs/fulfillment.md
+ * "Backorders"): the start is written to the workflow-start outbox (src/services/workflow-outbox.ts)
+ * in the order's own transaction, so an order that commits has its process started by the API's
+ * relay (within its 2 s pass), and one that rolls back has none. The start uses REJECT_DUPLICATE
+ * like every outbox start: a shipment that started the workflow first is not a second start.
+ */
+import { fulfillmentWorkflowId, type FulfillOrderInput } from '../../workflows/fulfill-order-defs.js';
+import type { BusinessKeys } from '../../workflows/tags-defs.js';
+import type { Sql } from '../../db/sql.js';
+
+/** The commerce task queue of this deployment (TEMPORAL_TASK_QUEUE_PREFIX, as src/config.ts `taskQueue` builds it). */
+const commerceQueue = () => `${process.env.TEMPORAL_TASK_QUEUE_PREFIX ?? ''}commerce`;
+
+export async function keepFulfillmentStart(sql: Sql, orgId: string, o: { id: string; orderNumber: string; customerNumber: string }): Promise<void> {
+  const input: FulfillOrderInput = { organizationId: orgId, orderId: o.id, orderNumber: o.orderNumber, customerNumber: o.customerNumber };
+  const keys: BusinessKeys = { organizationId: orgId, customerNumber: o.customerNumber, orderNumber: o.orderNumber, businessKeys: [] };
+  await sql(
+    `insert into workflow_start_outbox (organization_id, workflow_id, workflow_type, task_queue, args, keys, summary)
+     values ($1, $2, 'fulfillOrder', $3, $4::jsonb, $5::jsonb, $6) on conflict do nothing`,
+    [orgId, fulfillmentWorkflowId(o.id), commerceQueue(), JSON.stringify([input]), JSON.stringify(keys), `Fulfill order ${o.orderNumber} of customer ${o.customerNumber} (organization ${orgId})`],
+  );
+}
