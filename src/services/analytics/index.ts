@@ -82,7 +82,7 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
       parts.push(
         `select null::varchar as k, ${orderRevenue} as rev, 1::bigint as cnt, date_trunc('month', o.order_date at time zone 'UTC')::date as m from ${rawOrders(q, s, r)}`,
       );
-      parts.push(`select null::varchar, -c.amount, 0::bigint, date_trunc('month', c.occurred_at at time zone 'UTC')::date from ${rawCredits(q, s, r, false)}`);
+      parts.push(`select null::varchar as k, -c.amount as rev, 0::bigint as cnt, date_trunc('month', c.occurred_at at time zone 'UTC')::date as m from ${rawCredits(q, s, r, false)}`);
     }
   } else {
     const table = { customer: 'analytics_customer_period', rep: 'analytics_rep_period', sku: 'analytics_sku_period' }[kind];
@@ -108,9 +108,9 @@ function pieces(q: Sql, s: Scope, w: Window, kind: 'daily' | 'customer' | 'rep' 
         );
       else
         parts.push(
-          `select i.sku::varchar, i.sub_total, i.quantity::bigint, null::date from order_item i join ${rawOrders(q, s, r).replace(/^sales_order o where /, 'sales_order o on o.id = i.order_id where ')}`,
+          `select i.sku::varchar as k, i.sub_total as rev, i.quantity::bigint as cnt, null::date as m from order_item i join ${rawOrders(q, s, r).replace(/^sales_order o where /, 'sales_order o on o.id = i.order_id where ')}`,
         );
-      parts.push(`select ${creditKey}::varchar, -c.amount, ${creditCnt}::bigint, null::date from ${rawCredits(q, s, r, true)}`);
+      parts.push(`select ${creditKey}::varchar as k, -c.amount as rev, ${creditCnt}::bigint as cnt, null::date as m from ${rawCredits(q, s, r, true)}`);
     }
   }
   if (!parts.length) parts.push(`select null::varchar as k, 0::numeric as rev, 0::bigint as cnt, null::date as m where false`);
