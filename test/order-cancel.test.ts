@@ -117,4 +117,33 @@ describe('order cancellation', () => {
     const byRep = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Rep cancels one' }, rep);
     expect(byRep.status).toBe(200);
   });
+
+  test('when the organization lets buyers cancel, then a buyer cancels their own order before anything shipped, and after a shipment is 409; another customer\'s buyer is 404', async () => {
+    const { customerNumber, order: o, skus } = await order('account', [2, 2], 10);
+    const buyer = await customerToken(org, { CustomerNumber: customerNumber });
+    expectProblem(await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Not allowed yet' }, buyer), 403);
+    const bad = await call('PUT', '/api/organizations/fulfillment-settings', { ...A(), body: { buyersMayCancel: 'yes' } });
+    expectProblem(bad, 400);
+    expect(Object.keys(bad.body.errors)).toEqual(['buyersMayCancel']);
+    const set = await call('PUT', '/api/organizations/fulfillment-settings', { ...A(), body: { buyersMayCancel: true } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ buyersMayCancel: true, backorderEscalationDays: expect.any(Number) });
+    expectProblem(await call('PUT', '/api/organizations/fulfillment-settings', { base: org.base, token: buyer, body: { buyersMayCancel: false } }), 403);
+    try {
+      const stranger = await customerToken(org, { CustomerNumber: (await customerWithProduct(org)).customerNumber });
+      expectProblem(await cancel(o.id, { reason: 'Not mine' }, stranger), 404);
+      const mine = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Ordered one too many' }, buyer);
+      expect(mine.status).toBe(200);
+      expect(mine.body.lines).toEqual([expect.objectContaining({ sku: skus[0], quantity: 1 })]);
+      const shipped = await call('POST', `/api/orders/${o.id}/shipments`, { ...A(), body: { lines: [{ sku: skus[1], quantity: 1 }] } });
+      expect(shipped.status).toBe(201);
+      const late = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Too late' }, buyer);
+      expectProblem(late, 409);
+      expect(late.body.detail).toMatch(/has shipped/);
+      // Staff may still cancel what has not shipped.
+      expect((await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Seller cancels' })).status).toBe(200);
+    } finally {
+      await call('PUT', '/api/organizations/fulfillment-settings', { ...A(), body: { buyersMayCancel: false } });
+    }
+  });
 });

@@ -29,6 +29,7 @@ const FULFILLMENT_SETTINGS = out.component(
   'FulfillmentSettings',
   out.obj({
     backorderEscalationDays: out.doc(out.int(), 'Days an order may wait for backordered units before its fulfillment workflow e-mails the admins (docs/fulfillment.md "Backorders")'),
+    buyersMayCancel: out.doc(out.bool(), 'Whether buyers may cancel their own orders before anything shipped (docs/returns.md "Cancellation"); default false'),
   }),
 );
 const OVERVIEW = out.obj({
@@ -236,8 +237,9 @@ export const organizationRoutes = [
     method: 'get',
     path: '/api/organizations/fulfillment-settings',
     operationId: 'getFulfillmentSettings',
-    summary: "The organization's fulfillment settings (backorder escalation)",
-    description: 'backorderEscalationDays: after how many days an order still waiting for backordered units is escalated to the admins by e-mail (docs/fulfillment.md "Backorders").',
+    summary: "The organization's fulfillment settings (backorder escalation, buyer cancellation)",
+    description:
+      'backorderEscalationDays: after how many days an order still waiting for backordered units is escalated to the admins by e-mail (docs/fulfillment.md "Backorders"). buyersMayCancel: whether buyers may cancel their own orders before anything shipped (docs/returns.md "Cancellation").',
     tag: 'Organizations',
     auth: ['Admin'],
     responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 401: 'Unauthenticated', 403: 'Not Admin' },
@@ -250,12 +252,13 @@ export const organizationRoutes = [
     method: 'put',
     path: '/api/organizations/fulfillment-settings',
     operationId: 'setFulfillmentSettings',
-    summary: "Change the organization's fulfillment settings (backorder escalation)",
-    description: 'backorderEscalationDays (1 to 365): applies to the escalation timers of orders placed from now on and of waiting orders at their next wake-up.',
+    summary: "Change the organization's fulfillment settings",
+    description:
+      'Each field is optional; an absent one keeps its value. backorderEscalationDays (1 to 365): applies to the escalation timers of orders placed from now on and of waiting orders at their next wake-up. buyersMayCancel: whether buyers may cancel their own orders before anything shipped.',
     tag: 'Organizations',
     auth: ['Admin'],
-    body: yup.object({ backorderEscalationDays: yup.number().integer().min(1).max(365).required() }),
-    responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 400: 'backorderEscalationDays missing or not 1 to 365', 401: 'Unauthenticated', 403: 'Not Admin' },
+    body: yup.object({ backorderEscalationDays: yup.number().integer().min(1).max(365), buyersMayCancel: yup.boolean().typeError('buyersMayCancel must be true or false.') }),
+    responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 400: 'backorderEscalationDays not 1 to 365, or buyersMayCancel not a boolean', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, body }) {
       return ok(await setFulfillmentSettings(em, orgId, body));
     },

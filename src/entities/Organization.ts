@@ -29,6 +29,8 @@ export const Organization = defineEntity({
     returnRefundPolicy: p.string().length(10).$type<'card' | 'credit'>().default('card'),
     /** Days a backordered order waits before its fulfillment workflow escalates it to the admins (docs/fulfillment.md "Backorders"). Admin-editable. */
     backorderEscalationDays: p.integer().default(7),
+    /** Whether a buyer (a Customer user of the order's customer) may cancel their own order before anything of it shipped (docs/returns.md "Cancellation"). Admin-editable. */
+    buyersMayCancel: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -19,7 +19,7 @@ import type { Deps } from '../../deps.js';
 import { planCancellation } from '../../domain/orders/cancellation.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
-import { CreditNote, Invoice, InvoicePayment, Order, OrderCancellation } from '../../entities/index.js';
+import { CreditNote, Invoice, InvoicePayment, Order, OrderCancellation, Organization } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { amountText } from '../../workflows/tags-defs.js';
@@ -58,22 +58,34 @@ export function cancellationView(c: OrderCancellation, orderStatus: string) {
 }
 
 /** Who may cancel: Admin, the customer's SalesRep; Customer users are refused (403) until the organization setting exists. */
-async function assertMayCancel(em: EntityManager, orgId: string, auth: Principal, order: Pick<Order, 'customerNumber'>): Promise<void> {
-  if (auth.isSuper || auth.role === 'Admin') return;
-  if (auth.role === 'SalesRep' && (await mayActFor(em, orgId, auth, order.customerNumber))) return;
-  throw AppError.forbidden('Only an admin or the customer\'s sales rep may cancel an order.');
+/**
+ * Who may cancel: an admin, the customer's rep, and (when the organization lets buyers cancel,
+ * `buyersMayCancel`) a buyer of the order's customer, whose order is visible to them only; a buyer
+ * may cancel only before anything of the order shipped (checked in the transaction).
+ */
+async function assertMayCancel(em: EntityManager, orgId: string, auth: Principal, order: Pick<Order, 'customerNumber'>): Promise<'staff' | 'buyer'> {
+  if (auth.isSuper || auth.role === 'Admin') return 'staff';
+  if (auth.role === 'SalesRep' && (await mayActFor(em, orgId, auth, order.customerNumber))) return 'staff';
+  if (auth.role === 'Customer') {
+    const org = await em.fork().findOneOrFail(Organization, { id: orgId }, { fields: ['id', 'buyersMayCancel'] });
+    if (org.buyersMayCancel) return 'buyer';
+    throw AppError.forbidden("This organization does not let buyers cancel their orders; ask the seller (an admin or the customer's sales rep).");
+  }
+  throw AppError.forbidden("Only an admin or the customer's sales rep may cancel an order.");
 }
 
 export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, auth: Principal, orderId: string, body: CancelRequest) {
   if (!UUID_RE.test(orderId)) throw AppError.notFound('Order');
   const seen = await em.fork().findOne(Order, { $and: [{ organization: orgId, id: orderId }, await orderScope(em, orgId, auth)] }, { fields: ['id', 'customerNumber'] });
   if (!seen) throw AppError.notFound('Order');
-  await assertMayCancel(em, orgId, auth, seen);
+  const who = await assertMayCancel(em, orgId, auth, seen);
   const done = await em.fork().transactional(async (tx) => {
     const order = await tx.findOneOrFail(Order, { organization: orgId, id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['items'] });
     if (order.orderStatus === 'Cancelled') throw AppError.conflict(`Order ${order.orderNumber} is already cancelled.`);
     if (order.orderStatus === 'PendingApproval') throw AppError.conflict(`Order ${order.orderNumber} is waiting for approval; reject its approval request instead.`);
     const shipped = await shippedQuantities(tx, orgId, orderId);
+    if (who === 'buyer' && [...shipped.values()].some((q) => q > 0))
+      throw AppError.conflict(`Part of order ${order.orderNumber} has shipped; a buyer may cancel only before anything ships. Ask the seller to cancel the rest.`);
     const earlier = await tx.find(OrderCancellation, { organizationId: orgId, orderId });
     const before = earlier.reduce((s, c) => s.plus(c.amount), new Decimal(0));
     const items = order.items.getItems().sort((a, b) => a.position - b.position);

@@ -224,16 +224,24 @@ export async function setOrganizationRateLimit(em: EntityManager, orgId: string,
   await em.flush();
 }
 
-/** The organization's fulfillment settings (docs/fulfillment.md "Backorders"). */
-export async function fulfillmentSettings(em: EntityManager, orgId: string): Promise<{ backorderEscalationDays: number }> {
-  return { backorderEscalationDays: (await orgOf(em, orgId)).backorderEscalationDays };
+/** The organization's fulfillment settings (docs/fulfillment.md "Backorders", docs/returns.md "Cancellation"). */
+export interface FulfillmentSettings {
+  backorderEscalationDays: number;
+  buyersMayCancel: boolean;
 }
 
-export async function setFulfillmentSettings(em: EntityManager, orgId: string, input: { backorderEscalationDays: number }): Promise<{ backorderEscalationDays: number }> {
+export async function fulfillmentSettings(em: EntityManager, orgId: string): Promise<FulfillmentSettings> {
   const org = await orgOf(em, orgId);
-  org.backorderEscalationDays = input.backorderEscalationDays;
+  return { backorderEscalationDays: org.backorderEscalationDays, buyersMayCancel: org.buyersMayCancel };
+}
+
+/** Sets the settings given (an absent one keeps its value). */
+export async function setFulfillmentSettings(em: EntityManager, orgId: string, input: Partial<FulfillmentSettings>): Promise<FulfillmentSettings> {
+  const org = await orgOf(em, orgId);
+  if (input.backorderEscalationDays !== undefined) org.backorderEscalationDays = input.backorderEscalationDays;
+  if (input.buyersMayCancel !== undefined) org.buyersMayCancel = input.buyersMayCancel;
   await em.flush();
-  return { backorderEscalationDays: org.backorderEscalationDays };
+  return { backorderEscalationDays: org.backorderEscalationDays, buyersMayCancel: org.buyersMayCancel };
 }
 
 /** Replaces the organization's return origins with these (normalized, deduplicated; each already checked by the schema). */
