@@ -6,6 +6,8 @@ const PRODUCT_FIELDS = [
   'active', 'images', 'productAttributes', 'externalId', 'createdAt', 'updatedAt',
   // Stock (docs/fulfillment.md "Stock").
   'trackInventory', 'allowBackorder', 'leadTimeDays', 'available', 'backorder',
+  // Quantity rules (docs/pricing.md "Quantity rules").
+  'maximumOrderQuantity',
 ].sort();
 
 function tierToken(org: OrgFixture, tier: string, currency = 'USD'): Promise<string> {

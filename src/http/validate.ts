@@ -20,7 +20,9 @@ function toFieldErrors(err: ValidationError): FieldErrors {
     const key = boundMessage(e.path || '$', 120);
     const type = (e.params as { type?: unknown } | undefined)?.type;
     // yup's default type error prints the value ("but the final value was: ..."); name the type instead.
-    const message = e.type === 'typeError' && /final value was/.test(e.message) ? `${key} must be a ${String(type ?? 'value of another type')}.` : boundMessage(e.message);
+    // A oneOf message lists the allowed values (ours, never the input): it is kept whole up to 2,000 characters.
+    const message =
+      e.type === 'typeError' && /final value was/.test(e.message) ? `${key} must be a ${String(type ?? 'value of another type')}.` : boundMessage(e.message, e.type === 'oneOf' ? 2000 : undefined);
     const list = (out[key] ??= []);
     if (!list.includes(message)) {
       list.push(message);
