@@ -163,7 +163,7 @@ describe('tenant keys (scale-out by organization_id)', () => {
   it("every tenant table keyed (organization_id, id) has an index on id for the ORM's writes by primary key, but the bulk tables", async () => {
     // docs/scaling.md "Statements carry organization_id": MikroORM updates and deletes these rows by
     // id alone; without an index on id, PostgreSQL 14-17 scan every tenant's rows for each.
-    const BULK = ['catalog_selection', 'commission_entry', 'idempotency_record', 'import_record_error', 'order_item', 'product', 'product_price', 'stock_movement'];
+    const BULK = ['analytics_credit', 'backorder_allocation', 'catalog_selection', 'commission_entry', 'idempotency_record', 'import_record_error', 'order_item', 'product', 'product_price', 'stock_movement'];
     const COMPOSITE_IN_ORM = ['approval_request', 'quote']; // their entities carry (organizationId, id)
     const rows = await dbQuery<{ table_name: string; has_id_index: boolean }>(
       `select t.relname as table_name,
