@@ -120,7 +120,7 @@ export const orderRoutes = [
     operationId: 'cancelOrder',
     summary: 'Cancel the whole order (no lines) or unshipped lines and quantities, with a reason: a card order is refunded the cancelled amount once; an invoiced on-account order gets a credit note; webhook order.cancelled',
     tag: 'Orders',
-    auth: ['Admin', 'SalesRep'],
+    auth: ['Admin', 'SalesRep', 'Customer'],
     body: yup.object({
       lines: yup
         .array(yup.object({ sku: yup.string().trim().max(100).required(), quantity: yup.number().integer('${path} must be a whole number.').moreThan(0, '${path} must be greater than 0.').required() }))
@@ -132,7 +132,7 @@ export const orderRoutes = [
       200: json(orderCancellation, 'The cancellation (refund Refunded once the provider refunded)'),
       400: 'Invalid fields: a line not on the order, more than is left (errors name lines[i])',
       401: 'Unauthenticated',
-      403: 'Customer token, or a SalesRep of another customer',
+      403: 'A buyer when the organization does not let buyers cancel (buyersMayCancel), or a SalesRep of another customer',
       404: 'No such order (or not visible)',
       409: 'Shipped quantities (errors name them), the order already cancelled or waiting for approval, nothing left to cancel',
       503: 'The refund is still in progress: repeat the request with the same Idempotency-Key',
