@@ -6,7 +6,7 @@
  * like every outbox start: a shipment that started the workflow first is not a second start.
  */
 import { fulfillmentWorkflowId, type FulfillOrderInput } from '../../workflows/fulfill-order-defs.js';
-import type { BusinessKeys } from '../../workflows/tags-defs.js';
+import { summaryOf, type BusinessKeys } from '../../workflows/tags-defs.js';
 import type { Sql } from '../../db/sql.js';
 
 /** The commerce task queue of this deployment (TEMPORAL_TASK_QUEUE_PREFIX, as src/config.ts `taskQueue` builds it). */
@@ -18,6 +18,6 @@ export async function keepFulfillmentStart(sql: Sql, orgId: string, o: { id: str
   await sql(
     `insert into workflow_start_outbox (organization_id, workflow_id, workflow_type, task_queue, args, keys, summary)
      values ($1, $2, 'fulfillOrder', $3, $4::jsonb, $5::jsonb, $6) on conflict do nothing`,
-    [orgId, fulfillmentWorkflowId(o.id), commerceQueue(), JSON.stringify([input]), JSON.stringify(keys), `Fulfill order ${o.orderNumber} of customer ${o.customerNumber} (organization ${orgId})`],
+    [orgId, fulfillmentWorkflowId(o.id), commerceQueue(), JSON.stringify([input]), JSON.stringify(keys), summaryOf(keys, { what: `Fulfillment of order ${o.orderNumber}` })],
   );
 }
