@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { auditStatements, withClient } from '../scripts/lib/statement-audit';
+import { claimDueSql } from '../src/db/sql';
 import { stack, uniq } from './support/helpers';
 
 const serverUrl = (db: string) => {
@@ -50,5 +51,34 @@ describe('statement audit', () => {
     expect(byId?.scans.join(' ')).toMatch(/invoice_pkey without organization_id/);
     const scan = r.findings.find((f) => f.query.includes('pdf_key = $1') && f.query.startsWith('select'));
     expect(scan?.scans.join(' ')).toMatch(/Seq Scan on invoice/);
+  });
+
+  it('a relay claim reaches its rows by organization_id even when the statistics favour scanning the whole key', async () => {
+    const qdb = uniq('auditq_').toLowerCase();
+    const qurl = serverUrl(qdb);
+    await withClient(stack.env.production.DATABASE_URL, (c) => c.query(`create database ${qdb}`));
+    try {
+      await withClient(qurl, async (c) => {
+        await c.query('create extension if not exists pg_stat_statements');
+        await c.query(`create table relay_queue (organization_id uuid not null, item_id text not null, attempts int not null default 0,
+                         next_attempt_at timestamptz not null default now(), primary key (organization_id, item_id))`);
+        await c.query('create index relay_queue_due on relay_queue (next_attempt_at)');
+        // Enough due rows that a generic plan of the `(org, id) in (subquery)` form hashes the claim and scans the whole key.
+        await c.query(`insert into relay_queue (organization_id, item_id) select gen_random_uuid(), 'w' || g from generate_series(1, 5000) g`);
+        await c.query('analyze relay_queue');
+        await c.query(`select pg_stat_statements_reset(0, (select oid from pg_database where datname = current_database()), 0)`);
+        await c.query(`update relay_queue o set attempts = o.attempts + 1 where (o.organization_id, o.item_id) in (
+                         select organization_id, item_id from relay_queue where next_attempt_at <= now() order by next_attempt_at limit 20 for update skip locked)`);
+        const claimed = await c.query(claimDueSql({ table: 'relay_queue', id: 'item_id', backoffSeconds: 2, limit: 20 }));
+        expect(claimed.rows).toHaveLength(20);
+        expect(Object.keys(claimed.rows[0]).sort()).toEqual(['item_id', 'organization_id']);
+      });
+      const r = await auditStatements(qurl);
+      const flagged = r.findings.map((f) => f.query.replace(/\s+/g, ' '));
+      expect(flagged).toHaveLength(1);
+      expect(flagged[0]).toMatch(/^update relay_queue o set attempts = o\.attempts \+ \$1 where \(o\.organization_id, o\.item_id\) in/);
+    } finally {
+      await withClient(stack.env.production.DATABASE_URL, (c) => c.query(`drop database if exists ${qdb} with (force)`));
+    }
   });
 });

@@ -90,3 +90,37 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<
     client.release();
   }
 }
+
+/** A relay queue (a table keyed by organization_id and one id column, due by next_attempt_at). */
+export interface RelayQueue {
+  table: string;
+  /** The id column after organization_id in the primary key. */
+  id: string;
+  /** Seconds added per attempt to the back-off (capped at 60). */
+  backoffSeconds: number;
+  limit: number;
+  /** Columns answered besides organization_id and the id column. */
+  returning?: readonly string[];
+  /** Narrows the claim to one organization, bound as $1. */
+  oneOrganization?: boolean;
+}
+
+/**
+ * The statement one relay pass claims its due rows with: up to `limit` rows whose next attempt is
+ * due, oldest first, skip locked (API processes share the work), their attempt counted and their
+ * next attempt pushed back. The claimed keys are matched through `= any(array(...))` on both key
+ * columns, so the update reaches its rows by the primary key with organization_id in the index
+ * condition whatever the table's statistics say (a `(org, id) in (subquery)` semi-join may be
+ * planned as a scan of the whole key index: docs/scaling.md "Statements carry organization_id").
+ */
+export function claimDueSql(q: RelayQueue): string {
+  const cols = ['organization_id', q.id, ...(q.returning ?? [])].map((c) => `o.${c}`).join(', ');
+  return `with due as (
+      select organization_id, ${q.id} from ${q.table}
+       where next_attempt_at <= now()${q.oneOrganization ? ' and organization_id = $1' : ''}
+       order by next_attempt_at limit ${q.limit} for update skip locked)
+    update ${q.table} o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, ${q.backoffSeconds} * (o.attempts + 1)))
+     where o.organization_id = any(array(select organization_id from due)) and o.${q.id} = any(array(select ${q.id} from due))
+       and (o.organization_id, o.${q.id}) in (select organization_id, ${q.id} from due)
+    returning ${cols}`;
+}

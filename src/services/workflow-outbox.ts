@@ -8,6 +8,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { startPending, type Client, type PendingStart } from '../adapters/temporal.js';
 import { boundRows } from '../db/orm-sql.js';
+import { claimDueSql } from '../db/sql.js';
 import { log } from '../logger.js';
 import type { Config } from '../config.js';
 import { relayAllApproversChanged } from './approvals/revise.js';
@@ -51,11 +52,7 @@ export async function relayKeptStarts(orm: MikroORM, client: Client): Promise<nu
   const em = orm.em.fork();
   const rows = await boundRows<Row>(
     em,
-    `update workflow_start_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 2 * (o.attempts + 1)))
-      where (o.organization_id, o.workflow_id) in (
-        select organization_id, workflow_id from workflow_start_outbox where next_attempt_at <= now()
-         order by next_attempt_at limit ${BATCH} for update skip locked)
-      returning o.organization_id, o.workflow_id, o.workflow_type, o.task_queue, o.args, o.keys, o.summary, o.attempts`,
+    claimDueSql({ table: 'workflow_start_outbox', id: 'workflow_id', backoffSeconds: 2, limit: BATCH, returning: ['workflow_type', 'task_queue', 'args', 'keys', 'summary', 'attempts'] }),
   );
   let started = 0;
   for (const r of rows) {

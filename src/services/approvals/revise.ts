@@ -12,6 +12,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { isWorkflowNotFound, type Client } from '../../adapters/temporal.js';
 import { boundRows } from '../../db/orm-sql.js';
+import { claimDueSql } from '../../db/sql.js';
 import { log } from '../../logger.js';
 import { approversChangedSignal } from '../../workflows/approve-purchase-defs.js';
 
@@ -25,12 +26,7 @@ const BATCH = 50;
 export async function relayApproversChanged(em: EntityManager, temporal: Client, orgId?: string): Promise<number> {
   const rows = await boundRows<{ organization_id: string; approval_id: string }>(
     em,
-    `update approval_signal_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 2 * (o.attempts + 1)))
-      where (o.organization_id, o.approval_id) in (
-        select organization_id, approval_id from approval_signal_outbox
-         where next_attempt_at <= now() ${orgId ? 'and organization_id = $1' : ''}
-         order by next_attempt_at limit ${BATCH} for update skip locked)
-      returning o.organization_id, o.approval_id`,
+    claimDueSql({ table: 'approval_signal_outbox', id: 'approval_id', backoffSeconds: 2, limit: BATCH, oneOrganization: Boolean(orgId) }),
     orgId ? [orgId] : [],
   );
   let sent = 0;

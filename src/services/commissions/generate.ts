@@ -95,16 +95,17 @@ export async function computeClawbacks(em: EntityManager, organizationId: string
   >(
     em,
     `select e.id as entry_id, e.statement_id, s.sales_rep_id, e.invoice_id, e.invoice_number, e.commission, e.invoice_total, s.currency_code, i.status,
-            coalesce(i.refunds, '[]'::jsonb) || coalesce((
-              select jsonb_agg(jsonb_build_object('refundId', 'credit-note:' || n.credit_note_number, 'amount', n.amount::text,
-                                                  'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-                from credit_note n where n.organization_id = i.organization_id and n.invoice_id = i.id), '[]'::jsonb) as refunds
+            coalesce(i.refunds, '[]'::jsonb) || coalesce(cn.notes, '[]'::jsonb) as refunds
        from commission_entry e
        join commission_statement s on s.organization_id = e.organization_id and s.id = e.statement_id
        join invoice i on i.organization_id = e.organization_id and i.id = e.invoice_id
+       cross join lateral (
+         select jsonb_agg(jsonb_build_object('refundId', 'credit-note:' || n.credit_note_number, 'amount', n.amount::text,
+                                             'createdAt', to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) as notes
+           from credit_note n where n.organization_id = i.organization_id and n.invoice_id = i.id) cn
       where e.organization_id = $1 and ($2::uuid is null or s.sales_rep_id = $3::uuid) and s.status in ('Approved', 'Paid') and e.commission > 0
         and (i.status in ('Voided', 'Cancelled') or jsonb_array_length(coalesce(i.refunds, '[]'::jsonb)) > 0
-             or exists (select 1 from credit_note n where n.organization_id = i.organization_id and n.invoice_id = i.id))
+             or cn.notes is not null)
         and not exists (select 1 from commission_adjustment a
                          where a.organization_id = e.organization_id and a.source_entry_id = e.id and a.cause in ('void', 'cancel'))`,
     [organizationId, salesRepId, salesRepId],

@@ -22,7 +22,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { signalWithStart, type Client } from '../../adapters/temporal.js';
 import type { Config } from '../../config.js';
 import { boundRows, boundSql } from '../../db/orm-sql.js';
-import type { Sql } from '../../db/sql.js';
+import { claimDueSql, type Sql } from '../../db/sql.js';
 import { log } from '../../logger.js';
 export { requestAllocation } from './allocation-request.js';
 import { allocateBackordersWorkflowId, stockArrivedSignal, type AllocateBackordersInput } from '../../workflows/allocate-backorders-defs.js';
@@ -159,11 +159,7 @@ export async function relayAllocationRequests(orm: MikroORM, client: Client, con
   const em = orm.em.fork();
   const rows = await boundRows<{ organization_id: string; product_id: string; sku: string }>(
     em,
-    `update backorder_allocation_request r set attempts = r.attempts + 1, next_attempt_at = now() + make_interval(secs => least(60, 5 * (r.attempts + 1)))
-      where (r.organization_id, r.product_id) in (
-        select organization_id, product_id from backorder_allocation_request where next_attempt_at <= now()
-         order by next_attempt_at limit ${BATCH} for update skip locked)
-      returning r.organization_id, r.product_id, r.sku`,
+    claimDueSql({ table: 'backorder_allocation_request', id: 'product_id', backoffSeconds: 5, limit: BATCH, returning: ['sku'] }),
   );
   let sent = 0;
   for (const r of rows) {
