@@ -6,19 +6,14 @@
  * 10 minutes under test (scripts/lib/stack.ts), not production's 30 seconds: a slow worker restart must
  * not race the expiry. The test checks that its request is still well within it before approving.
  */
-import { call, createOrg, SANDBOX_API, stack, type OrgFixture } from './support/helpers';
+import { call, stack, type OrgFixture } from './support/helpers';
 import { buyerCart, buyerWorld, checkout } from './support/approval-fixtures';
-import { SandboxWorkers } from './support/sandbox-workers';
+import { sandboxSuite } from './support/sandbox-workers';
 
 jest.setTimeout(150_000);
-const workers = new SandboxWorkers();
 let sb: OrgFixture;
-beforeAll(async () => {
-  await workers.acquire();
-  sb = await createOrg({ base: SANDBOX_API });
-}, 600_000);
-afterAll(async () => {
-  await workers.leaveOneRunning();
+const workers = sandboxSuite((org) => {
+  sb = org;
 });
 const ledger = async (key: string) => ((await (await fetch(`${stack.urls.provider}/ledger?idempotencyKey=${key}`)).json()) as { entries: { kind: string; amount: string }[] }).entries.filter((e) => e.kind === 'charge');
 

@@ -6,40 +6,18 @@
  * available and still waiting), the buyers get their e-mails, and a later receipt serves what still
  * waits (nothing lost). Runs in the sandbox environment like test/crash.test.ts.
  */
-import { call, createOrg, dbQuery, SANDBOX_API, uniq, waitForMail, type OrgFixture } from './support/helpers';
-import { SandboxWorkers } from './support/sandbox-workers';
-import { expectLedgerIdentity } from './support/stock-ledger';
+import { call, dbQuery, uniq, waitForMail, type OrgFixture } from './support/helpers';
+import { sandboxSuite } from './support/sandbox-workers';
+import { expectLedgerIdentity, placeDirectOrder } from './support/stock-ledger';
 
 jest.setTimeout(240_000);
-const workers = new SandboxWorkers();
 let sb: OrgFixture;
-beforeAll(async () => {
-  await workers.acquire();
-  sb = await createOrg({ base: SANDBOX_API });
-}, 600_000);
-afterAll(async () => {
-  await workers.leaveOneRunning();
+const workers = sandboxSuite((org) => {
+  sb = org;
 });
 const S = () => ({ base: sb.base, token: sb.adminToken });
 
-async function place(sku: string, quantity: number): Promise<{ id: string; orderNumber: string; email: string }> {
-  const email = `${uniq('buyer')}@backorders.example`;
-  const res = await call('POST', '/api/orders', {
-    ...S(),
-    body: {
-      customer: { customerNumber: uniq('C-BO'), companyName: 'Waiting Co', companyEmail: email },
-      orderType: 'Direct',
-      poNumber: uniq('PO'),
-      priceTier: 'Retail',
-      currencyCode: 'USD',
-      primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },
-      items: [{ sku, productName: sku, quantity, price: 10 }],
-      user: { userId: 'u-1', userType: 'Admin' },
-    },
-  });
-  expect(res.status).toBe(201);
-  return { id: res.body.data.id, orderNumber: res.body.data.orderNumber, email };
-}
+const place = (sku: string, quantity: number) => placeDirectOrder(S(), sku, quantity);
 const q = <T = Record<string, unknown>>(text: string, params: unknown[]) => dbQuery<T>(text, params, 'sandbox');
 const waiting = async (orderId: string) =>
   Number((await q<{ n: string }>(`select coalesce(sum(backordered_quantity), 0) as n from order_item where organization_id = $1 and order_id = $2`, [sb.organizationId, orderId]))[0].n);

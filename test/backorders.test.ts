@@ -7,7 +7,7 @@
  * an order waits longer than the organization's limit. The ledger identity after every scenario.
  */
 import { call, createOrg, dbQuery, mailsFor, uniq, waitForMail, type OrgFixture } from './support/helpers';
-import { expectLedgerIdentity } from './support/stock-ledger';
+import { expectLedgerIdentity, placeDirectOrder } from './support/stock-ledger';
 
 jest.setTimeout(180_000);
 let org: OrgFixture;
@@ -28,25 +28,7 @@ async function backorderableProduct(): Promise<string> {
   return sku;
 }
 
-/** An order of `quantity` × sku placed now (POST /api/orders); its buyer's e-mail is unique. */
-async function place(sku: string, quantity: number): Promise<{ id: string; orderNumber: string; email: string }> {
-  const email = `${uniq('buyer')}@backorders.example`;
-  const res = await call('POST', '/api/orders', {
-    ...A(),
-    body: {
-      customer: { customerNumber: uniq('C-BO'), companyName: 'Waiting Co', companyEmail: email },
-      orderType: 'Direct',
-      poNumber: uniq('PO'),
-      priceTier: 'Retail',
-      currencyCode: 'USD',
-      primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },
-      items: [{ sku, productName: sku, quantity, price: 10 }],
-      user: { userId: 'u-1', userType: 'Admin' },
-    },
-  });
-  expect(res.status).toBe(201);
-  return { id: res.body.data.id, orderNumber: res.body.data.orderNumber, email };
-}
+const place = (sku: string, quantity: number) => placeDirectOrder(A(), sku, quantity);
 
 const receive = (sku: string, quantity: number) => call('PUT', '/api/inventory', { ...A(), body: { items: [{ sku, location: 'MAIN', receive: quantity, reference: uniq('PO-') }] } });
 const order = async (id: string) => (await call('GET', `/api/orders/${id}`, A())).body;

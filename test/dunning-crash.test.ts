@@ -6,21 +6,14 @@
  * activity (the e-mail id was sent: nothing goes out again) and carries the schedule on, whose timers
  * kept running in Temporal while no worker was up.
  */
-import { call, createOrg, dbQuery, mailsFor, SANDBOX_API, waitForMail, type OrgFixture } from './support/helpers';
+import { call, dbQuery, mailsFor, waitForMail, type OrgFixture } from './support/helpers';
 import { customerWithProduct } from './support/matrix-fixtures';
-import { SandboxWorkers } from './support/sandbox-workers';
+import { sandboxSuite } from './support/sandbox-workers';
 
 jest.setTimeout(240_000);
-const workers = new SandboxWorkers();
 let sb: OrgFixture;
-
-beforeAll(async () => {
-  await workers.acquire();
-  sb = await createOrg({ base: SANDBOX_API });
-}, 600_000);
-
-afterAll(async () => {
-  await workers.leaveOneRunning();
+const workers = sandboxSuite((org) => {
+  sb = org;
 });
 
 const S = () => ({ base: sb.base, token: sb.adminToken });

@@ -6,9 +6,9 @@
  * provider key: the provider ledger holds one refund of the cancelled amount, and the cancellation
  * is recorded as Refunded. Runs in the sandbox environment like test/crash.test.ts.
  */
-import { call, createOrg, SANDBOX_API, stack, type OrgFixture } from './support/helpers';
+import { call, stack, type OrgFixture } from './support/helpers';
 import { customerWithProduct } from './support/matrix-fixtures';
-import { SandboxWorkers } from './support/sandbox-workers';
+import { sandboxSuite } from './support/sandbox-workers';
 
 jest.setTimeout(180_000);
 const PROVIDER = stack.urls.provider;
@@ -19,14 +19,9 @@ const card = () => ({
 });
 const ledger = async (query: string) => ((await (await fetch(`${PROVIDER}/ledger?${query}`)).json()) as { entries: { kind: string; amount: string; chargeId: string; idempotencyKey?: string }[] }).entries;
 
-const workers = new SandboxWorkers();
 let sb: OrgFixture;
-beforeAll(async () => {
-  await workers.acquire();
-  sb = await createOrg({ base: SANDBOX_API });
-}, 600_000);
-afterAll(async () => {
-  await workers.leaveOneRunning();
+const workers = sandboxSuite((org) => {
+  sb = org;
 });
 const S = () => ({ base: sb.base, token: sb.adminToken });
 

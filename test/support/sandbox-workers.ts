@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { stack } from './helpers';
+import { createOrg, SANDBOX_API, stack, type OrgFixture } from './helpers';
 
 const st = stack as typeof stack & { pids?: Record<string, number>; distDir?: string; extraPidsFile?: string };
 const workerJs = () => path.join(st.distDir!, 'worker.js');
@@ -113,4 +113,19 @@ export class SandboxWorkers {
     if (this.lock) rmSync(this.lock, { force: true });
     this.lock = null;
   }
+}
+
+/**
+ * The preamble of a crash-test file (or describe block): beforeAll takes the sandbox workers and
+ * creates an organization on the sandbox API (handed to `ready`, with any setup of its own);
+ * afterAll leaves one worker running for later files.
+ */
+export function sandboxSuite(ready: (org: OrgFixture) => void | Promise<void>): SandboxWorkers {
+  const workers = new SandboxWorkers();
+  beforeAll(async () => {
+    await workers.acquire();
+    await ready(await createOrg({ base: SANDBOX_API }));
+  }, 600_000);
+  afterAll(() => workers.leaveOneRunning());
+  return workers;
 }

@@ -3,9 +3,10 @@
  * stock scenario: for each level of the organization, on hand = receipts + adjustments -
  * shipments and reserved = reservations - releases - reservations consumed by shipments; every
  * level within 0 <= reserved <= on hand; a tracked product's quantityOnHand = the sum of its
- * levels. Answers the levels with their sums (for further assertions).
+ * levels. Answers the levels with their sums (for further assertions). Also the order the stock
+ * tests place (placeDirectOrder).
  */
-import { dbQuery } from './helpers';
+import { call, dbQuery, uniq } from './helpers';
 
 export interface LedgerRow {
   product_id: string;
@@ -51,4 +52,24 @@ export async function expectLedgerIdentity(organizationId: string, env: 'product
   );
   for (const p of products) expect({ sku: p.sku, quantityOnHand: p.quantity_on_hand }).toEqual({ sku: p.sku, quantityOnHand: p.levels });
   return rows;
+}
+
+/** An order of `quantity` × sku placed now by an admin (POST /api/orders, Direct); its buyer's e-mail is unique. */
+export async function placeDirectOrder(as: { base: string; token: string }, sku: string, quantity: number): Promise<{ id: string; orderNumber: string; email: string }> {
+  const email = `${uniq('buyer')}@backorders.example`;
+  const res = await call('POST', '/api/orders', {
+    ...as,
+    body: {
+      customer: { customerNumber: uniq('C-BO'), companyName: 'Waiting Co', companyEmail: email },
+      orderType: 'Direct',
+      poNumber: uniq('PO'),
+      priceTier: 'Retail',
+      currencyCode: 'USD',
+      primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },
+      items: [{ sku, productName: sku, quantity, price: 10 }],
+      user: { userId: 'u-1', userType: 'Admin' },
+    },
+  });
+  expect(res.status).toBe(201);
+  return { id: res.body.data.id, orderNumber: res.body.data.orderNumber, email };
 }
