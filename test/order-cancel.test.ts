@@ -103,6 +103,50 @@ describe('order cancellation', () => {
     expect((await call('GET', `/api/customers/${customerNumber}/credit`, A())).body.openBalance).toBe(before - 25);
   });
 
+  test('when an invoiced on-account order whose invoice was already credited in part is cancelled whole, then the cancellation completes with the credit note capped at what the invoice can still absorb, and says what was not credited', async () => {
+    const { customerNumber, order: o, invoice: inv } = await order('account', [2, 1], 40);
+    const total = inv.total as number;
+    const manual = await call('POST', '/api/credit-notes', { ...A(), body: { invoiceId: inv.id, amount: 30, reason: 'Goodwill rebate', apply: 'None' } });
+    expect(manual.status).toBe(201);
+    const res = await cancel(o.id, { reason: 'Project cancelled' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wholeOrder: true, orderStatus: 'Cancelled', amount: o.total, creditNoteAmount: total - 30, uncreditedAmount: 30, refund: null, creditNoteId: expect.any(String), creditNoteNumber: expect.stringMatching(/^CN-\d{6}$/) });
+    const cn = (await call('GET', `/api/credit-notes/${res.body.creditNoteId}`, A())).body;
+    expect(cn).toMatchObject({ source: 'Cancellation', amount: total - 30, status: 'Applied', applications: [expect.objectContaining({ invoiceId: inv.id, amount: total - 30 })] });
+    // The invoice is credited exactly once in full: the cancellation's note plus the earlier one, never more than its total.
+    const notes = (await call('GET', `/api/credit-notes?invoiceId=${inv.id}`, A())).body.Data as { amount: number }[];
+    expect(notes.reduce((sum, n) => sum + n.amount, 0)).toBeCloseTo(total, 2);
+    expect((await call('GET', `/api/invoices/${inv.id}`, A())).body).toMatchObject({ status: 'PartiallyPaid', balance: 30 });
+    expect((await call('GET', `/api/orders/${o.id}`, A())).body.orderStatus).toBe('Cancelled');
+    // The earlier note's 30 still available settles the rest of the invoice.
+    const applied = await call('POST', `/api/credit-notes/${manual.body.creditNoteId}/apply`, { ...A(), body: {} });
+    expect(applied.status).toBe(200);
+    expect((await call('GET', `/api/invoices/${inv.id}`, A())).body).toMatchObject({ status: 'Paid', balance: 0 });
+    expect((await call('GET', `/api/customers/${customerNumber}/credit`, A())).body.openBalance).toBe(0);
+    const [ev] = await dbQuery<{ data: any }>(`select data from webhook_event where organization_id = $1 and type = 'order.cancelled' and data->>'cancellationId' = $2`, [org.organizationId, res.body.cancellationId]);
+    expect(ev.data).toMatchObject({ wholeOrder: true, uncreditedAmount: '30' });
+  });
+
+  test('when the invoice of an on-account order was credited in full before the whole order is cancelled, then the cancellation completes without a credit note and the whole amount is uncredited', async () => {
+    const { order: o, invoice: inv } = await order('account', [1], 35);
+    expect((await call('POST', '/api/credit-notes', { ...A(), body: { invoiceId: inv.id, amount: inv.total, reason: 'Credited in full', apply: 'None' } })).status).toBe(201);
+    const res = await cancel(o.id, { reason: 'Never mind' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wholeOrder: true, orderStatus: 'Cancelled', amount: o.total, creditNoteId: null, creditNoteAmount: null, uncreditedAmount: o.total, refund: null });
+    expect((await call('GET', `/api/credit-notes?invoiceId=${inv.id}`, A())).body.TotalCount).toBe(1);
+  });
+
+  test('when a card order whose invoice was already credited in part is cancelled whole, then the card is refunded only what the invoice can still absorb, once', async () => {
+    const { order: o, invoice: inv, chargeId } = await order('card', [3], 20);
+    expect((await call('POST', '/api/credit-notes', { ...A(), body: { invoiceId: inv.id, amount: 25, reason: 'Rebate kept on account', apply: 'None' } })).status).toBe(201);
+    const res = await cancel(o.id, { reason: 'Duplicate order' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wholeOrder: true, orderStatus: 'Cancelled', amount: o.total, creditNoteAmount: o.total - 25, uncreditedAmount: 25, refund: { status: 'Refunded', amount: o.total - 25 } });
+    const refunds = (await ledger(`chargeId=${chargeId}`)).filter((e) => e.kind === 'refund');
+    expect(refunds).toHaveLength(1);
+    expect(Number(refunds[0].amount)).toBeCloseTo(o.total - 25, 2);
+  });
+
   test('who may cancel: Admin and the customer\'s rep; a customer user 403, another rep 404, another organization 404', async () => {
     const repNumber = uniq('R');
     const rep = await repToken(org, repNumber);
