@@ -147,6 +147,30 @@ describe('order cancellation', () => {
     expect(Number(refunds[0].amount)).toBeCloseTo(o.total - 25, 2);
   });
 
+  test('when an order is cancelled in part and then whole, then its timeline shows each cancellation (lines, reason, credit note) and each credit note (number, amount, the invoice applied to) as records of their own beside checkout and the invoice', async () => {
+    const { customerNumber, order: o, invoice: inv, skus } = await order('account', [3], 20);
+    const first = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'One too many' });
+    expect(first.status).toBe(200);
+    const rest = await cancel(o.id, { reason: 'Project stopped' });
+    expect(rest.status).toBe(200);
+    const buyer = await customerToken(org, { CustomerNumber: customerNumber });
+    for (const token of [org.adminToken, buyer]) {
+      const tl = await call('GET', `/api/orders/${o.id}/timeline`, { base: org.base, token });
+      expect(tl.status).toBe(200);
+      const records = tl.body.Records as any[];
+      expect(records.map((r) => r.Kind)).toEqual(['Checkout', 'Invoice', 'Cancellation', 'CreditNote', 'Cancellation', 'CreditNote']);
+      const [checkout, invoice, partial, note1, whole, note2] = records;
+      expect(checkout).toMatchObject({ Id: o.id, Number: o.orderNumber, Status: 'Cancelled', Amount: o.total });
+      expect(invoice).toMatchObject({ Id: inv.id, Number: inv.invoiceNumber, Amount: inv.total });
+      expect(partial).toMatchObject({ Id: first.body.cancellationId, WholeOrder: false, Reason: 'One too many', Amount: 20, Lines: [{ Sku: skus[0], Quantity: 1, Amount: 20 }], Refund: null, CreditNoteId: first.body.creditNoteId, UncreditedAmount: 0 });
+      expect(note1).toMatchObject({ Id: first.body.creditNoteId, Number: partial.CreditNoteNumber, Source: 'Cancellation', Amount: 20, InvoiceId: inv.id, AppliedTo: [expect.objectContaining({ InvoiceId: inv.id, InvoiceNumber: inv.invoiceNumber, Amount: 20 })] });
+      expect(note1.Number).toMatch(/^CN-\d{6}$/);
+      expect(whole).toMatchObject({ Id: rest.body.cancellationId, WholeOrder: true, Reason: 'Project stopped', Amount: o.total - 20, Lines: [{ Sku: skus[0], Quantity: 2, Amount: 40 }], CreditNoteId: rest.body.creditNoteId });
+      expect(note2).toMatchObject({ Id: rest.body.creditNoteId, Amount: o.total - 20, Status: 'Applied', AppliedTo: [expect.objectContaining({ InvoiceId: inv.id, Amount: o.total - 20 })] });
+      expect(Array.isArray(tl.body.Steps)).toBe(true);
+    }
+  });
+
   test('who may cancel: Admin and the customer\'s rep; a customer user 403, another rep 404, another organization 404', async () => {
     const repNumber = uniq('R');
     const rep = await repToken(org, repNumber);
