@@ -171,6 +171,19 @@ describe('order cancellation', () => {
     }
   });
 
+  test('when units of a line are cancelled, then they never ship: shipping them is 400 naming the line, and shipping the rest makes the order Shipped', async () => {
+    const { order: o, skus } = await order('account', [3, 1], 10);
+    expect((await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Short one' })).status).toBe(200);
+    const tooMany = await call('POST', `/api/orders/${o.id}/shipments`, { ...A(), body: { lines: [{ sku: skus[0], quantity: 3 }] } });
+    expectProblem(tooMany, 400);
+    expect(Object.keys(tooMany.body.errors)).toEqual(['lines[0].quantity']);
+    const rest = await call('POST', `/api/orders/${o.id}/shipments`, { ...A(), body: { lines: [{ sku: skus[0], quantity: 2 }, { sku: skus[1], quantity: 1 }] } });
+    expect(rest.status).toBe(201);
+    const after = (await call('GET', `/api/orders/${o.id}`, A())).body;
+    expect(after.orderStatus).toBe('Shipped');
+    expect(after.items.find((i: any) => i.sku === skus[0])).toMatchObject({ quantity: 3, cancelledQuantity: 1, shippedQuantity: 2 });
+  });
+
   test('who may cancel: Admin and the customer\'s rep; a customer user 403, another rep 404, another organization 404', async () => {
     const repNumber = uniq('R');
     const rep = await repToken(org, repNumber);
