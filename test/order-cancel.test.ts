@@ -103,6 +103,87 @@ describe('order cancellation', () => {
     expect((await call('GET', `/api/customers/${customerNumber}/credit`, A())).body.openBalance).toBe(before - 25);
   });
 
+  test('when an invoiced on-account order whose invoice was already credited in part is cancelled whole, then the cancellation completes with the credit note capped at what the invoice can still absorb, and says what was not credited', async () => {
+    const { customerNumber, order: o, invoice: inv } = await order('account', [2, 1], 40);
+    const total = inv.total as number;
+    const manual = await call('POST', '/api/credit-notes', { ...A(), body: { invoiceId: inv.id, amount: 30, reason: 'Goodwill rebate', apply: 'None' } });
+    expect(manual.status).toBe(201);
+    const res = await cancel(o.id, { reason: 'Project cancelled' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wholeOrder: true, orderStatus: 'Cancelled', amount: o.total, creditNoteAmount: total - 30, uncreditedAmount: 30, refund: null, creditNoteId: expect.any(String), creditNoteNumber: expect.stringMatching(/^CN-\d{6}$/) });
+    const cn = (await call('GET', `/api/credit-notes/${res.body.creditNoteId}`, A())).body;
+    expect(cn).toMatchObject({ source: 'Cancellation', amount: total - 30, status: 'Applied', applications: [expect.objectContaining({ invoiceId: inv.id, amount: total - 30 })] });
+    // The invoice is credited exactly once in full: the cancellation's note plus the earlier one, never more than its total.
+    const notes = (await call('GET', `/api/credit-notes?invoiceId=${inv.id}`, A())).body.Data as { amount: number }[];
+    expect(notes.reduce((sum, n) => sum + n.amount, 0)).toBeCloseTo(total, 2);
+    expect((await call('GET', `/api/invoices/${inv.id}`, A())).body).toMatchObject({ status: 'PartiallyPaid', balance: 30 });
+    expect((await call('GET', `/api/orders/${o.id}`, A())).body.orderStatus).toBe('Cancelled');
+    // The earlier note's 30 still available settles the rest of the invoice.
+    const applied = await call('POST', `/api/credit-notes/${manual.body.creditNoteId}/apply`, { ...A(), body: {} });
+    expect(applied.status).toBe(200);
+    expect((await call('GET', `/api/invoices/${inv.id}`, A())).body).toMatchObject({ status: 'Paid', balance: 0 });
+    expect((await call('GET', `/api/customers/${customerNumber}/credit`, A())).body.openBalance).toBe(0);
+    const [ev] = await dbQuery<{ data: any }>(`select data from webhook_event where organization_id = $1 and type = 'order.cancelled' and data->>'cancellationId' = $2`, [org.organizationId, res.body.cancellationId]);
+    expect(ev.data).toMatchObject({ wholeOrder: true, uncreditedAmount: '30' });
+  });
+
+  test('when the invoice of an on-account order was credited in full before the whole order is cancelled, then the cancellation completes without a credit note and the whole amount is uncredited', async () => {
+    const { order: o, invoice: inv } = await order('account', [1], 35);
+    expect((await call('POST', '/api/credit-notes', { ...A(), body: { invoiceId: inv.id, amount: inv.total, reason: 'Credited in full', apply: 'None' } })).status).toBe(201);
+    const res = await cancel(o.id, { reason: 'Never mind' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wholeOrder: true, orderStatus: 'Cancelled', amount: o.total, creditNoteId: null, creditNoteAmount: null, uncreditedAmount: o.total, refund: null });
+    expect((await call('GET', `/api/credit-notes?invoiceId=${inv.id}`, A())).body.TotalCount).toBe(1);
+  });
+
+  test('when a card order whose invoice was already credited in part is cancelled whole, then the card is refunded only what the invoice can still absorb, once', async () => {
+    const { order: o, invoice: inv, chargeId } = await order('card', [3], 20);
+    expect((await call('POST', '/api/credit-notes', { ...A(), body: { invoiceId: inv.id, amount: 25, reason: 'Rebate kept on account', apply: 'None' } })).status).toBe(201);
+    const res = await cancel(o.id, { reason: 'Duplicate order' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wholeOrder: true, orderStatus: 'Cancelled', amount: o.total, creditNoteAmount: o.total - 25, uncreditedAmount: 25, refund: { status: 'Refunded', amount: o.total - 25 } });
+    const refunds = (await ledger(`chargeId=${chargeId}`)).filter((e) => e.kind === 'refund');
+    expect(refunds).toHaveLength(1);
+    expect(Number(refunds[0].amount)).toBeCloseTo(o.total - 25, 2);
+  });
+
+  test('when an order is cancelled in part and then whole, then its timeline shows each cancellation (lines, reason, credit note) and each credit note (number, amount, the invoice applied to) as records of their own beside checkout and the invoice', async () => {
+    const { customerNumber, order: o, invoice: inv, skus } = await order('account', [3], 20);
+    const first = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'One too many' });
+    expect(first.status).toBe(200);
+    const rest = await cancel(o.id, { reason: 'Project stopped' });
+    expect(rest.status).toBe(200);
+    const buyer = await customerToken(org, { CustomerNumber: customerNumber });
+    for (const token of [org.adminToken, buyer]) {
+      const tl = await call('GET', `/api/orders/${o.id}/timeline`, { base: org.base, token });
+      expect(tl.status).toBe(200);
+      const records = tl.body.Records as any[];
+      expect(records.map((r) => r.Kind)).toEqual(['Checkout', 'Invoice', 'Cancellation', 'CreditNote', 'Cancellation', 'CreditNote']);
+      const [checkout, invoice, partial, note1, whole, note2] = records;
+      expect(checkout).toMatchObject({ Id: o.id, Number: o.orderNumber, Status: 'Cancelled', Amount: o.total });
+      expect(invoice).toMatchObject({ Id: inv.id, Number: inv.invoiceNumber, Amount: inv.total });
+      expect(partial).toMatchObject({ Id: first.body.cancellationId, WholeOrder: false, Reason: 'One too many', Amount: 20, Lines: [{ Sku: skus[0], Quantity: 1, Amount: 20 }], Refund: null, CreditNoteId: first.body.creditNoteId, UncreditedAmount: 0 });
+      expect(note1).toMatchObject({ Id: first.body.creditNoteId, Number: partial.CreditNoteNumber, Source: 'Cancellation', Amount: 20, InvoiceId: inv.id, AppliedTo: [expect.objectContaining({ InvoiceId: inv.id, InvoiceNumber: inv.invoiceNumber, Amount: 20 })] });
+      expect(note1.Number).toMatch(/^CN-\d{6}$/);
+      expect(whole).toMatchObject({ Id: rest.body.cancellationId, WholeOrder: true, Reason: 'Project stopped', Amount: o.total - 20, Lines: [{ Sku: skus[0], Quantity: 2, Amount: 40 }], CreditNoteId: rest.body.creditNoteId });
+      expect(note2).toMatchObject({ Id: rest.body.creditNoteId, Amount: o.total - 20, Status: 'Applied', AppliedTo: [expect.objectContaining({ InvoiceId: inv.id, Amount: o.total - 20 })] });
+      expect(Array.isArray(tl.body.Steps)).toBe(true);
+    }
+  });
+
+  test('when units of a line are cancelled, then they never ship: shipping them is 400 naming the line, and shipping the rest makes the order Shipped', async () => {
+    const { order: o, skus } = await order('account', [3, 1], 10);
+    expect((await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Short one' })).status).toBe(200);
+    const tooMany = await call('POST', `/api/orders/${o.id}/shipments`, { ...A(), body: { lines: [{ sku: skus[0], quantity: 3 }] } });
+    expectProblem(tooMany, 400);
+    expect(Object.keys(tooMany.body.errors)).toEqual(['lines[0].quantity']);
+    const rest = await call('POST', `/api/orders/${o.id}/shipments`, { ...A(), body: { lines: [{ sku: skus[0], quantity: 2 }, { sku: skus[1], quantity: 1 }] } });
+    expect(rest.status).toBe(201);
+    const after = (await call('GET', `/api/orders/${o.id}`, A())).body;
+    expect(after.orderStatus).toBe('Shipped');
+    expect(after.items.find((i: any) => i.sku === skus[0])).toMatchObject({ quantity: 3, cancelledQuantity: 1, shippedQuantity: 2 });
+  });
+
   test('who may cancel: Admin and the customer\'s rep; a customer user 403, another rep 404, another organization 404', async () => {
     const repNumber = uniq('R');
     const rep = await repToken(org, repNumber);

@@ -118,7 +118,7 @@ export const orderRoutes = [
     method: 'post',
     path: '/api/orders/:orderId/cancel',
     operationId: 'cancelOrder',
-    summary: 'Cancel the whole order (no lines) or unshipped lines and quantities, with a reason: a card order is refunded the cancelled amount once; an invoiced on-account order gets a credit note; webhook order.cancelled',
+    summary: 'Cancel the whole order (no lines) or unshipped lines and quantities, with a reason: a card order is refunded the cancelled amount once; an invoiced on-account order gets a credit note; the credit (and the refund) is capped at what the invoice can still absorb when it was refunded or credited already (uncreditedAmount names the rest); webhook order.cancelled',
     tag: 'Orders',
     auth: ['Admin', 'SalesRep', 'Customer'],
     body: yup.object({

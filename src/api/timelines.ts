@@ -14,7 +14,7 @@ export const timelineRoutes = [
     method: 'get',
     path: '/api/orders/:orderId/timeline',
     operationId: 'getOrderTimeline',
-    summary: "An order's process timeline: checkout (number, charge, order, invoice), its invoice's issuance and reminders, the confirmation e-mail, its fulfillment workflow (each syncFulfillment step, the auto-complete timer, deliveryConfirmed updates, shipmentsChanged signals) and the shipment e-mails, cancellation refunds, and each return's workflow (requested, reminder, approved or rejected, received, refunded or credited, closed)",
+    summary: "An order's story: Records (checkout, invoices, shipments, returns, cancellations, credit notes) and the process timeline: checkout (number, charge, order, invoice), its invoice's issuance and reminders, the confirmation e-mail, its fulfillment workflow (each syncFulfillment step, the auto-complete timer, deliveryConfirmed updates, shipmentsChanged signals) and the shipment e-mails, cancellation refunds, and each return's workflow (requested, reminder, approved or rejected, received, refunded or credited, closed)",
     tag: TAG,
     auth: ['Admin', 'SalesRep', 'Customer'],
     responses: { 200: json(schema.orderTimeline, "The order's workflow steps, oldest first"), 401: 'Unauthenticated', 404: 'No such order (or not visible)' },

@@ -191,6 +191,7 @@ export const orderItem = component(
     subTotalFormatted: str(),
     backorderedQuantity: opt(doc(int(), 'Units of a tracked product waiting for stock; present only when above 0 (docs/fulfillment.md "Reservations")')),
     shippedQuantity: doc(int(), "Units of the line its shipments carried so far (docs/fulfillment.md); 0 before the first shipment"),
+    cancelledQuantity: opt(doc(int(), 'Units of the line cancelled (POST /api/orders/{orderId}/cancel; docs/returns.md "Cancellation"); present only when above 0')),
     priceListId: opt(doc(uuid(), 'The price list that priced the line when the order was placed; absent when the tier priced it or the price was given as is (docs/pricing.md)')),
   }),
 );

@@ -106,6 +106,8 @@ export const OrderCancellation = defineEntity({
     lines: p.json<CancellationLine[]>(),
     amount: p.decimal().precision(19).scale(4),
     merchandiseAmount: p.decimal().precision(19).scale(4),
+    /** What of `amount` the order's invoice could not absorb as a credit note (refunded or credited already): neither credited nor refunded. */
+    uncreditedAmount: p.decimal().precision(19).scale(4).default('0'),
     wholeOrder: p.boolean(),
     reason: p.text(),
     refundKey: p.string().length(200).nullable(),

@@ -1,5 +1,5 @@
 /** Credit note and cancellation rules (pure): creditable amount, priced lines, allocation oldest first or chosen, the cancellation plan. */
-import { allocateChosen, allocateOldestFirst, creditableAmount, priceLines } from '../../src/domain/credit-notes/rules';
+import { allocateChosen, allocateOldestFirst, capCredit, creditableAmount, priceLines } from '../../src/domain/credit-notes/rules';
 import { planCancellation } from '../../src/domain/orders/cancellation';
 
 const inv = (invoiceId: string, due: string, balance: number, dated = '2026-01-01') => ({ invoiceId, invoiceNumber: `INV-${invoiceId}`, dueDate: `${due}T00:00:00Z`, invoiceDate: `${dated}T00:00:00Z`, balance });
@@ -8,6 +8,17 @@ describe('credit notes', () => {
   test('creditable = total - refunded - credited, never below 0', () => {
     expect(creditableAmount('200', '30', '50.5', 'USD').toFixed()).toBe('119.5');
     expect(creditableAmount('10', '10', '5', 'USD').toFixed()).toBe('0');
+  });
+
+  test('a cancellation\'s credit is capped at what the invoice can still absorb; the rest is uncredited', () => {
+    const text = (r: ReturnType<typeof capCredit>) => [r.credit.toFixed(), r.uncredited.toFixed()];
+    expect(text(capCredit('100', '100', 'USD'))).toEqual(['100', '0']);
+    expect(text(capCredit('100', '250', 'USD'))).toEqual(['100', '0']);
+    expect(text(capCredit('100', '70', 'USD'))).toEqual(['70', '30']);
+    expect(text(capCredit('100', '0', 'USD'))).toEqual(['0', '100']);
+    expect(text(capCredit('100', '-5', 'USD'))).toEqual(['0', '100']);
+    expect(text(capCredit('10.005', '3.333', 'USD'))).toEqual(['3.33', '6.68']);
+    expect(text(capCredit('500', '120', 'JPY'))).toEqual(['120', '380']);
   });
 
   test('lines are priced from the invoice and never above the quantity left; errors name each line', () => {

@@ -1,5 +1,5 @@
 /** Response schemas of the credit note operations (docs/returns.md "Credit notes"); views type their result with `Out<typeof creditNote>`. */
-import { arr, bool, component, dateTime, doc, int, num, obj, objN, oneOf, oneOfN, str, strN, uuid, uuidN, type Out } from '../contract.js';
+import { arr, bool, component, dateTime, doc, int, num, numN, obj, objN, oneOf, oneOfN, str, strN, uuid, uuidN, type Out } from '../contract.js';
 import { genericPage } from '../resources.js';
 
 export const CREDIT_NOTE_STATUSES = ['Open', 'PartiallyApplied', 'Applied'] as const;
@@ -68,6 +68,15 @@ export const orderCancellation = component(
       'The card refund of a card order; null: nothing to refund',
     ),
     creditNoteId: doc(uuidN(), 'The credit note issued for the order\'s invoice (on account: applied; card: reserved for the refund)'),
+    creditNoteNumber: doc(strN(), 'That credit note\'s number (CN-000001); null: no note'),
+    creditNoteAmount: doc(
+      numN(),
+      'That credit note\'s amount: the cancelled amount, capped at what the invoice can still absorb (its total less refunds and earlier credit notes); null: no note (no issued invoice, or nothing left to credit)',
+    ),
+    uncreditedAmount: doc(
+      num(),
+      'What of `amount` was neither credited nor refunded because the order\'s invoice had already been refunded or credited that much (a manual credit note, for example): amount - creditNoteAmount. 0 when the whole amount was credited (or the order has no issued invoice)',
+    ),
     createdAt: dateTime(),
   }),
 );

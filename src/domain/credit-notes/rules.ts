@@ -155,3 +155,15 @@ export function allocateChosen(
   });
   return { allocations: out, errors };
 }
+
+/**
+ * The credit note of a whole-order cancellation (docs/returns.md "Cancellation"): what the order's
+ * invoice can still absorb caps it. `credit` is the note's amount (0: no note), `uncredited` what
+ * of the cancelled amount the invoice could not take because it was refunded or credited already
+ * (a manual credit note, a return).
+ */
+export function capCredit(cancelled: Amount, creditable: Amount, currency: string): { credit: Decimal; uncredited: Decimal } {
+  const want = Decimal.max(0, roundMoney(cancelled, currency));
+  const credit = Decimal.min(want, Decimal.max(0, roundMoney(creditable, currency)));
+  return { credit, uncredited: want.minus(credit) };
+}

@@ -4,6 +4,7 @@
  * (src/services/ops/timeline.ts writes them).
  */
 import { component, dateTime, doc, int, obj, oneOf, opt, str, uuid, arr } from '../contract.js';
+import { orderRecord } from './order-records.js';
 
 /** What a step's outcome can be. */
 export const TIMELINE_OUTCOMES = [
@@ -40,7 +41,15 @@ export const timelineStep = component(
 
 const steps = () => doc(arr(timelineStep), 'Oldest first');
 
-export const orderTimeline = component('OrderTimeline', obj({ OrderId: uuid(), OrderNumber: str(), Steps: steps() }));
+export const orderTimeline = component(
+  'OrderTimeline',
+  obj({
+    OrderId: uuid(),
+    OrderNumber: str(),
+    Records: doc(arr(orderRecord), 'The order\'s business records from the database, oldest first: checkout, invoices, shipments, returns, cancellations (lines, reason, refund, credit note) and credit notes (number, amount, the invoices applied to)'),
+    Steps: steps(),
+  }),
+);
 export const invoiceTimeline = component('InvoiceTimeline', obj({ InvoiceId: uuid(), InvoiceNumber: str(), Steps: steps() }));
 export const importJobTimeline = component('ImportJobTimeline', obj({ ImportJobId: uuid(), Steps: steps() }));
 export const statementTimeline = component('CommissionStatementTimeline', obj({ StatementId: uuid(), Steps: steps() }));

@@ -219,6 +219,25 @@ export async function issueCreditNoteAs(em: EntityManager, deps: CreditNoteDeps,
   return result.cn;
 }
 
+/** The invoice's refunds, earlier credit notes and what is still creditable (creditableAmount). */
+function creditableOf(inv: Invoice, earlier: readonly CreditNote[]) {
+  const refunded = (inv.refunds ?? []).reduce((s, r) => s.plus(r.amount), new Decimal(0));
+  const credited = earlier.reduce((s, n) => s.plus(n.amount), new Decimal(0));
+  return { refunded, credited, creditable: creditableAmount(inv.total, refunded, credited, inv.currencyCode) };
+}
+
+/**
+ * What of the invoice can still be credited now (total - refunded - earlier credit notes), read
+ * under the same locks as issuing (the customer's open invoices and this one, in id order), so a
+ * note issued in the same transaction right after cannot exceed it.
+ */
+export async function creditableInTransaction(tx: EntityManager, orgId: string, seen: Pick<Invoice, 'id' | 'customerId' | 'customerNumber' | 'currencyCode'>): Promise<Decimal> {
+  const locked = await lockInvoices(tx, orgId, seen, seen.currencyCode, seen.id);
+  const inv = locked.find((i) => i.id === seen.id);
+  if (!inv || !inv.active) return new Decimal(0);
+  return creditableOf(inv, await tx.find(CreditNote, { organizationId: orgId, invoiceId: inv.id })).creditable;
+}
+
 /**
  * The issuing transaction's body, in the caller's transaction (an order cancellation issues its
  * note in its own): locks the invoices, checks, numbers, creates, applies. `ctx.refundToCard`: the
@@ -245,9 +264,7 @@ export async function issueInTransaction(
       throw AppError.conflict(`The invoice is ${inv.status}; only an Issued, PartiallyPaid or Paid invoice can be credited.`);
     const earlier = await tx.find(CreditNote, { organizationId: orgId, invoiceId: inv.id });
     const c = inv.currencyCode;
-    const refunded = (inv.refunds ?? []).reduce((s, r) => s.plus(r.amount), new Decimal(0));
-    const credited = earlier.reduce((s, n) => s.plus(n.amount), new Decimal(0));
-    const creditable = creditableAmount(inv.total, refunded, credited, c);
+    const { refunded, credited, creditable } = creditableOf(inv, earlier);
     const errors: Record<string, string[]> = {};
     let amount: Decimal;
     let lines = null as ReturnType<typeof priceLines>['lines'] | null;

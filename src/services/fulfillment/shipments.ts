@@ -129,9 +129,10 @@ export async function createShipment(deps: FulfillmentDeps, orgId: string, auth:
     if (!o) throw AppError.notFound('Order');
     const refused = cannotShip(o.orderStatus);
     if (refused) throw AppError.conflict(refused);
+    // Cancelled units never ship (docs/returns.md "Cancellation"): a line's quantity here is what was ordered less what was cancelled.
     const lines = await boundRows<LockedLine>(
       tx,
-      `select id, sku, quantity, shipped_quantity as "shippedQuantity" from order_item where organization_id = $1 and order_id = $2 order by position, id`,
+      `select id, sku, quantity - cancelled_quantity as quantity, shipped_quantity as "shippedQuantity" from order_item where organization_id = $1 and order_id = $2 order by position, id`,
       [orgId, order.id],
     );
     const plan = planShipment(lines, body.lines);

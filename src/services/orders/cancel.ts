@@ -9,6 +9,9 @@
  * by the cancellation). On account the note is applied to the customer's open invoices (oldest
  * first); for a card order it is reserved for the card refund, which the refundOrderCancellation
  * workflow (id and provider key `order-cancel-<cancellationId>`) makes once, then records.
+ * The note never exceeds what the invoice can still absorb (refunded or credited already, e.g. by
+ * a manual credit note): the cancellation completes with the note capped (capCredit), the rest is
+ * the cancellation's `uncreditedAmount`, and a card order is refunded the capped amount only.
  * Concurrent requests serialize on the order lock: what one cancelled the next cannot cancel again.
  */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
@@ -18,6 +21,7 @@ import { boundRows } from '../../db/orm-sql.js';
 import type { Deps } from '../../deps.js';
 import { planCancellation } from '../../domain/orders/cancellation.js';
 import { UUID_RE } from '../../domain/ids.js';
+import { capCredit } from '../../domain/credit-notes/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { CreditNote, Invoice, InvoicePayment, Order, OrderCancellation, Organization } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
@@ -25,7 +29,7 @@ import type { Principal } from '../../http/auth.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import type { CancellationRefundInput } from '../../workflows/cancel-order-defs.js';
 import { recordSalesCredits } from '../analytics/credits.js';
-import { issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
+import { creditableInTransaction, issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
 import { mayActFor } from '../customers/visibility.js';
 import { emitEvent } from '../webhooks/events.js';
 import { releaseCancelledStock, shippedQuantities } from './cancel-links.js';
@@ -38,7 +42,10 @@ export interface CancelRequest {
 
 export const cancellationRefundKey = (cancellationId: string) => `order-cancel-${cancellationId}`;
 
-export function cancellationView(c: OrderCancellation, orderStatus: string) {
+/** The money that goes back for a cancellation: its amount less what its invoice could not absorb. */
+const moneyBack = (c: Pick<OrderCancellation, 'amount' | 'uncreditedAmount'>) => new Decimal(c.amount).minus(c.uncreditedAmount ?? 0);
+
+export function cancellationView(c: OrderCancellation, orderStatus: string, note: Pick<CreditNote, 'creditNoteNumber' | 'amount'> | null = null) {
   const cur = c.currencyCode;
   return {
     cancellationId: c.id,
@@ -51,13 +58,15 @@ export function cancellationView(c: OrderCancellation, orderStatus: string) {
     amount: moneyNumber(c.amount, cur),
     amountFormatted: formatMoney(c.amount, cur),
     lines: c.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: moneyNumber(l.price, cur), amount: moneyNumber(l.amount, cur) })),
-    refund: c.refundKey ? { status: c.refundStatus ?? 'Pending', amount: moneyNumber(c.amount, cur), idempotencyKey: c.refundKey } : null,
+    refund: c.refundKey ? { status: c.refundStatus ?? 'Pending', amount: moneyNumber(moneyBack(c), cur), idempotencyKey: c.refundKey } : null,
     creditNoteId: c.creditNoteId ?? null,
+    creditNoteNumber: note?.creditNoteNumber ?? null,
+    creditNoteAmount: note ? moneyNumber(note.amount, cur) : null,
+    uncreditedAmount: moneyNumber(c.uncreditedAmount ?? 0, cur),
     createdAt: c.createdAt.toISOString(),
   };
 }
 
-/** Who may cancel: Admin, the customer's SalesRep; Customer users are refused (403) until the organization setting exists. */
 /**
  * Who may cancel: an admin, the customer's rep, and (when the organization lets buyers cancel,
  * `buyersMayCancel`) a buyer of the order's customer, whose order is visible to them only; a buyer
@@ -127,29 +136,34 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       createdAt: new Date(),
       updatedAt: new Date(),
     });
-    if (card && plan.amount.gt(0)) {
-      c.refundKey = cancellationRefundKey(c.id);
-      c.refundStatus = 'Pending';
-    }
     await tx.flush();
     // A partial cancellation leaves the order in the figures and takes its lines back in this month;
     // a whole one takes the order out (status Cancelled, docs/analytics.md "Credits").
     if (!plan.wholeOrder)
       await recordSalesCredits(tx, orgId, orderId, 'cancellation', c.id, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, amount: l.amount })));
     await releaseCancelledStock(tx, orgId, orderId, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })));
-    // The order's issued invoice gets a credit note for the cancelled amount (applied on account; reserved for the card refund).
+    // The order's issued invoice gets a credit note for the cancelled amount (applied on account;
+    // reserved for the card refund), capped at what the invoice can still absorb.
     const inv = await tx.findOne(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
+    const cap = inv ? capCredit(plan.amount, await creditableInTransaction(tx, orgId, inv), order.currencyCode) : { credit: plan.amount, uncredited: new Decimal(0) };
+    c.uncreditedAmount = cap.uncredited.toFixed();
+    if (card && cap.credit.gt(0)) {
+      c.refundKey = cancellationRefundKey(c.id);
+      c.refundStatus = 'Pending';
+    }
     let note: Awaited<ReturnType<typeof issueInTransaction>> | null = null;
-    if (inv && plan.amount.gt(0)) {
+    if (inv && cap.credit.gt(0)) {
+      const capped = cap.uncredited.gt(0);
       note = await issueInTransaction(
         tx,
         orgId,
         inv,
-        { invoiceId: inv.id, amount: plan.amount.toFixed(), reason: `Order ${order.orderNumber} cancelled: ${body.reason}`, apply: 'OldestFirst' },
+        { invoiceId: inv.id, amount: cap.credit.toFixed(), reason: `Order ${order.orderNumber} cancelled: ${body.reason}`, apply: 'OldestFirst' },
         { source: 'Cancellation', sourceId: c.id, issuedBy: auth.userId ?? null, refundToCard: !!c.refundKey },
       );
-      note.cn.lines = plan.wholeOrder ? null : plan.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: l.price, amount: l.amount }));
-      note.cn.merchandiseAmount = plan.merchandise.toFixed();
+      // A capped note credits an amount, not the lines (their total is more than it).
+      note.cn.lines = plan.wholeOrder || capped ? null : plan.lines.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: l.price, amount: l.amount }));
+      note.cn.merchandiseAmount = Decimal.min(plan.merchandise, cap.credit).toFixed();
       c.creditNoteId = note.cn.id;
     }
     emitEvent(tx, orgId, 'order.cancelled', {
@@ -164,7 +178,9 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       amount: plan.amount.toFixed(),
       lines: plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, price: l.price, amount: l.amount })),
       creditNoteId: c.creditNoteId ?? null,
-      refund: c.refundKey ? { idempotencyKey: c.refundKey, amount: plan.amount.toFixed() } : null,
+      creditNoteAmount: note ? note.cn.amount : null,
+      uncreditedAmount: cap.uncredited.toFixed(),
+      refund: c.refundKey ? { idempotencyKey: c.refundKey, amount: cap.credit.toFixed() } : null,
     });
     await tx.flush();
     return { c, note, status: order.orderStatus };
@@ -172,12 +188,12 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
   if (done.note) await notifyCreditNote(em, deps, done.note);
   if (done.c.refundKey) await refundCancellation(deps, done.c);
   const fresh = await em.fork().findOneOrFail(OrderCancellation, { organizationId: orgId, id: done.c.id });
-  return cancellationView(fresh, done.status);
+  return cancellationView(fresh, done.status, done.note?.cn ?? null);
 }
 
 /** Runs (or joins) the cancellation's refund workflow and waits for it. */
 async function refundCancellation(deps: Deps, c: OrderCancellation): Promise<void> {
-  const input: CancellationRefundInput = { organizationId: c.organizationId, cancellationId: c.id, chargeId: c.chargeId!, amount: new Decimal(c.amount).toFixed(), refundKey: c.refundKey! };
+  const input: CancellationRefundInput = { organizationId: c.organizationId, cancellationId: c.id, chargeId: c.chargeId!, amount: moneyBack(c).toFixed(), refundKey: c.refundKey! };
   await runWorkflow(deps.temporal, deps.config, {
     workflowType: 'refundOrderCancellation',
     workflowId: c.refundKey!,

@@ -54,7 +54,8 @@ const ORDER_VIEW_SQL = `select o.id, o.organization_id as "organizationId", o.or
     o.shipping_total::text as "shippingTotal", o.total::text as total, o.created_at as "createdAt", o.updated_at as "updatedAt",
     coalesce((select json_agg(json_build_object('position', i.position, 'sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity,
                                                 'price', i.price::text, 'subTotal', i.sub_total::text, 'priceListId', i.price_list_id,
-                                                'backorderedQuantity', i.backordered_quantity, 'shippedQuantity', i.shipped_quantity))
+                                                'backorderedQuantity', i.backordered_quantity, 'shippedQuantity', i.shipped_quantity,
+                                                'cancelledQuantity', i.cancelled_quantity))
                 from order_item i where i.organization_id = o.organization_id and i.order_id = o.id), '[]') as items
   from sales_order o
  where o.organization_id = $1 and o.id = $2
@@ -150,7 +151,7 @@ export type OrderRow = Pick<
   | 'id' | 'orderNumber' | 'orderDate' | 'orderStatus' | 'orderType' | 'poNumber' | 'priceTier' | 'currencyCode' | 'terms' | 'channel'
   | 'externalId' | 'notes' | 'originationCartId' | 'quoteId' | 'active' | 'customer' | 'primarySalesRep' | 'takenBySalesRep'
   | 'shippingDetails' | 'subtotal' | 'discountAmount' | 'tax' | 'shippingTotal' | 'total' | 'createdAt' | 'updatedAt'
-> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number; shippedQuantity?: number | null; priceListId?: string | null })[] };
+> & { organizationId: string; items: readonly (Pick<OrderItem, 'position' | 'sku' | 'productName' | 'quantity' | 'price' | 'subTotal'> & { backorderedQuantity?: number; shippedQuantity?: number | null; cancelledQuantity?: number | null; priceListId?: string | null })[] };
 
 export function orderView(o: Order): Out<typeof order> {
   return orderRowView({ ...o, organizationId: o.organization.id, items: o.items.getItems() });
@@ -193,6 +194,8 @@ export function orderRowView(o: OrderRow): Out<typeof order> {
       ...(i.priceListId ? { priceListId: i.priceListId } : {}),
       // Only on a line the stock could not serve when the order was placed (docs/fulfillment.md "Reservations").
       ...(i.backorderedQuantity ? { backorderedQuantity: i.backorderedQuantity } : {}),
+      // Only on a line with cancelled units (docs/returns.md "Cancellation"): a cancel changes the order's read, so its ETag.
+      ...(i.cancelledQuantity ? { cancelledQuantity: i.cancelledQuantity } : {}),
     })),
     subtotal: m(o.subtotal).n,
     subtotalFormatted: m(o.subtotal).f,
