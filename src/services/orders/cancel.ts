@@ -138,7 +138,8 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       await recordSalesCredits(tx, orgId, orderId, 'cancellation', c.id, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, amount: l.amount })));
     await releaseCancelledStock(tx, orgId, orderId, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })));
     // The order's issued invoice gets a credit note for the cancelled amount (applied on account; reserved for the card refund).
-    const inv = await tx.findOne(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
+    // An order invoiced per shipment has invoiced only what shipped, which is never cancelled: no note.
+    const inv = order.invoicePerShipment ? null : await tx.findOne(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
     let note: Awaited<ReturnType<typeof issueInTransaction>> | null = null;
     if (inv && plan.amount.gt(0)) {
       note = await issueInTransaction(
