@@ -52,7 +52,7 @@ export async function openBalance(em: EntityManager, orgId: string, customerId: 
                                                    where x."organization_id" = o."organization_id" and x."order_id" = o."id"), 0)
                                  - case when o."invoice_per_shipment"
                                         then coalesce((select sum(i."total") from "invoice" i
-                                                        where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft'), 0)
+                                                        where i."organization_id" = $4 and i."order_id" = o."id" and i."status" <> 'Draft'), 0)
                                         else 0 end)), 0) from "sales_order" o
          where o."organization_id" = $4 and o."customer_id" = $5 and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
            and upper(o."currency_code") = upper($6) and o."id" is distinct from $7::uuid
