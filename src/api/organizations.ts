@@ -30,6 +30,10 @@ const FULFILLMENT_SETTINGS = out.component(
   out.obj({
     backorderEscalationDays: out.doc(out.int(), 'Days an order may wait for backordered units before its fulfillment workflow e-mails the admins (docs/fulfillment.md "Backorders")'),
     buyersMayCancel: out.doc(out.bool(), 'Whether buyers may cancel their own orders before anything shipped (docs/returns.md "Cancellation"); default false'),
+    invoiceOn: out.doc(
+      out.oneOf(['order', 'shipment'] as const),
+      'How on-account orders are invoiced (docs/fulfillment.md "Invoicing"): `order` (default) one invoice when the order is placed; `shipment` one invoice per shipment for the shipped lines and quantities. Card-paid orders are invoiced at placement either way',
+    ),
   }),
 );
 const OVERVIEW = out.obj({
@@ -239,7 +243,7 @@ export const organizationRoutes = [
     operationId: 'getFulfillmentSettings',
     summary: "The organization's fulfillment settings (backorder escalation, buyer cancellation)",
     description:
-      'backorderEscalationDays: after how many days an order still waiting for backordered units is escalated to the admins by e-mail (docs/fulfillment.md "Backorders"). buyersMayCancel: whether buyers may cancel their own orders before anything shipped (docs/returns.md "Cancellation").',
+      'backorderEscalationDays: after how many days an order still waiting for backordered units is escalated to the admins by e-mail (docs/fulfillment.md "Backorders"). buyersMayCancel: whether buyers may cancel their own orders before anything shipped (docs/returns.md "Cancellation"). invoiceOn: `order` or `shipment`, how on-account orders are invoiced (docs/fulfillment.md "Invoicing").',
     tag: 'Organizations',
     auth: ['Admin'],
     responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 401: 'Unauthenticated', 403: 'Not Admin' },
@@ -254,11 +258,15 @@ export const organizationRoutes = [
     operationId: 'setFulfillmentSettings',
     summary: "Change the organization's fulfillment settings",
     description:
-      'Each field is optional; an absent one keeps its value. backorderEscalationDays (1 to 365): applies to the escalation timers of orders placed from now on and of waiting orders at their next wake-up. buyersMayCancel: whether buyers may cancel their own orders before anything shipped.',
+      'Each field is optional; an absent one keeps its value. backorderEscalationDays (1 to 365): applies to the escalation timers of orders placed from now on and of waiting orders at their next wake-up. buyersMayCancel: whether buyers may cancel their own orders before anything shipped. invoiceOn (`order` or `shipment`): applies to on-account orders placed from now on; an order keeps the way it was invoiced when placed.',
     tag: 'Organizations',
     auth: ['Admin'],
-    body: yup.object({ backorderEscalationDays: yup.number().integer().min(1).max(365), buyersMayCancel: yup.boolean().typeError('buyersMayCancel must be true or false.') }),
-    responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 400: 'backorderEscalationDays not 1 to 365, or buyersMayCancel not a boolean', 401: 'Unauthenticated', 403: 'Not Admin' },
+    body: yup.object({
+      backorderEscalationDays: yup.number().integer().min(1).max(365),
+      buyersMayCancel: yup.boolean().typeError('buyersMayCancel must be true or false.'),
+      invoiceOn: yup.string().oneOf(['order', 'shipment'] as const, 'invoiceOn must be order or shipment.'),
+    }),
+    responses: { 200: json(FULFILLMENT_SETTINGS, 'The settings in force'), 400: 'backorderEscalationDays not 1 to 365, buyersMayCancel not a boolean, or invoiceOn not order or shipment', 401: 'Unauthenticated', 403: 'Not Admin' },
     async handler({ em, orgId, body }) {
       return ok(await setFulfillmentSettings(em, orgId, body));
     },

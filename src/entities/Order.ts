@@ -79,6 +79,8 @@ export const Order = defineEntity({
     paymentMethod: p.string().length(20).nullable(),
     /** True once the order's status follows its fulfillment (a shipment; docs/fulfillment.md): a direct orderStatus write is refused. */
     fulfillmentManaged: p.boolean().default(false),
+    /** Set at placement for an on-account order of an organization with `invoiceOn: shipment`: each shipment issues an invoice, the order none (docs/fulfillment.md "Invoicing"). */
+    invoicePerShipment: p.boolean().default(false),
     createdByUserId: p.string().length(100).nullable(),
     createdByUserType: p.string().length(50).nullable(),
     items: () => p.oneToMany(OrderItem).mappedBy('order').orphanRemoval(),

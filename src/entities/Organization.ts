@@ -31,6 +31,8 @@ export const Organization = defineEntity({
     backorderEscalationDays: p.integer().default(7),
     /** Whether a buyer (a Customer user of the order's customer) may cancel their own order before anything of it shipped (docs/returns.md "Cancellation"). Admin-editable. */
     buyersMayCancel: p.boolean().default(false),
+    /** How on-account orders are invoiced: `order` (one invoice at placement) or `shipment` (one per shipment; docs/fulfillment.md "Invoicing"). Admin-editable. */
+    invoiceOn: p.string().length(10).$type<'order' | 'shipment'>().default('order'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

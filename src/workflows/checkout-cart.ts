@@ -82,8 +82,9 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
     surface(e);
   }
   const invoice = order.invoice;
-  // A child whose id is taken (a re-run checkout) counts as started.
-  const issuance = startChildOnce('issueInvoice', {
+  // A child whose id is taken (a re-run checkout) counts as started. No invoice: an on-account order
+  // invoiced per shipment (docs/fulfillment.md "Invoicing"), whose shipments start their own issuance.
+  const issuance = invoice && startChildOnce('issueInvoice', {
     workflowId: `invoice-${invoice.invoiceId}`,
     args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
     // The parent's keys too (OrderNumber), so the order's issuance and reminders are found by order.

@@ -198,13 +198,16 @@ export async function negotiateQuote(input: NegotiateQuoteInput): Promise<QuoteS
   const accepted = order as QuoteOrder | null;
   if (state.status === 'Accepted' && accepted) {
     const invoice = await acts.invoiceQuoteOrder({ ...ref, orderId: accepted.orderId, ...(paidBy ?? {}) });
-    const invoiceKeys: BusinessKeys = { ...keys, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: accepted.orderNumber };
-    await startChildOnce('issueInvoice', {
-      workflowId: `invoice-${invoice.invoiceId}`,
-      args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
-      taskQueue: workflowInfo().taskQueue,
-      ...childTags(invoiceKeys, { what: `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber})`, amount: amountText(accepted.total, accepted.currency) }),
-    });
+    // No invoice: an on-account order invoiced per shipment (docs/fulfillment.md "Invoicing").
+    if (invoice) {
+      const invoiceKeys: BusinessKeys = { ...keys, customerNumber: invoice.customerNumber, invoiceNumber: invoice.invoiceNumber, orderNumber: accepted.orderNumber };
+      await startChildOnce('issueInvoice', {
+        workflowId: `invoice-${invoice.invoiceId}`,
+        args: [{ organizationId: input.organizationId, invoiceId: invoice.invoiceId }],
+        taskQueue: workflowInfo().taskQueue,
+        ...childTags(invoiceKeys, { what: `Issue invoice ${invoice.invoiceNumber} of order ${accepted.orderNumber} (quote ${input.quoteNumber})`, amount: amountText(accepted.total, accepted.currency) }),
+      });
+    }
     if (accepted.customerEmail) {
       const email: SendEmailInput = {
         emailId: `order-confirmation-${accepted.orderId}`,

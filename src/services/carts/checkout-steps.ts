@@ -17,6 +17,7 @@ import { AppError } from '../../errors.js';
 import type { CheckoutInput } from '../../workflows/checkout-cart-defs.js';
 import { reserveCredit } from '../credit/accounts.js';
 import { invoiceOrder, writeOrderInvoice, type OrderInvoice, type OrderInvoiceInput } from '../invoices/from-order.js';
+import { decideOrderInvoicing } from '../invoices/per-shipment.js';
 import { allocateNumber, ORDER_NUMBERS } from '../numbering.js';
 import { boundRows, boundSql } from '../../db/orm-sql.js';
 import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress } from '../orders/create.js';
@@ -92,9 +93,10 @@ export async function reserveOrderNumber(em: EntityManager, input: CheckoutInput
 /**
  * Creates the order from the cart, closes the cart and writes the order's invoice and its card
  * payment, in one transaction; when the order exists already (an earlier attempt) it is returned
- * and its invoice written or found as invoiceOrder does.
+ * and its invoice written or found as invoiceOrder does. An on-account order invoiced per shipment
+ * (docs/fulfillment.md "Invoicing") gets no invoice here: `invoice` is null.
  */
-export async function createOrderFromCart(em: EntityManager, input: OrderFromCartInput & { paymentKey: string }): Promise<CreatedOrder & { invoice: OrderInvoice }> {
+export async function createOrderFromCart(em: EntityManager, input: OrderFromCartInput & { paymentKey: string }): Promise<CreatedOrder & { invoice: OrderInvoice | null }> {
   const paymentKey = input.paymentKey;
   const invoiceInput = (orderId: string): OrderInvoiceInput => ({
     organizationId: input.organizationId,
@@ -103,17 +105,17 @@ export async function createOrderFromCart(em: EntityManager, input: OrderFromCar
     paymentKey,
     paymentProfileId: input.paymentProfileId,
   });
-  let written: { orderId: string; invoice: Invoice } | null = null;
+  let written: { orderId: string; invoice: Invoice | null } | null = null;
   const order = await orderFromCart(em, input, async (tem, o) => {
     // The order's id is assigned when it is stored; the invoice names it.
     await tem.flush();
-    written = { orderId: o.id, invoice: await writeOrderInvoice(tem, o, invoiceInput(o.id)) };
+    written = { orderId: o.id, invoice: o.invoicePerShipment ? null : await writeOrderInvoice(tem, o, invoiceInput(o.id)) };
   });
-  const w = written as { orderId: string; invoice: Invoice } | null;
+  const w = written as { orderId: string; invoice: Invoice | null } | null;
   // Only when the transaction that wrote it is the one whose order came back (not a concurrent attempt's).
   const inv =
     w && w.orderId === order.orderId
-      ? { invoiceId: w.invoice.id, invoiceNumber: w.invoice.invoiceNumber, customerNumber: w.invoice.customerNumber }
+      ? w.invoice && { invoiceId: w.invoice.id, invoiceNumber: w.invoice.invoiceNumber, customerNumber: w.invoice.customerNumber }
       : await invoiceOrder(em.fork(), invoiceInput(order.orderId));
   return { ...order, invoice: inv };
 }
@@ -188,7 +190,10 @@ async function orderFromCart(em0: EntityManager, input: OrderFromCartInput, also
         // Exactly the lines admitted (an approval is for these lines, not for a total).
         if (input.expectedLines && !sameCartLines(locked.items, input.expectedLines)) throw cartChanged();
         if (input.amount !== undefined && cartAmountDue(cart) !== input.amount) throw cartChanged();
-        if (input.paymentMethod === 'OnAccount') await reserveCredit(tem, input.organizationId, o);
+        if (input.paymentMethod === 'OnAccount') {
+          await reserveCredit(tem, input.organizationId, o);
+          await decideOrderInvoicing(tem, input.organizationId, o);
+        }
         await alsoWithin?.(tem, o);
       },
     },

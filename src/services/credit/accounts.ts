@@ -4,7 +4,9 @@
  *
  * Open balance (in the credit limit's currency only) = the unpaid balance of the customer's Issued and PartiallyPaid invoices plus the
  * total of its on-account orders that have no issued invoice yet (checkout creates the order and
- * then its invoice in two steps; less what cancellations took of them), less the customer's credit notes not applied yet (available
+ * then its invoice in two steps; less what cancellations took of them), plus what is not invoiced yet
+ * of on-account orders invoiced per shipment (their total less cancellations and their shipments'
+ * invoices; docs/fulfillment.md "Invoicing"), less the customer's credit notes not applied yet (available
  * credit; docs/returns.md "Credit notes": it can make the balance negative). A customer is on credit hold while one of its invoices that
  * the dunning workflow marked at the hold step (`credit_hold_at`) is still unpaid; paying,
  * voiding or cancelling every such invoice releases the hold at once.
@@ -46,11 +48,16 @@ export async function openBalance(em: EntityManager, orgId: string, customerId: 
        (select coalesce(sum(i."total" - i."amount_paid"), 0) from "invoice" i
          where i."organization_id" = $1 and i."customer_id" = $2 and i."active" and i."status" in ('Issued', 'PartiallyPaid')
            and upper(i."currency_code") = upper($3)) as invoices,
-       (select coalesce(sum(o."total" - coalesce((select sum(x."amount") from "order_cancellation" x
-                                                   where x."organization_id" = o."organization_id" and x."order_id" = o."id"), 0)), 0) from "sales_order" o
+       (select coalesce(sum(greatest(0, o."total" - coalesce((select sum(x."amount") from "order_cancellation" x
+                                                   where x."organization_id" = o."organization_id" and x."order_id" = o."id"), 0)
+                                 - case when o."invoice_per_shipment"
+                                        then coalesce((select sum(i."total") from "invoice" i
+                                                        where i."organization_id" = $4 and i."order_id" = o."id" and i."status" <> 'Draft'), 0)
+                                        else 0 end)), 0) from "sales_order" o
          where o."organization_id" = $4 and o."customer_id" = $5 and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
            and upper(o."currency_code") = upper($6) and o."id" is distinct from $7::uuid
-           and not exists (select 1 from "invoice" i where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft')) as orders`,
+           and (o."invoice_per_shipment"
+                or not exists (select 1 from "invoice" i where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft'))) as orders`,
     [orgId, customerId, currency, orgId, customerId, currency, exceptOrderId],
   );
   return new Decimal(row.invoices).plus(row.orders).minus(row.credits);

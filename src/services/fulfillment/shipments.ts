@@ -2,7 +2,8 @@
  * Shipments of an order (issue 41 item 4, docs/fulfillment.md): POST /api/orders/{orderId}/shipments
  * writes the shipment, its lines, the lines' shippedQuantity, the order's status (Processing, then
  * Shipped once every unit left), the stock it takes (./stock-link.ts) and its webhook events in one
- * transaction under the order's row lock, then hands the order to its fulfillOrder workflow
+ * transaction under the order's row lock (and, for an order invoiced per shipment, the shipment's
+ * invoice: ../invoices/per-shipment.ts), then hands the order to its fulfillOrder workflow
  * (`fulfillment-<orderId>`: e-mail, auto-complete timer, completion). Delivery confirmations go
  * through the workflow too, which completes the order after the last one.
  */
@@ -22,6 +23,7 @@ import { deliveryConfirmedUpdate, fulfillmentWorkflowId, shipmentsChangedSignal,
 import { allocateNumber, SHIPMENT_NUMBERS } from '../numbering.js';
 import { findOrder } from '../orders/orders.js';
 import { emitEventOnce } from '../webhooks/events.js';
+import { invoiceShipment } from '../invoices/per-shipment.js';
 import { recordShipmentStock } from './stock-link.js';
 
 export interface ShipmentRequest {
@@ -102,6 +104,7 @@ interface LockedOrder {
   orderStatus: string;
   orderNumber: string;
   customerNumber: string;
+  invoicePerShipment: boolean;
 }
 
 interface LockedLine {
@@ -122,7 +125,8 @@ export async function createShipment(deps: FulfillmentDeps, orgId: string, auth:
   const created = await deps.em.fork().transactional(async (tx) => {
     const [o] = await boundRows<LockedOrder>(
       tx,
-      `select order_status as "orderStatus", order_number as "orderNumber", customer_number as "customerNumber"
+      `select order_status as "orderStatus", order_number as "orderNumber", customer_number as "customerNumber",
+              invoice_per_shipment as "invoicePerShipment"
          from sales_order where organization_id = $1 and id = $2 for update`,
       [orgId, order.id],
     );
@@ -165,6 +169,15 @@ export async function createShipment(deps: FulfillmentDeps, orgId: string, auth:
       order.id,
       body.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, locationId: body.locationId ?? null })),
     );
+    // An on-account order invoiced per shipment: this shipment's invoice, issued through the outbox (docs/fulfillment.md "Invoicing").
+    if (o.invoicePerShipment)
+      await invoiceShipment(
+        tx,
+        orgId,
+        order.id,
+        { id, shipmentNumber: number },
+        lines.map((l, i) => ({ orderItemId: l.id, shippedBefore: l.shippedQuantity, shippedNow: after[i].shippedQuantity - l.shippedQuantity })),
+      );
     const [row] = await boundRows<ShipmentRow>(tx, `${SHIPMENTS_SQL} and s.id = $3`, [orgId, order.id, id]);
     const v = view(row);
     await emitEventOnce(tx, orgId, 'shipment.created', shipmentEvent(v), `shipment-${id}-created`);

@@ -6,11 +6,14 @@
  * query) and one of the customers' rep numbers, the merge and compare in memory, then at most one
  * multi-row INSERT, one UPDATE ... FROM jsonb_to_recordset, one DELETE and one INSERT of lines.
  * A record equal to what is stored counts unchanged and writes nothing. A line outside the
- * customer's catalogs or breaking the quantity rules in force for it fails its record.
+ * customer's catalogs or breaking the quantity rules in force for it fails its record, and so does
+ * an orderStatus change of an order whose status follows its fulfillment (a tracked line or a
+ * shipment: the message of PUT /api/orders/{orderId}, naming the allowed transitions).
  */
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { bulkOrderSchema } from '../../domain/orders/schemas.js';
+import { managedStatusWrite } from '../../domain/fulfillment/rules.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { allocateNumbers, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
 import { draftFromInput, orderValues, type OrderInput, type OrderValues } from '../orders/create.js';
@@ -32,6 +35,8 @@ interface Held extends Scalars {
   orderStatus: string;
   active: boolean;
   items: Line[];
+  /** Stored orders only (read, never written here): the status follows the order's fulfillment (docs/fulfillment.md "Order status"). */
+  fulfillmentManaged?: boolean;
 }
 
 /** [property, column, recordset type] of every column the import writes. */
@@ -98,7 +103,7 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
             o.origination_cart_id as "originationCartId", o.customer_number as "customerNumber", o.customer_id as "customerId", o.customer, o.primary_sales_rep as "primarySalesRep",
             o.taken_by_sales_rep as "takenBySalesRep", o.rep_number as "repNumber", o.shipping_details as "shippingDetails", o.subtotal::text as subtotal,
             o.tax::text as tax, o.shipping_total::text as "shippingTotal", o.total::text as total, o.active, o.created_by_user_id as "createdByUserId",
-            o.created_by_user_type as "createdByUserType",
+            o.created_by_user_type as "createdByUserType", o.fulfillment_managed as "fulfillmentManaged",
             coalesce((select json_agg(json_build_object('sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity, 'price', i.price::text, 'subTotal', i.sub_total::text)
                                       order by i.position) from order_item i where i.order_id = o.id), '[]'::json) as items
        from sales_order o
@@ -206,6 +211,12 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     if (existing && rowSame && linesSame) {
       heldOf.set(rec.n, existing);
       out.unchanged += 1;
+      continue;
+    }
+    // An order with a tracked line or a shipment: its status follows the process, as PUT /api/orders/{orderId} says (the same 400).
+    const managed = existing?.fulfillmentManaged ? managedStatusWrite(existing.orderStatus, next.orderStatus) : null;
+    if (managed) {
+      out.failures.push({ n: rec.n, errors: { orderStatus: [managed] } });
       continue;
     }
     // An order waiting for approval is what its request holds: only the decision releases or cancels it.

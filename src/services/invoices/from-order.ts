@@ -41,8 +41,12 @@ export interface OrderInvoiceInput {
   paymentProfileId?: string | null;
 }
 
-/** The order's invoice, written (with its card payment) or found; idempotent per order and payment key. */
-export async function invoiceOrder(em: EntityManager, input: OrderInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string }> {
+/**
+ * The order's invoice, written (with its card payment) or found; idempotent per order and payment
+ * key. Null for an on-account order invoiced per shipment: its shipments are invoiced instead
+ * (./per-shipment.ts, docs/fulfillment.md "Invoicing").
+ */
+export async function invoiceOrder(em: EntityManager, input: OrderInvoiceInput): Promise<{ invoiceId: string; invoiceNumber: string; customerNumber: string } | null> {
   const externalId = `order-${input.orderId}`;
   let inv = await em.fork().findOne(Invoice, { organization: input.organizationId, externalId });
   // A new invoice is written with its card payment in one transaction (one round trip fewer per
@@ -50,6 +54,7 @@ export async function invoiceOrder(em: EntityManager, input: OrderInvoiceInput):
   let paid = false;
   if (!inv) {
     const order = await em.fork().findOneOrFail(Order, { id: input.orderId, organization: input.organizationId }, { populate: ['items'] });
+    if (order.invoicePerShipment) return null;
     try {
       inv = await em.fork().transactional((tx) => writeOrderInvoice(tx, order, input));
       paid = true;

@@ -143,8 +143,11 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       await recordSalesCredits(tx, orgId, orderId, 'cancellation', c.id, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, amount: l.amount })));
     await releaseCancelledStock(tx, orgId, orderId, plan.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })));
     // The order's issued invoice gets a credit note for the cancelled amount (applied on account;
-    // reserved for the card refund), capped at what the invoice can still absorb.
-    const inv = await tx.findOne(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
+    // reserved for the card refund), capped at what the invoice can still absorb. An order invoiced
+    // per shipment has invoiced only what shipped, which is never cancelled: no note.
+    const inv = order.invoicePerShipment
+      ? null
+      : await tx.findOne(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
     const cap = inv ? capCredit(plan.amount, await creditableInTransaction(tx, orgId, inv), order.currencyCode) : { credit: plan.amount, uncredited: new Decimal(0) };
     c.uncreditedAmount = cap.uncredited.toFixed();
     if (card && cap.credit.gt(0)) {

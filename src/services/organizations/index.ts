@@ -224,15 +224,21 @@ export async function setOrganizationRateLimit(em: EntityManager, orgId: string,
   await em.flush();
 }
 
-/** The organization's fulfillment settings (docs/fulfillment.md "Backorders", docs/returns.md "Cancellation"). */
+/** The organization's fulfillment settings (docs/fulfillment.md "Backorders" and "Invoicing", docs/returns.md "Cancellation"). */
 export interface FulfillmentSettings {
   backorderEscalationDays: number;
   buyersMayCancel: boolean;
+  invoiceOn: 'order' | 'shipment';
 }
 
+const settingsOf = (org: Organization): FulfillmentSettings => ({
+  backorderEscalationDays: org.backorderEscalationDays,
+  buyersMayCancel: org.buyersMayCancel,
+  invoiceOn: org.invoiceOn,
+});
+
 export async function fulfillmentSettings(em: EntityManager, orgId: string): Promise<FulfillmentSettings> {
-  const org = await orgOf(em, orgId);
-  return { backorderEscalationDays: org.backorderEscalationDays, buyersMayCancel: org.buyersMayCancel };
+  return settingsOf(await orgOf(em, orgId));
 }
 
 /** Sets the settings given (an absent one keeps its value). */
@@ -240,8 +246,9 @@ export async function setFulfillmentSettings(em: EntityManager, orgId: string, i
   const org = await orgOf(em, orgId);
   if (input.backorderEscalationDays !== undefined) org.backorderEscalationDays = input.backorderEscalationDays;
   if (input.buyersMayCancel !== undefined) org.buyersMayCancel = input.buyersMayCancel;
+  if (input.invoiceOn !== undefined) org.invoiceOn = input.invoiceOn;
   await em.flush();
-  return { backorderEscalationDays: org.backorderEscalationDays, buyersMayCancel: org.buyersMayCancel };
+  return settingsOf(org);
 }
 
 /** Replaces the organization's return origins with these (normalized, deduplicated; each already checked by the schema). */

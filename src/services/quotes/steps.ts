@@ -17,6 +17,7 @@ import type { SendEmailInput } from '../../workflows/send-email-defs.js';
 import { createOrder, customerSnapshot, repSnapshot, toOrderAddress } from '../orders/create.js';
 import { reserveCredit } from '../credit/accounts.js';
 import { invoiceOrder, type OrderInvoice } from '../invoices/from-order.js';
+import { decideOrderInvoicing } from '../invoices/per-shipment.js';
 import { emitEventOnce } from '../webhooks/events.js';
 import { quoteEvent } from './quotes.js';
 
@@ -131,6 +132,8 @@ export async function acceptQuoteOrder(em: EntityManager, input: QuoteAcceptInpu
             // On account within the customer's credit limit: the one credit admission (402 beyond it, 409 on credit hold,
             // 400 in another currency; it locks the customer row), so its invoice is due by the customer's terms (docs/credit.md).
             await reserveCredit(tem, orgId, order);
+            // Invoiced now or per shipment, as the organization says (docs/fulfillment.md "Invoicing").
+            await decideOrderInvoicing(tem, orgId, order);
           }
           const locked = await lockQuote(tem, orgId, quoteId);
           const again = quoteMove(locked.status, 'accept');
@@ -171,12 +174,13 @@ export async function quoteReminderMail(em: EntityManager, input: { organization
 
 /**
  * The accepted quote's invoice: Issued, on the customer's terms and unpaid on account, or paid by the
- * accept's card charge (payment key `quote-<quoteId>`); the checkout's invoice path.
+ * accept's card charge (payment key `quote-<quoteId>`); the checkout's invoice path. Null for an
+ * on-account order invoiced per shipment (docs/fulfillment.md "Invoicing").
  */
 export async function invoiceQuoteOrder(
   em: EntityManager,
   input: { organizationId: string; orderId: string; quoteId: string; chargeId?: string | null; paymentProfileId?: string | null },
-): Promise<OrderInvoice> {
+): Promise<OrderInvoice | null> {
   return invoiceOrder(em, {
     organizationId: input.organizationId,
     orderId: input.orderId,

@@ -1,8 +1,8 @@
 /**
  * Backorders that wait for stock (docs/fulfillment.md "Backorders"; issue 41 item 3).
  *
- * A receipt (PUT /api/inventory, the `inventory` import, a positive adjustment: any movement that
- * raises on hand) writes, in its own transaction and after its level update, an allocation request
+ * A receipt (PUT /api/inventory, the `inventory` import, a positive adjustment) or a release (a
+ * cancellation): any movement that makes units available, writes, in its own transaction and after its level update, an allocation request
  * per product that has waiting lines (`backorder_allocation_request`, `requestAllocation`). The
  * API's relay (`relayAllocationRequests`, every 2 s) signals the workflow `allocate-<orgId>-<sku>`
  * (allocateBackorders, signalWithStart) of each due request until an allocation deletes it, so a

@@ -101,10 +101,11 @@ export async function applyMovements(sql: Sql, orgId: string, moves: readonly Mo
        select product_id, location_id, on_hand, reserved from lv`,
       [orgId, JSON.stringify(payload)],
     );
-    // Stock arrived (a receipt, a positive adjustment): waiting backorders of these products are
-    // allocated by the allocateBackorders workflow (./backorders.ts). After the levels, so the
-    // request row is locked after them, as the allocation locks them.
-    const grown = [...new Set(payload.filter((m) => m.oh > 0).map((m) => m.product_id))];
+    // Units became available (a receipt, a positive adjustment, or a release: a cancellation gives
+    // back what its order held): waiting backorders of these products are allocated by the
+    // allocateBackorders workflow (./backorders.ts). After the levels, so the request row is locked
+    // after them, as the allocation locks them.
+    const grown = [...new Set(payload.filter((m) => m.oh - m.rv > 0).map((m) => m.product_id))];
     if (grown.length) await requestAllocation(sql, orgId, grown);
     return levels;
   } catch (e) {
