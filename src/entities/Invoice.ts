@@ -30,6 +30,8 @@ export interface InvoiceLine {
   productName?: string | null;
   quantity: number;
   price: string;
+  /** The price list that priced the line (docs/invoices.md "Which list priced a line"); absent: the tier, or a price given as is. */
+  priceListId?: string | null;
 }
 
 export interface InvoiceDiscount {

@@ -73,8 +73,24 @@ const orderFields = {
   originationCartId: yup.string().matches(UUID_RE, '${path} must be a valid id (UUID).').nullable(),
 };
 export const orderSchema = yup.object(orderFields);
-export const bulkOrderSchema = yup.object({ ...orderFields, orderNumber: str(50).min(1).nullable(), orderDate: yup.string().test('iso', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))).nullable(), active: yup.boolean().nullable() });
+/**
+ * A bulk or imported line (POST /api/orders/bulk, the `orders` import kind): `price` may be left out,
+ * and the line is then priced by the one resolver for the order's customer (docs/imports.md "Order lines without a price").
+ */
+const bulkItemSchema = itemSchema.shape({
+  price: yup
+    .number()
+    .min(0, '${path} must be at least 0.')
+    .nullable()
+    .meta({ description: "Taken as given; left out (or null), the line is priced by the customer's price list in force, else its tier (docs/imports.md)" }),
+});
+export const bulkOrderSchema = yup.object({ ...orderFields, items: yup.array(bulkItemSchema.required()).min(1, '${path} must have at least one item.').max(1000).required(), orderNumber: str(50).min(1).nullable(), orderDate: yup.string().test('iso', '${path} must be an ISO 8601 date.', (v) => v === undefined || v === null || (/^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))).nullable(), active: yup.boolean().nullable() });
 
 
 /** An order as the API receives it (POST /api/orders, a bulk row, an `orders` import record). */
-export type OrderInput = yup.InferType<typeof bulkOrderSchema>;
+export type BulkOrderInput = yup.InferType<typeof bulkOrderSchema>;
+/**
+ * An order as the order services take it (POST /api/orders, a bulk row once its lines are priced):
+ * every line has its price; priceListId names the list that priced an imported line without one.
+ */
+export type OrderInput = Omit<BulkOrderInput, 'items'> & { items: (Omit<BulkOrderInput['items'][number], 'price'> & { price: number; priceListId?: string | null })[] };

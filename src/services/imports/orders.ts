@@ -8,11 +8,14 @@
  * A record equal to what is stored counts unchanged and writes nothing. A line outside the
  * customer's catalogs or breaking the quantity rules in force for it fails its record, and so does
  * an orderStatus change of an order whose status follows its fulfillment (a tracked line or a
- * shipment: the message of PUT /api/orders/{orderId}, naming the allowed transitions).
+ * shipment: the message of PUT /api/orders/{orderId}, naming the allowed transitions). A line
+ * without a price is priced by the one resolver for the order's customer (the same statement that
+ * answers the quantity rules) and records the list that priced it; a line with a price keeps it
+ * as given, with no priceListId (docs/imports.md "Order lines without a price").
  */
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { bulkOrderSchema } from '../../domain/orders/schemas.js';
+import { bulkOrderSchema, type BulkOrderInput } from '../../domain/orders/schemas.js';
 import { managedStatusWrite } from '../../domain/fulfillment/rules.js';
 import { AppError, type FieldErrors } from '../../errors.js';
 import { allocateNumbers, claimNumbers, ORDER_NUMBERS } from '../numbering.js';
@@ -23,7 +26,7 @@ import { stableJson } from '../../domain/json.js';
 import { validateRecord } from './validate-record.js';
 import { linesOutsideCatalogs, outsideCatalogMessage } from '../catalog/catalog-visibility.js';
 import { checkOrderQuantity } from '../../domain/pricing/quantity-rules.js';
-import { quantityRulesOfLines } from '../pricing/resolve.js';
+import { resolveLinesOfBuyers } from '../pricing/resolve.js';
 
 type Line = OrderValues['items'][number];
 type Scalars = OrderValues['scalars'];
@@ -78,7 +81,10 @@ const clean = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null)) as 
 const sameMoney = (a: string, b: string) => new Decimal(a).equals(b);
 const sameLines = (a: Line[], b: Line[]) =>
   a.length === b.length &&
-  a.every((x, i) => x.sku === b[i].sku && x.productName === b[i].productName && x.quantity === b[i].quantity && sameMoney(x.price, b[i].price) && sameMoney(x.subTotal, b[i].subTotal));
+  a.every(
+    (x, i) =>
+      x.sku === b[i].sku && x.productName === b[i].productName && x.quantity === b[i].quantity && sameMoney(x.price, b[i].price) && sameMoney(x.subTotal, b[i].subTotal) && (x.priceListId ?? null) === (b[i].priceListId ?? null),
+  );
 const sameRow = (a: Held, b: Held) =>
   DATA.every(([p]) =>
     MONEY.has(p) ? sameMoney(a[p] as string, b[p] as string) : p === 'orderDate' ? a.orderDate.getTime() === b.orderDate.getTime() : stableJson(clean(a[p])) === stableJson(clean(b[p])),
@@ -90,13 +96,13 @@ const toRow = (h: Held) => Object.fromEntries(COLS.map(([p, c]) => [c, h[p] ?? n
 export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Promise<ChunkOutcome> {
   const { sql, orgId } = ctx;
   const out: ChunkOutcome = { created: 0, updated: 0, unchanged: 0, failures: [] };
-  const ok: { rec: ChunkRecord; value: OrderInput }[] = [];
+  const ok: { rec: ChunkRecord; value: BulkOrderInput }[] = [];
   for (const rec of records) {
-    const v = validateRecord<OrderInput>(bulkOrderSchema, rec);
+    const v = validateRecord<BulkOrderInput>(bulkOrderSchema, rec);
     if ('errors' in v) out.failures.push({ n: rec.n, errors: v.errors });
     else ok.push({ rec, value: v.value });
   }
-  const texts = (f: (x: OrderInput) => string | null | undefined) => [...new Set(ok.map((x) => f(x.value)).filter((x): x is string => !!x))];
+  const texts = (f: (x: BulkOrderInput) => string | null | undefined) => [...new Set(ok.map((x) => f(x.value)).filter((x): x is string => !!x))];
   const rows = await sql<Held>(
     `select o.id, o.order_number as "orderNumber", o.order_date as "orderDate", o.order_status as "orderStatus", o.order_type as "orderType", o.po_number as "poNumber",
             o.price_tier as "priceTier", o.currency_code as "currencyCode", o.terms, o.channel, o.external_id as "externalId", o.notes,
@@ -104,8 +110,8 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
             o.taken_by_sales_rep as "takenBySalesRep", o.rep_number as "repNumber", o.shipping_details as "shippingDetails", o.subtotal::text as subtotal,
             o.tax::text as tax, o.shipping_total::text as "shippingTotal", o.total::text as total, o.active, o.created_by_user_id as "createdByUserId",
             o.created_by_user_type as "createdByUserType", o.fulfillment_managed as "fulfillmentManaged",
-            coalesce((select json_agg(json_build_object('sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity, 'price', i.price::text, 'subTotal', i.sub_total::text)
-                                      order by i.position) from order_item i where i.order_id = o.id), '[]'::json) as items
+            coalesce((select json_agg(json_build_object('sku', i.sku, 'productName', i.product_name, 'quantity', i.quantity, 'price', i.price::text, 'subTotal', i.sub_total::text, 'priceListId', i.price_list_id)
+                                      order by i.position) from order_item i where i.organization_id = o.organization_id and i.order_id = o.id), '[]'::json) as items
        from sales_order o
       where o.organization_id = $1 and (o.external_id = any($2::text[]) or o.order_number = any($3::text[]) or o.origination_cart_id = any($4::uuid[]))`,
     [orgId, texts((x) => x.externalId), texts((x) => x.orderNumber), texts((x) => x.originationCartId)],
@@ -127,21 +133,36 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     errors[`items[${l.i}].sku`] = [outsideCatalogMessage(l.sku)];
     catalogErrors.set(l.n, errors);
   }
-  // A line whose quantity breaks the rules in force for its customer (docs/pricing.md "Quantity rules") fails its record too (one statement).
+  // A line whose quantity breaks the rules in force for its customer (docs/pricing.md "Quantity rules") fails its record too, and a
+  // line without a price is priced by the one resolver (the same statement for the chunk); one it cannot price fails its record.
   const ruleLines = ok.flatMap(({ rec, value }) =>
     value.items.map((it, i) => {
       const c = stored.get(value.customer.customerNumber);
-      return { n: rec.n, i, quantity: it.quantity, customerId: c?.id ?? null, tier: c?.pricing ?? value.priceTier ?? '', currency: value.currencyCode, sku: it.sku };
+      return { n: rec.n, i, quantity: it.quantity, customerId: c?.id ?? null, tier: c?.pricing ?? value.priceTier ?? '', currency: value.currencyCode, sku: it.sku, given: it.price ?? null };
     }),
   );
-  for (const [pos, rules] of await quantityRulesOfLines(sql, orgId, ruleLines)) {
-    const l = ruleLines[pos];
-    const why = checkOrderQuantity(l.quantity, rules);
-    if (!why) continue;
-    const errors = catalogErrors.get(l.n) ?? {};
-    errors[`items[${l.i}].quantity`] = [why];
-    catalogErrors.set(l.n, errors);
-  }
+  const resolved = await resolveLinesOfBuyers(sql, orgId, ruleLines);
+  const pricedOf = new Map<number, { price: number; priceListId: string | null }[]>();
+  const fail = (n: number, field: string, why: string) => {
+    const errors = catalogErrors.get(n) ?? {};
+    errors[field] = [why];
+    catalogErrors.set(n, errors);
+  };
+  ruleLines.forEach((l, pos) => {
+    const r = resolved.get(pos);
+    const why = r ? checkOrderQuantity(l.quantity, r.rules) : null;
+    if (why) fail(l.n, `items[${l.i}].quantity`, why);
+    let line: { price: number; priceListId: string | null };
+    if (l.given !== null) line = { price: l.given, priceListId: null };
+    else if (r?.unitPrice) line = { price: r.unitPrice.toNumber(), priceListId: r.priceListId };
+    else {
+      fail(l.n, `items[${l.i}].price`, `No price list in force for the customer nor its tier prices ${l.sku} at quantity ${l.quantity}; give the line a price.`);
+      return;
+    }
+    const lines = pricedOf.get(l.n) ?? [];
+    lines[l.i] = line;
+    pricedOf.set(l.n, lines);
+  });
   const byExt = new Map<string, Held>();
   const byNumber = new Map<string, Held>();
   const byCart = new Map<string, Held>();
@@ -178,9 +199,11 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
       out.failures.push({ n: rec.n, errors: outsideCatalog });
       continue;
     }
+    const priced = pricedOf.get(rec.n) ?? [];
+    const input: OrderInput = { ...value, items: value.items.map((it, i) => ({ ...it, ...priced[i] })) };
     let draft;
     try {
-      draft = draftFromInput(value, stored.get(value.customer.customerNumber) ?? null);
+      draft = draftFromInput(input, stored.get(value.customer.customerNumber) ?? null);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       out.failures.push({ n: rec.n, errors: e.errors ?? { $: [e.message] } });
@@ -270,12 +293,14 @@ export async function applyOrders(ctx: ApplyContext, records: ChunkRecord[]): Pr
     );
   const relined = [...linesChanged];
   if (relined.length) await sql('delete from order_item where organization_id = $1 and order_id = any($2::uuid[])', [orgId, relined.map((h) => h.id)]);
-  const lines = [...creates, ...relined].flatMap((h) => h.items.map((l, position) => ({ order_id: h.id, position, sku: l.sku, product_name: l.productName, quantity: l.quantity, price: l.price, sub_total: l.subTotal })));
+  const lines = [...creates, ...relined].flatMap((h) =>
+    h.items.map((l, position) => ({ order_id: h.id, position, sku: l.sku, product_name: l.productName, quantity: l.quantity, price: l.price, sub_total: l.subTotal, price_list_id: l.priceListId ?? null })),
+  );
   if (lines.length)
     await sql(
-      `insert into order_item (id, organization_id, order_id, position, sku, product_name, quantity, price, sub_total)
-       select gen_random_uuid(), $1, r.order_id, r.position, r.sku, r.product_name, r.quantity, r.price, r.sub_total
-         from jsonb_to_recordset($2::jsonb) as r(order_id uuid, position int, sku text, product_name text, quantity int, price numeric, sub_total numeric)`,
+      `insert into order_item (id, organization_id, order_id, position, sku, product_name, quantity, price, sub_total, price_list_id)
+       select gen_random_uuid(), $1, r.order_id, r.position, r.sku, r.product_name, r.quantity, r.price, r.sub_total, r.price_list_id
+         from jsonb_to_recordset($2::jsonb) as r(order_id uuid, position int, sku text, product_name text, quantity int, price numeric, sub_total numeric, price_list_id uuid)`,
       [orgId, JSON.stringify(lines)],
     );
   out.refs = [...heldOf].map(([n, h]) => ({ n, id: h.id, number: h.orderNumber ?? '' }));

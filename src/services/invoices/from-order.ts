@@ -113,7 +113,10 @@ export async function writeOrderInvoice(tx: EntityManager, order: Order, input: 
       shippingAddress: c.shippingAddress ?? null,
     },
     primarySalesRep: { ...(order.primarySalesRep ?? {}) },
-    items: order.items.getItems().map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: new Decimal(l.price).toFixed() })),
+    // Each line keeps the price list that priced the order's line (absent: the tier, or a price given as is).
+    items: order.items
+      .getItems()
+      .map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: new Decimal(l.price).toFixed(), ...(l.priceListId ? { priceListId: l.priceListId } : {}) })),
     taxInput: new Decimal(order.tax ?? 0).toFixed(),
     subtotal: new Decimal(order.subtotal).toFixed(),
     discountAmount: new Decimal(order.discountAmount ?? 0).toFixed(),

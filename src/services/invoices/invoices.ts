@@ -40,7 +40,8 @@ export interface InvoiceFields {
   dueDate?: string | null;
   terms?: string;
   currencyCode?: string;
-  items?: { sku: string; productName?: string | null; quantity: number; price: number }[];
+  /** priceListId: set by the rep rules from the one resolver (src/services/invoices/rep-rules.ts), never taken from a client. */
+  items?: { sku: string; productName?: string | null; quantity: number; price: number; priceListId?: string | null }[];
   poNumber?: string | null;
   notes?: string | null;
   tax?: number | null;
@@ -151,7 +152,8 @@ export function apply(inv: InvoiceState, input: InvoiceFields, owner: { customer
   if (has('dueDate')) inv.dueDate = new Date(input.dueDate!);
   if (has('terms')) inv.terms = input.terms!;
   if (has('currencyCode')) inv.currencyCode = input.currencyCode!;
-  if (has('items')) inv.items = input.items!.map((l) => ({ sku: l.sku, productName: l.productName ?? null, quantity: l.quantity, price: money4(l.price) }));
+  if (has('items'))
+    inv.items = input.items!.map((l) => ({ sku: l.sku, productName: l.productName ?? null, quantity: l.quantity, price: money4(l.price), ...(l.priceListId ? { priceListId: l.priceListId } : {}) }));
   if (has('poNumber')) inv.poNumber = input.poNumber ?? null;
   if (has('notes')) inv.notes = input.notes ?? null;
   if (has('tax')) inv.taxInput = money4(input.tax ?? 0);

@@ -47,7 +47,7 @@ export async function repPriced<T extends InvoiceFields>(em: EntityManager, orgI
     customer: { customerNumber: c.customerNumber, companyName: c.companyName, companyEmail: c.companyEmail, companyPhone: c.companyPhone, billingAddress: c.billingAddress, shippingAddress: c.shippingAddress },
     primarySalesRep: rep ? { repNumber: rep.repNumber, firstName: rep.firstName, lastName: rep.lastName, email: rep.email, phoneNumber: rep.phoneNumber } : {},
     currencyCode: priced.tier.currencyCode,
-    items: priced.items.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: l.price.toNumber() })),
+    items: priced.items.map((l) => ({ sku: l.sku, productName: l.productName, quantity: l.quantity, price: l.price.toNumber(), ...(l.priceListId ? { priceListId: l.priceListId } : {}) })),
   };
 }
 

@@ -86,6 +86,7 @@ export function invoiceRowView(inv: InvoiceRow, payments: readonly PaymentRow[])
         lineTotal: moneyNumber(lt, c),
         priceFormatted: formatMoney(l.price, c),
         lineTotalFormatted: formatMoney(lt, c),
+        ...(l.priceListId ? { priceListId: l.priceListId } : {}),
       };
     }),
     payments: [...payments]

@@ -145,33 +145,59 @@ export async function resolvePrices(
   }));
 }
 
-const LINE_RULES_SQL = `select l.n::int as n, p.minimum_order_quantity as "minimumOrderQuantity", p.maximum_order_quantity as "maximumOrderQuantity",
+const BUYER_LINES_SQL = `select l.n::int as n, p.minimum_order_quantity as "minimumOrderQuantity", p.maximum_order_quantity as "maximumOrderQuantity",
          p.quantity_increment as "quantityIncrement", r.minimum_order_quantity as "entryMinimum", r.maximum_order_quantity as "entryMaximum",
-         r.quantity_increment as "entryIncrement"
-    from unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) with ordinality as l(customer_id, tier, currency, sku, n)
+         r.quantity_increment as "entryIncrement", best.price_list_id as "priceListId", coalesce(best.price, tierp.price)::text as price
+    from unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[]) with ordinality as l(customer_id, tier, currency, sku, quantity, n)
     join product p on p.organization_id = $1 and p.sku = l.sku
-    left join lateral ${bestListRulesSql('$1', listsInForceSql('$1', 'l.customer_id', 'l.tier', 'l.currency', '$6::timestamptz'), 'p.sku')} r on true`;
+    left join lateral ${bestListRulesSql('$1', listsInForceSql('$1', 'l.customer_id', 'l.tier', 'l.currency', '$7::timestamptz'), 'p.sku')} r on true
+    left join lateral ${bestListPriceSql('$1', listsInForceSql('$1', 'l.customer_id', 'l.tier', 'l.currency', '$7::timestamptz'), 'p.sku', 'l.quantity')} best on p.active
+    left join lateral (select pp.price from product_price pp
+                        where pp.organization_id = $1 and pp.product_id = p.id and lower(pp.tier) = lower(l.tier) and pp.at_quantity <= l.quantity
+                        order by pp.at_quantity desc limit 1) tierp on p.active`;
+
+/** A line of lines of several buyers as the resolver answers it (resolveLinesOfBuyers). */
+export interface BuyerLine {
+  rules: QuantityRules;
+  /** The unit price at the line's quantity (null: the product is inactive, or neither a list nor the tier prices it). */
+  unitPrice: Decimal | null;
+  /** The price list that priced the line; null: the tier (or no price). */
+  priceListId: string | null;
+}
 
 /**
- * The quantity rules in force of lines of several buyers at once (an import chunk's order lines),
- * by the resolver's rule: one statement for any number of lines. Lines whose SKU is no product are
- * absent from the answer (position -> rules).
+ * The quantity rules in force and the price (with the list that set it) of lines of several buyers
+ * at once (an import chunk's order lines), by the resolver's rules: one statement for any number of
+ * lines. Lines whose SKU is no product are absent from the answer (position -> line).
  */
-export async function quantityRulesOfLines(
+export async function resolveLinesOfBuyers(
   run: Sql,
   orgId: string,
-  lines: readonly { customerId: string | null; tier: string; currency: string; sku: string }[],
+  lines: readonly { customerId: string | null; tier: string; currency: string; sku: string; quantity: number }[],
   at: Date = new Date(),
-): Promise<Map<number, QuantityRules>> {
+): Promise<Map<number, BuyerLine>> {
   if (!lines.length) return new Map();
-  const rows = await run<Row>(LINE_RULES_SQL, [orgId, lines.map((l) => l.customerId), lines.map((l) => l.tier), lines.map((l) => l.currency), lines.map((l) => l.sku), at]);
+  const rows = await run<Row>(BUYER_LINES_SQL, [
+    orgId,
+    lines.map((l) => l.customerId),
+    lines.map((l) => l.tier),
+    lines.map((l) => l.currency),
+    lines.map((l) => l.sku),
+    // A quantity that is not a whole number of at least 1 is refused by the callers' rules; price it at 1 meanwhile.
+    lines.map((l) => (Number.isInteger(l.quantity) && l.quantity >= 1 ? l.quantity : 1)),
+    at,
+  ]);
   return new Map(
     rows.map((r) => [
       r.n - 1,
-      rulesInForce(
-        { minimumOrderQuantity: r.minimumOrderQuantity!, maximumOrderQuantity: r.maximumOrderQuantity, quantityIncrement: r.quantityIncrement! },
-        { minimumOrderQuantity: r.entryMinimum, maximumOrderQuantity: r.entryMaximum, quantityIncrement: r.entryIncrement },
-      ),
+      {
+        rules: rulesInForce(
+          { minimumOrderQuantity: r.minimumOrderQuantity!, maximumOrderQuantity: r.maximumOrderQuantity, quantityIncrement: r.quantityIncrement! },
+          { minimumOrderQuantity: r.entryMinimum, maximumOrderQuantity: r.entryMaximum, quantityIncrement: r.entryIncrement },
+        ),
+        unitPrice: r.price === null ? null : new Decimal(r.price),
+        priceListId: r.price === null ? null : r.priceListId,
+      },
     ]),
   );
 }
