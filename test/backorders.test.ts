@@ -109,7 +109,7 @@ test('when a receipt smaller than two waiting orders arrives, then the older ord
 
 test('when two receipts arrive at the same time for four waiting orders, then exactly the received units are allocated, oldest orders first, nothing twice', async () => {
   const sku = await backorderableProduct();
-  const orders = [];
+  const orders: Awaited<ReturnType<typeof place>>[] = [];
   for (let i = 0; i < 4; i++) {
     orders.push(await place(sku, 3));
     await new Promise((r) => setTimeout(r, 20));
