@@ -137,8 +137,8 @@ test('when an order waits longer than the organization allows, then the admins g
   // Three "days" of BACKORDER_ESCALATION_DAY (2 seconds on the test stack).
   const set = await call('PUT', '/api/organizations/fulfillment-settings', { ...A(), body: { backorderEscalationDays: 3 } });
   expect(set.status).toBe(200);
-  expect(set.body).toEqual({ backorderEscalationDays: 3, buyersMayCancel: false });
-  expect((await call('GET', '/api/organizations/fulfillment-settings', A())).body).toEqual({ backorderEscalationDays: 3, buyersMayCancel: false });
+  expect(set.body).toEqual({ backorderEscalationDays: 3, buyersMayCancel: false, invoiceOn: 'order' });
+  expect((await call('GET', '/api/organizations/fulfillment-settings', A())).body).toEqual({ backorderEscalationDays: 3, buyersMayCancel: false, invoiceOn: 'order' });
   const bad = await call('PUT', '/api/organizations/fulfillment-settings', { ...A(), body: { backorderEscalationDays: 0 } });
   expect(bad.status).toBe(400);
   expect(Object.keys(bad.body.errors)).toEqual(['backorderEscalationDays']);

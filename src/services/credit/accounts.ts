@@ -57,7 +57,7 @@ export async function openBalance(em: EntityManager, orgId: string, customerId: 
          where o."organization_id" = $4 and o."customer_id" = $5 and o."payment_method" = 'OnAccount' and o."active" and o."order_status" <> 'Cancelled'
            and upper(o."currency_code") = upper($6) and o."id" is distinct from $7::uuid
            and (o."invoice_per_shipment"
-                or not exists (select 1 from "invoice" i where i."organization_id" = o."organization_id" and i."order_id" = o."id" and i."status" <> 'Draft'))) as orders`,
+                or not exists (select 1 from "invoice" i where i."organization_id" = $4 and i."order_id" = o."id" and i."status" <> 'Draft'))) as orders`,
     [orgId, customerId, currency, orgId, customerId, currency, exceptOrderId],
   );
   return new Decimal(row.invoices).plus(row.orders).minus(row.credits);
