@@ -396,12 +396,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const workerEnv = { ...env[name], OPS_PORT: String(ops.worker), TEMPORAL_METRICS_PORT: String(ops.sdk) };
       launch(`worker${tag}`, node, ['--enable-source-maps', ...workerNodeFlags, path.join(DIST, 'worker.js')], workerEnv, async (p, offset) => logSince(p, offset).includes('"worker ready"'), 120_000);
       const apiPort = name === 'production' ? port.api : port.sandboxApi;
-      launch(`api${tag}`, node, ['--enable-source-maps', ...apiNodeFlags, path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 60_000);
+      launch(`api${tag}`, node, ['--enable-source-maps', ...apiNodeFlags, path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 120_000);
     }
     await Promise.all(
       procs
         .filter((p) => p.name.startsWith('api'))
-        .map((p) => waitFor(p.name, () => httpOk(`http://127.0.0.1:${p.name === 'api' ? port.api : port.sandboxApi}/health`), 60_000, p)),
+        .map((p) => waitFor(p.name, () => httpOk(`http://127.0.0.1:${p.name === 'api' ? port.api : port.sandboxApi}/health`), 120_000, p)),
     );
     await Promise.all(
       procs
