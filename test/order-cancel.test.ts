@@ -184,6 +184,19 @@ describe('order cancellation', () => {
     expect(after.items.find((i: any) => i.sku === skus[0])).toMatchObject({ quantity: 3, cancelledQuantity: 1, shippedQuantity: 2 });
   });
 
+  test('when the last units still to ship are cancelled after a partial shipment, then the order is Shipped and order.shipped is sent once', async () => {
+    const { order: o, skus } = await order('account', [3, 1], 10);
+    const first = await call('POST', `/api/orders/${o.id}/shipments`, { ...A(), body: { lines: [{ sku: skus[0], quantity: 2 }, { sku: skus[1], quantity: 1 }] } });
+    expect(first.status).toBe(201);
+    expect((await call('GET', `/api/orders/${o.id}`, A())).body.orderStatus).toBe('Processing');
+    const c = await cancel(o.id, { lines: [{ sku: skus[0], quantity: 1 }], reason: 'Last one out of stock' });
+    expect(c.status).toBe(200);
+    expect(c.body.orderStatus).toBe('Shipped');
+    expect((await call('GET', `/api/orders/${o.id}`, A())).body.orderStatus).toBe('Shipped');
+    const shippedEvents = await dbQuery<{ n: string }>(`select count(*) as n from webhook_event where organization_id = $1 and type = 'order.shipped' and data->>'orderId' = $2`, [org.organizationId, o.id]);
+    expect(Number(shippedEvents[0].n)).toBe(1);
+  });
+
   test('who may cancel: Admin and the customer\'s rep; a customer user 403, another rep 404, another organization 404', async () => {
     const repNumber = uniq('R');
     const rep = await repToken(org, repNumber);

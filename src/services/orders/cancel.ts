@@ -22,16 +22,18 @@ import type { Deps } from '../../deps.js';
 import { planCancellation } from '../../domain/orders/cancellation.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { capCredit } from '../../domain/credit-notes/rules.js';
+import { fullyShipped } from '../../domain/fulfillment/rules.js';
 import { formatMoney, moneyNumber } from '../../domain/money.js';
 import { CreditNote, Invoice, InvoicePayment, Order, OrderCancellation, Organization } from '../../entities/index.js';
 import { AppError } from '../../errors.js';
 import type { Principal } from '../../http/auth.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import type { CancellationRefundInput } from '../../workflows/cancel-order-defs.js';
+import { fulfillmentWorkflowId, shipmentsChangedSignal } from '../../workflows/fulfill-order-defs.js';
 import { recordSalesCredits } from '../analytics/credits.js';
 import { creditableInTransaction, issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
 import { mayActFor } from '../customers/visibility.js';
-import { emitEvent } from '../webhooks/events.js';
+import { emitEvent, emitEventOnce } from '../webhooks/events.js';
 import { releaseCancelledStock, shippedQuantities } from './cancel-links.js';
 import { orderScope } from './orders.js';
 
@@ -115,6 +117,16 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       [orgId, orderId, plan.lines.map((l) => l.orderItemId), plan.lines.map((l) => l.quantity)],
     );
     if (plan.wholeOrder) order.orderStatus = 'Cancelled';
+    // Cancelling the last units still to ship after a shipment leaves the order shipped in full: it
+    // is Shipped, as its last shipment would have made it (order.shipped once; the fulfillment
+    // process is woken below and waits for the deliveries from here).
+    const cancelledNow = new Map(plan.lines.map((l) => [l.orderItemId, l.quantity]));
+    const rest = items.map((i) => ({ sku: i.sku, quantity: i.quantity - i.cancelledQuantity - (cancelledNow.get(i.id) ?? 0), shippedQuantity: shipped.get(i.id) ?? 0 }));
+    const shippedOut = !plan.wholeOrder && order.orderStatus === 'Processing' && rest.some((l) => l.shippedQuantity > 0) && fullyShipped(rest);
+    if (shippedOut) {
+      order.orderStatus = 'Shipped';
+      await emitEventOnce(tx, orgId, 'order.shipped', { orderId, orderNumber: order.orderNumber, orderStatus: 'Shipped' }, `order-${orderId}-shipped`);
+    }
     const card = !!order.paymentChargeId && order.paymentMethod !== 'OnAccount';
     const c = tx.create(OrderCancellation, {
       organizationId: orgId,
@@ -186,8 +198,14 @@ export async function cancelOrder(em: EntityManager, deps: Deps, orgId: string, 
       refund: c.refundKey ? { idempotencyKey: c.refundKey, amount: cap.credit.toFixed() } : null,
     });
     await tx.flush();
-    return { c, note, status: order.orderStatus };
+    return { c, note, status: order.orderStatus, shippedOut };
   });
+  if (done.shippedOut)
+    await deps.temporal.workflow
+      .getHandle(fulfillmentWorkflowId(orderId))
+      .signal(shipmentsChangedSignal)
+      // Temporal away or the process closed: the order is stored Shipped; the process reads it on its next wake-up.
+      .catch(() => undefined);
   if (done.note) await notifyCreditNote(em, deps, done.note);
   if (done.c.refundKey) await refundCancellation(deps, done.c);
   const fresh = await em.fork().findOneOrFail(OrderCancellation, { organizationId: orgId, id: done.c.id });
