@@ -76,6 +76,19 @@ export interface OrderInvoice {
   customerNumber: string;
 }
 
+/** The customer as an invoice of `order` records it (a copy of the order's customer at issue time). */
+export function invoiceCustomer(order: Pick<Order, 'customer'>) {
+  const c = order.customer;
+  return {
+    customerNumber: c.customerNumber,
+    companyName: c.companyName ?? null,
+    companyEmail: c.companyEmail ?? null,
+    companyPhone: c.companyPhone ?? null,
+    billingAddress: c.billingAddress ?? null,
+    shippingAddress: c.shippingAddress ?? null,
+  };
+}
+
 /**
  * Writes the invoice of `order` (stored already: its id is known), Issued, with its card payment
  * when there is one, in the caller's transaction (flushed by the caller). Used by invoiceOrder and
@@ -84,7 +97,6 @@ export interface OrderInvoice {
  */
 export async function writeOrderInvoice(tx: EntityManager, order: Order, input: OrderInvoiceInput): Promise<Invoice> {
   const now = new Date();
-  const c = order.customer;
   // On account: due by the customer's payment terms; a card-paid order's invoice is paid at once, so its
   // terms are Prepaid whatever the customer's default terms (the order keeps those).
   const onAccount = order.paymentMethod === 'OnAccount';
@@ -104,14 +116,7 @@ export async function writeOrderInvoice(tx: EntityManager, order: Order, input: 
     notes: onAccount ? `On account (order ${order.orderNumber}).` : `Paid at checkout (order ${order.orderNumber}).`,
     customerNumber: order.customerNumber,
     customerId: order.customerId ?? null,
-    customer: {
-      customerNumber: c.customerNumber,
-      companyName: c.companyName ?? null,
-      companyEmail: c.companyEmail ?? null,
-      companyPhone: c.companyPhone ?? null,
-      billingAddress: c.billingAddress ?? null,
-      shippingAddress: c.shippingAddress ?? null,
-    },
+    customer: invoiceCustomer(order),
     primarySalesRep: { ...(order.primarySalesRep ?? {}) },
     // Each line keeps the price list that priced the order's line (absent: the tier, or a price given as is).
     items: order.items

@@ -17,6 +17,7 @@ import { summaryOf, amountText, type BusinessKeys } from '../../workflows/tags-d
 import type { IssueInvoiceInput } from '../../workflows/issue-invoice-defs.js';
 import { onAccountTerms } from '../credit/accounts.js';
 import { allocateNumber, INVOICE_NUMBERS } from '../numbering.js';
+import { invoiceCustomer } from './from-order.js';
 import { invoiceWorkflowId } from './signal.js';
 
 /** The commerce task queue of this deployment (TEMPORAL_TASK_QUEUE_PREFIX, as src/config.ts `taskQueue` builds it). */
@@ -71,7 +72,6 @@ export async function invoiceShipment(
   const amounts = shipmentInvoice(lines, order, earlier.before, earlier.cancelled, order.currencyCode);
   const now = new Date();
   const due = await onAccountTerms(tx, orgId, order.customerId ?? null, now);
-  const c = order.customer;
   const inv = tx.create(Invoice, {
     organization: orgId,
     orderId: order.id,
@@ -87,14 +87,7 @@ export async function invoiceShipment(
     notes: `On account (order ${order.orderNumber}, shipment ${shipment.shipmentNumber}).`,
     customerNumber: order.customerNumber,
     customerId: order.customerId ?? null,
-    customer: {
-      customerNumber: c.customerNumber,
-      companyName: c.companyName ?? null,
-      companyEmail: c.companyEmail ?? null,
-      companyPhone: c.companyPhone ?? null,
-      billingAddress: c.billingAddress ?? null,
-      shippingAddress: c.shippingAddress ?? null,
-    },
+    customer: invoiceCustomer(order),
     primarySalesRep: { ...(order.primarySalesRep ?? {}) },
     items: amounts.items,
     taxInput: amounts.tax.toFixed(),
