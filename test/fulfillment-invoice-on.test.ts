@@ -7,7 +7,7 @@
 import { call, createOrg, dbQuery, uniq, type OrgFixture } from './support/helpers';
 import { errorsOf, runJson } from './support/import-helpers';
 import { customerWithProduct } from './support/matrix-fixtures';
-import { expectLedgerIdentity } from './support/stock-ledger';
+import { expectLedgerIdentity, placeDirectOrder } from './support/stock-ledger';
 
 jest.setTimeout(180_000);
 let org: OrgFixture;
@@ -121,29 +121,105 @@ describe('invoiceOn', () => {
     }
     expect((await setInvoiceOn('order')).body.invoiceOn).toBe('order');
   });
+
+  test('when units of an order invoiced per shipment come back, then the credit note credits the invoice of the shipment that carried them (latest first, one note per invoice) and is applied to it, and the open balance and statement show each invoice\'s balance', async () => {
+    const { customerNumber, sku: a } = await customerWithProduct(org, { price: 12.5 });
+    const b = await product({ prices: [{ tier: 'Retail', price: 7.25, atQuantity: 1 }] });
+    expect((await call('PUT', `/api/customers/${customerNumber}/credit`, { ...A(), body: { creditLimit: 1000 } })).status).toBe(200);
+    expect((await setInvoiceOn('shipment')).status).toBe(200);
+    try {
+      const order = await checkoutOnAccount(customerNumber, [
+        { sku: a, quantity: 3 },
+        { sku: b, quantity: 2 },
+      ]);
+      expect((await ship(order.id, [{ sku: a, quantity: 2 }])).status).toBe(201);
+      const [first] = await invoicesOf(order.id);
+      expect((await ship(order.id, [{ sku: a, quantity: 1 }, { sku: b, quantity: 2 }])).status).toBe(201);
+      const second = (await invoicesOf(order.id)).find((i) => i.id !== first.id);
+      expect([first.total, second.total]).toEqual([25, 27]);
+
+      // One A back: the second shipment carried one, so its invoice is credited, and the note pays it.
+      const one = await returnCredited(order.id, [{ sku: a, quantity: 1 }]);
+      const note = (await call('GET', `/api/credit-notes/${one.creditNoteId}`, A())).body;
+      expect(note).toMatchObject({ invoiceId: second.id, invoiceNumber: second.invoiceNumber, amount: 12.5, source: 'Return', status: 'Applied' });
+      expect(note.lines.map((l: any) => [l.sku, l.quantity])).toEqual([[a, 1]]);
+      expect(note.applications.map((x: any) => [x.invoiceId, x.amount])).toEqual([[second.id, 12.5]]);
+      expect(await balances(order.id)).toEqual({ [first.invoiceNumber]: 25, [second.invoiceNumber]: 14.5 });
+      expect(await openBalance(customerNumber)).toBe(39.5);
+
+      // Another A and a B: the second invoice's A is credited already, so that A is the first invoice's; the B is the second's.
+      const two = await returnCredited(order.id, [
+        { sku: a, quantity: 1 },
+        { sku: b, quantity: 1 },
+      ]);
+      const notes = (await call('GET', `/api/credit-notes?orderId=${order.id}&pageSize=50`, A())).body.Data as any[];
+      const ofTwo = notes.filter((n) => n.creditNoteId !== one.creditNoteId);
+      expect(ofTwo.map((n) => [n.invoiceId, n.amount, n.lines.map((l: any) => [l.sku, l.quantity]), n.applications.map((x: any) => [x.invoiceId, x.amount])]).sort()).toEqual(
+        [
+          [second.id, 7.25, [[b, 1]], [[second.id, 7.25]]],
+          [first.id, 12.5, [[a, 1]], [[first.id, 12.5]]],
+        ].sort(),
+      );
+      expect(ofTwo.map((n) => n.creditNoteId)).toContain(two.creditNoteId);
+      expect(await balances(order.id)).toEqual({ [first.invoiceNumber]: 12.5, [second.invoiceNumber]: 7.25 });
+      expect(await openBalance(customerNumber)).toBe(19.75);
+      const statement = (await call('GET', `/api/customers/${customerNumber}/statement`, A())).body;
+      expect(statement.invoices.map((i: any) => [i.invoiceNumber, i.balance]).sort()).toEqual(
+        [
+          [first.invoiceNumber, 12.5],
+          [second.invoiceNumber, 7.25],
+        ].sort(),
+      );
+      expect(statement).toMatchObject({ unappliedCredit: 0, totalDue: 19.75, credits: [] });
+    } finally {
+      expect((await setInvoiceOn('order')).body.invoiceOn).toBe('order');
+    }
+  });
 });
+
+describe('fulfillment settings', () => {
+  test('when the settings are written with a stale If-Match, then 412 naming the current ETag and nothing changes; with the current tag the write runs', async () => {
+    const path = '/api/organizations/fulfillment-settings';
+    const read = await call('GET', path, A());
+    const tag = read.headers.get('etag')!;
+    expect(tag).toMatch(/^"v-/);
+    // Another admin changes them first: the tag read before is stale.
+    const days = read.body.backorderEscalationDays === 9 ? 8 : 9;
+    expect((await call('PUT', path, { ...A(), body: { backorderEscalationDays: days } })).status).toBe(200);
+    const stale = await call('PUT', path, { ...A(), body: { backorderEscalationDays: 30, buyersMayCancel: !read.body.buyersMayCancel }, headers: { 'If-Match': tag } });
+    expect(stale.status).toBe(412);
+    const current = await call('GET', path, A());
+    expect(stale.body.detail).toContain(current.headers.get('etag'));
+    expect(current.body).toEqual({ ...read.body, backorderEscalationDays: days });
+    const fresh = await call('PUT', path, { ...A(), body: { backorderEscalationDays: read.body.backorderEscalationDays }, headers: { 'If-Match': current.headers.get('etag')! } });
+    expect(fresh.status).toBe(200);
+    expect((await call('GET', path, A())).body).toEqual(read.body);
+  });
+});
+
+/** A return of `lines` requested, approved and received (scrapped) by staff: answers the closed return. */
+async function returnCredited(orderId: string, lines: { sku: string; quantity: number }[]) {
+  const req = await call('POST', '/api/returns', { ...A(), body: { orderId, lines: lines.map((l) => ({ ...l, reason: 'Not needed' })) } });
+  expect(req.status).toBe(201);
+  const id = req.body.returnId as string;
+  expect((await call('POST', `/api/returns/${id}/approve`, { ...A(), body: {} })).status).toBe(200);
+  const received = await call('POST', `/api/returns/${id}/receive`, { ...A(), body: { lines: lines.map((l) => ({ sku: l.sku, disposition: 'scrap' })), refundMethod: 'credit' } });
+  expect(received.status).toBe(200);
+  expect(received.body).toMatchObject({ status: 'Closed', refundMethod: 'credit' });
+  return received.body as { returnId: string; creditNoteId: string };
+}
+
+/** The order's invoices' balances by number. */
+async function balances(orderId: string): Promise<Record<string, number>> {
+  return Object.fromEntries((await invoicesOf(orderId)).map((i) => [i.invoiceNumber, i.balance]));
+}
 
 function expectProblemField(res: { status: number; body: any }, field: string) {
   expect(res.status).toBe(400);
   expect(Object.keys(res.body.errors ?? {})).toContain(field);
 }
 
-/** An order of `quantity` × sku placed now (POST /api/orders, prices as given). */
-async function place(sku: string, quantity: number, customerNumber = uniq('C-IO')) {
-  const body = {
-    customer: { customerNumber, companyName: 'Status Co', companyEmail: `${uniq('b')}@io.example` },
-    orderType: 'Direct',
-    poNumber: uniq('PO'),
-    priceTier: 'Retail',
-    currencyCode: 'USD',
-    primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },
-    items: [{ sku, productName: sku, quantity, price: 10 }],
-    user: { userId: 'u-1', userType: 'Admin' },
-  };
-  const res = await call('POST', '/api/orders', { ...A(), body });
-  expect(res.status).toBe(201);
-  return { id: res.body.data.id as string, orderNumber: res.body.data.orderNumber as string, body };
-}
+const place = (sku: string, quantity: number) => placeDirectOrder(A(), sku, quantity);
 
 describe('status writes in bulk', () => {
   test('when the bulk endpoint or the orders import moves the status of an order with a tracked line, then 400 / a record error naming the allowed transitions, as the single PUT', async () => {

@@ -54,22 +54,25 @@ export async function expectLedgerIdentity(organizationId: string, env: 'product
   return rows;
 }
 
-/** An order of `quantity` × sku placed now by an admin (POST /api/orders, Direct); its buyer's e-mail is unique. */
-export async function placeDirectOrder(as: { base: string; token: string }, sku: string, quantity: number): Promise<{ id: string; orderNumber: string; email: string }> {
+/** An order of `quantity` × sku placed now by an admin (POST /api/orders, Direct, price 10); its buyer's e-mail is unique, its customer `opts.customerNumber` or a new one. Answers the order and the body it was placed with. */
+export async function placeDirectOrder(
+  as: { base: string; token: string },
+  sku: string,
+  quantity: number,
+  opts: { customerNumber?: string } = {},
+): Promise<{ id: string; orderNumber: string; email: string; body: Record<string, unknown> }> {
   const email = `${uniq('buyer')}@backorders.example`;
-  const res = await call('POST', '/api/orders', {
-    ...as,
-    body: {
-      customer: { customerNumber: uniq('C-BO'), companyName: 'Waiting Co', companyEmail: email },
-      orderType: 'Direct',
-      poNumber: uniq('PO'),
-      priceTier: 'Retail',
-      currencyCode: 'USD',
-      primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },
-      items: [{ sku, productName: sku, quantity, price: 10 }],
-      user: { userId: 'u-1', userType: 'Admin' },
-    },
-  });
+  const body = {
+    customer: { customerNumber: opts.customerNumber ?? uniq('C-BO'), companyName: 'Waiting Co', companyEmail: email },
+    orderType: 'Direct',
+    poNumber: uniq('PO'),
+    priceTier: 'Retail',
+    currencyCode: 'USD',
+    primarySalesRep: { repNumber: 'R1', firstName: 'Sam', lastName: 'Rep' },
+    items: [{ sku, productName: sku, quantity, price: 10 }],
+    user: { userId: 'u-1', userType: 'Admin' },
+  };
+  const res = await call('POST', '/api/orders', { ...as, body });
   expect(res.status).toBe(201);
-  return { id: res.body.data.id, orderNumber: res.body.data.orderNumber, email };
+  return { id: res.body.data.id, orderNumber: res.body.data.orderNumber, email, body };
 }

@@ -115,6 +115,17 @@ export function allocateOldestFirst(available: Amount, invoices: readonly OpenIn
 }
 
 /**
+ * The credited invoice first, up to its balance, then the customer's other open invoices oldest
+ * first (a return's note pays the invoice whose units came back before anything else).
+ */
+export function allocateCreditedFirst(available: Amount, invoices: readonly OpenInvoice[], creditedId: string, currency: string): Allocation[] {
+  const credited = invoices.filter((i) => i.invoiceId === creditedId);
+  const first = allocateOldestFirst(available, credited, currency);
+  const used = first.reduce((s, a) => s.plus(a.amount), new Decimal(0));
+  return [...first, ...allocateOldestFirst(roundMoney(available, currency).minus(used), invoices.filter((i) => i.invoiceId !== creditedId), currency)];
+}
+
+/**
  * Staff's choice: each named invoice (open, of the customer) and amount; errors name
  * `applyTo[i].invoiceId` / `applyTo[i].amount` (unknown or closed invoice, over its balance, over
  * what is available in total).

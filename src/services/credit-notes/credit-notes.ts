@@ -21,7 +21,8 @@ import { Decimal } from 'decimal.js';
 import type { Storage } from '../../adapters/storage.js';
 import type { Client } from '../../adapters/temporal.js';
 import { boundSql } from '../../db/orm-sql.js';
-import { allocateChosen, allocateOldestFirst, creditableAmount, priceLines, type Allocation, type LineRequest, type OpenInvoice } from '../../domain/credit-notes/rules.js';
+import { allocateChosen, allocateCreditedFirst, allocateOldestFirst, creditableAmount, priceLines, type Allocation, type LineRequest, type OpenInvoice } from '../../domain/credit-notes/rules.js';
+import type { CreditableInvoice } from '../../domain/returns/invoices.js';
 import { CREDIT_NOTE_SOURCES, type CreditNoteOut, type CreditNoteStatus } from '../../domain/credit-notes/resources.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { balanceOf } from '../../domain/invoices/money.js';
@@ -60,6 +61,8 @@ export interface IssueContext {
   source?: (typeof CREDIT_NOTE_SOURCES)[number];
   sourceId?: string | null;
   issuedBy?: string | null;
+  /** Apply to the credited invoice first, then the customer's other open invoices oldest first (a return's notes). */
+  creditedFirst?: boolean;
 }
 
 export interface CreditNoteDeps {
@@ -114,10 +117,11 @@ export function creditNoteView(cn: CreditNote): CreditNoteOut {
  * customer's open invoices in `currency` and the invoice `include` (the credited one, whatever its
  * status). Answers them all; `openOf` keeps the open ones (Issued, PartiallyPaid, balance > 0).
  */
-async function lockInvoices(tx: EntityManager, orgId: string, owner: Pick<Invoice, 'customerId' | 'customerNumber'>, currency: string, include: string | null): Promise<Invoice[]> {
+async function lockInvoices(tx: EntityManager, orgId: string, owner: Pick<Invoice, 'customerId' | 'customerNumber'>, currency: string, include: string | readonly string[] | null): Promise<Invoice[]> {
   const who: FilterQuery<Invoice> = owner.customerId ? { customerId: owner.customerId } : { customerId: null, customerNumber: owner.customerNumber };
   const open = { active: true, status: { $in: [...OPEN_STATUSES] }, currencyCode: currency, ...who } as FilterQuery<Invoice>;
-  return tx.find(Invoice, { $and: [{ organization: orgId }, include ? { $or: [{ id: include }, open] } : open] } as FilterQuery<Invoice>, {
+  const ids = include === null ? [] : typeof include === 'string' ? [include] : [...include];
+  return tx.find(Invoice, { $and: [{ organization: orgId }, ids.length ? { $or: [{ id: { $in: ids } }, open] } : open] } as FilterQuery<Invoice>, {
     lockMode: LockMode.PESSIMISTIC_WRITE,
     orderBy: { id: 'asc' },
   });
@@ -137,7 +141,7 @@ const openFacts = (invoices: readonly Invoice[]): OpenInvoice[] =>
   invoices.map((i) => ({ invoiceId: i.id, invoiceNumber: i.invoiceNumber, dueDate: i.dueDate, invoiceDate: i.invoiceDate, balance: balanceOf(i.total, i.amountPaid, i.currencyCode) }));
 
 /** Where the note's available credit goes (field errors name apply / applyTo). */
-function allocationsFor(cn: CreditNote, req: ApplyRequest, open: readonly Invoice[]): Allocation[] {
+function allocationsFor(cn: CreditNote, req: ApplyRequest, open: readonly Invoice[], creditedFirst = false): Allocation[] {
   const mode = req.apply ?? (req.applyTo && req.applyTo.length ? 'Chosen' : 'OldestFirst');
   if (mode !== 'Chosen' && req.applyTo && req.applyTo.length) throw AppError.field('applyTo', 'applyTo is given only with apply Chosen (or without apply).');
   const available = availableOf(cn);
@@ -148,6 +152,7 @@ function allocationsFor(cn: CreditNote, req: ApplyRequest, open: readonly Invoic
     if (Object.keys(errors).length) throw AppError.validation(errors);
     return allocations;
   }
+  if (creditedFirst) return allocateCreditedFirst(available, openFacts(open), cn.invoiceId, cn.currencyCode);
   return allocateOldestFirst(available, openFacts(open), cn.currencyCode);
 }
 
@@ -236,6 +241,35 @@ export async function creditableInTransaction(tx: EntityManager, orgId: string, 
   const inv = locked.find((i) => i.id === seen.id);
   if (!inv || !inv.active) return new Decimal(0);
   return creditableOf(inv, await tx.find(CreditNote, { organizationId: orgId, invoiceId: inv.id })).creditable;
+}
+
+/**
+ * The order's creditable invoices (Issued, PartiallyPaid, Paid), oldest first, each with its lines,
+ * what earlier credit notes credited of them and what it can still be credited (total - refunded -
+ * earlier credit notes), read under the issuing locks (the order's invoices and the customer's
+ * open ones, in id order), so notes issued right after in the same transaction cannot exceed them.
+ */
+export async function creditableInvoicesOfOrder(tx: EntityManager, orgId: string, orderId: string): Promise<(CreditableInvoice & { invoice: Invoice })[]> {
+  const mine = await tx.find(Invoice, { organization: orgId, orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { id: 'asc' } });
+  if (!mine.length) return [];
+  const locked = await lockInvoices(tx, orgId, mine[0], mine[0].currencyCode, mine.map((i) => i.id));
+  const ids = new Set(mine.map((i) => i.id));
+  const invoices = locked.filter((i) => ids.has(i.id) && i.active && ['Issued', 'PartiallyPaid', 'Paid'].includes(i.status));
+  const notes = await tx.find(CreditNote, { organizationId: orgId, invoiceId: { $in: invoices.map((i) => i.id) } });
+  return invoices
+    .map((inv) => {
+      const earlier = notes.filter((n) => n.invoiceId === inv.id);
+      return {
+        invoice: inv,
+        invoiceId: inv.id,
+        invoiceNumber: inv.invoiceNumber,
+        invoiceDate: inv.invoiceDate,
+        lines: inv.items.map((l) => ({ sku: l.sku, quantity: l.quantity, price: l.price })),
+        credited: earlier.flatMap((n) => n.lines ?? []).map((l) => ({ sku: l.sku, quantity: l.quantity })),
+        creditable: creditableOf(inv, earlier).creditable,
+      };
+    })
+    .sort((a, b) => new Date(a.invoiceDate).getTime() - new Date(b.invoiceDate).getTime() || a.invoiceNumber.localeCompare(b.invoiceNumber));
 }
 
 /**
@@ -337,7 +371,7 @@ export async function issueInTransaction(
       return { cn, touched: [], fresh: true };
     }
     const open = openOf(locked, c, inv);
-    const touched = applyAllocations(tx, cn, allocationsFor(cn, req, open), open);
+    const touched = applyAllocations(tx, cn, allocationsFor(cn, req, open, ctx.creditedFirst), open);
     await tx.flush();
     return { cn, touched, fresh: true };
   }

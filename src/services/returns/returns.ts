@@ -21,6 +21,7 @@ import type { Deps } from '../../deps.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { moneyNumber } from '../../domain/money.js';
 import type { ReturnOut } from '../../domain/returns/resources.js';
+import { creditsForReturn } from '../../domain/returns/invoices.js';
 import { planReturn, refundMethodOf, VOID_RETURN_STATUSES, withinReturnWindow } from '../../domain/returns/rules.js';
 import { Invoice, Order, OrderReturn, Organization } from '../../entities/index.js';
 import type { ReturnStep } from '../../entities/Return.js';
@@ -31,7 +32,7 @@ import { log } from '../../logger.js';
 import { amountText } from '../../workflows/tags-defs.js';
 import { returnChangedUpdate, returnRefundKey, returnWorkflowId, type ReturnOrderInput } from '../../workflows/return-order-defs.js';
 import { recordSalesCredits } from '../analytics/credits.js';
-import { issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
+import { creditableInvoicesOfOrder, issueInTransaction, notifyCreditNote } from '../credit-notes/credit-notes.js';
 import { byVisibleCustomer, customerNumberFiltersById, mayActFor } from '../customers/visibility.js';
 import { shippedQuantities } from '../orders/cancel-links.js';
 import { RETURN_NUMBERS, allocateNumber } from '../numbering.js';
@@ -329,10 +330,16 @@ export async function receiveReturn(em: EntityManager, deps: Deps, orgId: string
         moves.push({ productId: product.id, locationId, kind: 'receipt', quantity: line.quantity, reason: `Return ${r.rmaNumber}`, reference: r.rmaNumber, orderId: r.orderId, createdBy: auth.userId ?? null });
     });
     if (Object.keys(errors).length) throw AppError.validation(errors);
-    const order = await tx.findOneOrFail(Order, { organization: orgId, id: r.orderId }, { fields: ['id', 'orderNumber', 'paymentChargeId', 'paymentMethod'] });
+    const order = await tx.findOneOrFail(Order, { organization: orgId, id: r.orderId }, { fields: ['id', 'orderNumber', 'paymentChargeId', 'paymentMethod', 'invoicePerShipment'] });
     const charge = order.paymentChargeId && order.paymentMethod !== 'OnAccount' ? order.paymentChargeId : null;
     const method = refundMethodOf(settings.returnRefundPolicy, body.refundMethod ?? r.refundMethod, !!charge);
-    const inv = await tx.findOne(Invoice, { organization: orgId, orderId: r.orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
+    // Which invoices the returned units are credited on: the order's invoice, or, for an order
+    // invoiced per shipment, the shipment invoices that carried them (latest first, within what
+    // each can still be credited; src/domain/returns/invoices.ts).
+    const credits = order.invoicePerShipment && new Decimal(r.amount).gt(0) ? await perShipmentCredits(tx, orgId, r) : null;
+    const inv = credits
+      ? (credits[0]?.invoice ?? null)
+      : await tx.findOne(Invoice, { organization: orgId, orderId: r.orderId, active: true, status: { $in: ['Issued', 'PartiallyPaid', 'Paid'] } }, { orderBy: { createdAt: 'asc' } });
     if (method === 'credit' && !inv) throw AppError.conflict(`Order ${r.orderNumber} has no issued invoice to credit; issue it first or refund to the card.`);
     await applyMovements(boundSql(tx), orgId, moves);
     r.lines = r.lines.map((l) => ({ ...l, ...(dispositions.get(l.sku) ?? { disposition: 'scrap' as const, locationId: null }) }));
@@ -342,8 +349,24 @@ export async function receiveReturn(em: EntityManager, deps: Deps, orgId: string
       r.refundKey = returnRefundKey(r.id);
       r.chargeId = charge;
     }
-    let issued: Awaited<ReturnType<typeof issueInTransaction>> | null = null;
-    if (inv && new Decimal(r.amount).gt(0)) {
+    type Issued = Awaited<ReturnType<typeof issueInTransaction>>;
+    let issued: Issued | null = null;
+    const more: Issued[] = [];
+    if (credits) {
+      // One note per invoice credited, keyed by the return (the first) and `<returnId>:<n>`.
+      for (const [n, c] of credits.entries()) {
+        const note = await issueInTransaction(
+          tx,
+          orgId,
+          c.invoice,
+          { invoiceId: c.invoice.id, lines: c.lines, reason: `Return ${r.rmaNumber} of order ${r.orderNumber}`, apply: 'OldestFirst' },
+          { source: 'Return', sourceId: n === 0 ? r.id : `${r.id}:${n + 1}`, issuedBy: auth.userId ?? null, refundToCard: method === 'card', creditedFirst: true },
+        );
+        if (n === 0) issued = note;
+        else more.push(note);
+      }
+      if (issued) r.creditNoteId = issued.cn.id;
+    } else if (inv && new Decimal(r.amount).gt(0)) {
       issued = await issueInTransaction(
         tx,
         orgId,
@@ -368,11 +391,33 @@ export async function receiveReturn(em: EntityManager, deps: Deps, orgId: string
       creditNoteId: r.creditNoteId ?? null,
     });
     await tx.flush();
-    return issued;
+    return issued ? [issued, ...more] : [];
   });
-  if (note) await notifyCreditNote(em, deps, note);
+  for (const n of note) await notifyCreditNote(em, deps, n);
   await nudge(deps, id, deps.config.checkoutWaitMs);
   return returnView(await findReturn(em.fork(), orgId, auth, id));
+}
+
+/**
+ * The credits of a return on an order invoiced per shipment: per invoice (latest first) the
+ * returned lines it takes; a unit no invoice can take any more (credited or refunded already) is
+ * a 400 naming `lines`, nothing received.
+ */
+async function perShipmentCredits(tx: EntityManager, orgId: string, r: OrderReturn) {
+  const invoices = await creditableInvoicesOfOrder(tx, orgId, r.orderId);
+  if (!invoices.length) return [];
+  const plan = creditsForReturn(
+    r.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
+    invoices,
+    r.currencyCode,
+  );
+  if (plan.unplaced.length)
+    throw AppError.validation({
+      lines: [
+        `The invoices of order ${r.orderNumber} can no longer be credited for ${plan.unplaced.map((l) => `${l.quantity} × ${l.sku}`).join(', ')} (credited or refunded already); credit what is left with an amount-only credit note.`,
+      ],
+    });
+  return plan.credits.map((c) => ({ invoice: invoices.find((i) => i.invoiceId === c.invoiceId)!.invoice, lines: c.lines }));
 }
 
 export async function readReturn(em: EntityManager, orgId: string, auth: Principal, id: string): Promise<ReturnOut> {
