@@ -42,6 +42,7 @@ describe('reads on the replica', () => {
   beforeAll(async () => {
     expect(replicaUrl).toBeTruthy();
     org = await createOrg();
+    await ensureCustomer(org, uniq('RC'), 'Retail');
   });
 
   it('is a streaming replica of the database the API writes', async () => {
