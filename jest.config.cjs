@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // test/cluster/ needs the cluster (a replica, two API processes): the cluster phase of `npm test` runs it (scripts/dev/test.ts).
+  testPathIgnorePatterns: process.env.JEST_CLUSTER === 'true' ? ['/node_modules/'] : ['/node_modules/', '<rootDir>/test/cluster/'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 60000,

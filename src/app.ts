@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { withRequestEntityManager } from './db/orm.js';
+import { forkRequestFrom, withRequestEntityManager } from './db/orm.js';
+import type { ReplicaReads } from './db/replica.js';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -21,14 +22,14 @@ import { checkInput, checkParams, MAX_QUERY_STRING } from './http/input-guard.js
 import { compression, conditionalReads, corsFor, securityHeadersFor } from './http/conventions.js';
 import { linkHeader, pagingOf } from './http/paging.js';
 import { countRequest, enforceTenantLimits, rateLimitExceeded, rateLimitHeaders, admitTenantRequest, type RateLimitState, type TenantCaller } from './http/rate-limit.js';
-import { honoursIdempotencyKey, readShapesOf, type Reply, type Req, type RouteDef } from './http/route.js';
+import { honoursIdempotencyKey, readShapesOf, readsReplica, type Reply, type Req, type RouteDef } from './http/route.js';
 import { IDEMPOTENCY_HEADER, requestFingerprint, withIdempotencyKey, type KeyScope } from './http/idempotency.js';
 import { unknownFieldErrors, validate } from './http/validate.js';
 import { checkPreconditions, resourceReadOf, versionTag, withResourceLock, type ResourceRead } from './http/versions.js';
 import type { AnySchema } from 'yup';
 import { callerClassOf } from './domain/organizations/rate-classes.js';
 import { log } from './logger.js';
-import { httpDuration, httpRequests } from './metrics.js';
+import { httpDuration, httpRequests, readTargets } from './metrics.js';
 import { withServerSpan } from './tracing.js';
 
 const JSON_LIMIT = '1mb';
@@ -368,6 +369,8 @@ function handleRoute(def: RouteDef, deps: Deps, { readShapes, resource }: RouteC
     // until awaited, so it is never an unhandled rejection.)
     const caller: TenantCaller | null = auth && def.tenantLimits !== 'exempt' ? { organizationId: auth.organizationId, callerClass: callerClassOf(auth), credential: sha256(callerOf(auth)) } : null;
     if (caller) await admitTenantRequest(caller, deps.config.tenantRateLimits);
+    // Before anything uses the request's EntityManager: a list or report may read the replica.
+    if (deps.replicaReads && readsReplica(def)) await readFromReplicaIfFresh(deps.replicaReads);
     const counted: Promise<Error | null> = caller
       ? applyTenantLimits(deps, em, ctx, caller).then(
           () => null,
@@ -416,6 +419,13 @@ function handleRoute(def: RouteDef, deps: Deps, { readShapes, resource }: RouteC
       if (page) ctx.set('Link', linkHeader(ctx.path, ctx.querystring, page));
     }
   };
+}
+
+/** Sends the request's reads to the replica when it has caught up with the primary (src/db/replica.ts), and counts where they went. */
+async function readFromReplicaIfFresh(replica: ReplicaReads): Promise<void> {
+  const { target, reason } = await replica.choose();
+  const switched = target === 'replica' && forkRequestFrom(replica.orm.em, replica.url);
+  readTargets.inc({ target: switched ? 'replica' : 'primary', reason });
 }
 
 /** Per-organization and per-credential limits on authenticated requests (issue 21), with RateLimit headers on every answer. */

@@ -9,6 +9,7 @@
  */
 import { loadConfig, taskQueue } from './config.js';
 import { openOrm } from './db/orm.js';
+import { openReplicaReads } from './db/replica.js';
 import type { Deps } from './deps.js';
 import { createMailer, type Mailer } from './adapters/mail.js';
 import { createStorage } from './adapters/storage.js';
@@ -38,6 +39,10 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
   startProcessMetrics(config.serviceName);
   const orm = await openOrm(config.databaseUrl, DB_POOL_MAX, { acquireMs: config.timeouts.dbAcquireMs, statementMs: config.timeouts.dbStatementMs });
   collectPoolMetrics(orm, DB_POOL_MAX);
+  const replicaReads =
+    role === 'api' && config.replica
+      ? await openReplicaReads(config.databaseUrl, config.replica.url, { ...config.replica, poolMax: DB_POOL_MAX, timeouts: { acquireMs: config.timeouts.dbAcquireMs, statementMs: config.timeouts.dbStatementMs } })
+      : undefined;
   if (role === 'api') collectStatementMetrics(orm);
   const temporal = await connectTemporal(config);
   attachStartOutbox(temporal, keepStart(orm));
@@ -60,10 +65,11 @@ export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.P
     credentialVersions: readCache,
     readCache,
     mailer,
+    ...(replicaReads ? { replicaReads } : {}),
     async close() {
       mailer.close();
       await readCache.stop();
-      await Promise.all([orm.close(), temporal.connection.close(), closePools()]);
+      await Promise.all([orm.close(), replicaReads?.close(), temporal.connection.close(), closePools()]);
     },
   };
 }

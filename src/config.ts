@@ -20,6 +20,12 @@ export interface Config {
    */
   environmentUrls: { production?: string; sandbox?: string };
   databaseUrl: string;
+  /**
+   * A streaming replica of databaseUrl (DATABASE_REPLICA_URL) that the API's list, analytics, statement,
+   * timeline and export reads use when it has caught up (src/db/replica.ts); `waitMs`
+   * (REPLICA_READ_WAIT_MS) is how long a read waits for it before reading the primary.
+   */
+  replica?: { url: string; waitMs: number; downMs: number };
   temporal: { address: string; namespace: string; taskQueuePrefix: string };
   s3: {
     endPoint: string;
@@ -257,6 +263,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       ...(env.SANDBOX_BASE_URL ? { sandbox: env.SANDBOX_BASE_URL.replace(/\/+$/, '') } : {}),
     },
     databaseUrl: need('DATABASE_URL'),
+    ...(env.DATABASE_REPLICA_URL ? { replica: { url: env.DATABASE_REPLICA_URL, waitMs: int('REPLICA_READ_WAIT_MS', 100), downMs: int('REPLICA_RETRY_MS', 5_000) } } : {}),
     temporal: {
       address: need('TEMPORAL_ADDRESS'),
       namespace: env.TEMPORAL_NAMESPACE ?? 'default',

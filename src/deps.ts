@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { CredentialVersions } from './http/auth.js';
 import type { ReadCache } from './services/auth/cache.js';
 import type { Storage } from './adapters/storage.js';
+import type { ReplicaReads } from './db/replica.js';
 
 /** What the API needs from the outside world, built once by server.ts (or a test). */
 export interface Deps {
@@ -15,4 +16,6 @@ export interface Deps {
   /** The process's LISTEN/NOTIFY-invalidated cache (src/services/auth/cache.ts): also the organizations' price tiers. */
   readCache: ReadCache;
   storage: Storage;
+  /** Reads on the streaming replica (DATABASE_REPLICA_URL; the API only), for routes marked `reads: 'replica'`. */
+  replicaReads?: ReplicaReads;
 }

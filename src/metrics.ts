@@ -33,6 +33,12 @@ export const httpDuration = new client.Histogram({
 });
 
 /** Read at scrape time from the pool (set by composition for processes with a database). */
+export const readTargets = new client.Counter({
+  name: 'db_read_target_total',
+  help: "Requests of routes that may read the replica, by where they read (replica, primary) and why (fresh, lagging, unavailable)",
+  labelNames: ['target', 'reason'],
+});
+
 export const dbPool = new client.Gauge({
   name: 'db_pool_connections',
   help: 'PostgreSQL pool connections by state: in_use (checked out), idle, waiting (requests queued for a connection), max.',

@@ -107,6 +107,13 @@ function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
   return s;
 }
 
+/** The URL of database `db` on a replica given by any URL of it. */
+function replicaDbUrl(replicaUrl: string, db: string): string {
+  const u = new URL(replicaUrl);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
 async function ports(mode: StackOptions['mode']): Promise<Record<string, number>> {
   const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001, apiOps: 9464, workerOps: 9465, workerSdkMetrics: 9466, sandboxApiOps: 9467, sandboxWorkerOps: 9468, sandboxWorkerSdkMetrics: 9469, temporalMetrics: 9470 };
   if (mode === 'dev') {
@@ -351,6 +358,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         PRODUCTION_BASE_URL: `http://127.0.0.1:${port.api}`,
         SANDBOX_BASE_URL: `http://127.0.0.1:${port.sandboxApi}`,
         DATABASE_URL: dbUrl(dbNames[name]),
+        // A streaming replica of DATABASE_URL's server (the cluster's, or one given): the same databases.
+        ...(process.env.DATABASE_REPLICA_URL ? { DATABASE_REPLICA_URL: replicaDbUrl(process.env.DATABASE_REPLICA_URL, dbNames[name]) } : {}),
         TEMPORAL_ADDRESS: `127.0.0.1:${port.temporal}`,
         TEMPORAL_NAMESPACE: name === 'production' ? 'default' : 'sandbox',
         S3_ENDPOINT: `http://127.0.0.1:${port.minio}`,

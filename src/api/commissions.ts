@@ -276,6 +276,7 @@ export const commissionRoutes = [
     method: 'get',
     path: '/api/commissions/statements/:statementId/export',
     operationId: 'exportCommissionStatement',
+    reads: 'replica',
     summary: 'Payroll CSV of a statement (format=csv): one line per invoice entry and adjustment',
     tag: TAG,
     auth: ['Admin', 'SalesRep'],

@@ -120,6 +120,7 @@ export const creditRoutes = [
     method: 'get',
     path: '/api/customers/:customerNumber/statement',
     operationId: 'getCustomerStatement',
+    reads: 'replica',
     summary: 'Statement of account as of a day: open invoices with days overdue and aging bucket, aging (current, 1-30, 31-60, 61-90, 90+ days past due), credit limit, open balance, available credit and hold',
     description:
       'Invoices dated after `asOf` are left out; each open invoice is aged by whole UTC days from its due day to `asOf`. Balances, the credit position and the hold are the current ones (docs/credit.md "Statement of account"). The PDF variant is `GET /api/customers/{customerNumber}/statement/pdf`.',

@@ -16,6 +16,7 @@ export const timelineRoutes = [
     operationId: 'getOrderTimeline',
     summary: "An order's story: Records (checkout, invoices, shipments, returns, cancellations, credit notes) and the process timeline: checkout (number, charge, order, invoice), its invoice's issuance and reminders, the confirmation e-mail, its fulfillment workflow (each syncFulfillment step, the auto-complete timer, deliveryConfirmed updates, shipmentsChanged signals) and the shipment e-mails, cancellation refunds, and each return's workflow (requested, reminder, approved or rejected, received, refunded or credited, closed)",
     tag: TAG,
+    reads: 'replica',
     auth: ['Admin', 'SalesRep', 'Customer'],
     responses: { 200: json(schema.orderTimeline, "The order's workflow steps, oldest first"), 401: 'Unauthenticated', 404: 'No such order (or not visible)' },
     async handler({ em, deps, orgId, auth, params }) {
@@ -28,6 +29,7 @@ export const timelineRoutes = [
     operationId: 'getInvoiceTimeline',
     summary: "An invoice's process timeline: issuance, e-mails, reminders, card and hosted payments, refunds",
     tag: TAG,
+    reads: 'replica',
     auth: ['Admin', 'SalesRep', 'Customer'],
     responses: { 200: json(schema.invoiceTimeline, "The invoice's workflow steps, oldest first"), 401: 'Unauthenticated', 404: 'No such invoice (or not visible)' },
     async handler({ em, deps, orgId, auth, params }) {
@@ -40,6 +42,7 @@ export const timelineRoutes = [
     operationId: 'getImportJobTimeline',
     summary: "An import job's process timeline: slot, preparation, each chunk, continue-as-new runs, the completion e-mail",
     tag: TAG,
+    reads: 'replica',
     auth: ['Admin'],
     responses: { 200: json(schema.importJobTimeline, "The import job's workflow steps, oldest first"), 401: 'Unauthenticated', 403: 'Not Admin', 404: 'No such import job in the organization' },
     async handler({ em, deps, orgId, params }) {
@@ -52,6 +55,7 @@ export const timelineRoutes = [
     operationId: 'getCommissionStatementTimeline',
     summary: "A commission statement's process timeline: generation, reminders, approval updates, payment",
     tag: TAG,
+    reads: 'replica',
     auth: ['Admin', 'SalesRep'],
     responses: { 200: json(schema.statementTimeline, "The statement's workflow steps, oldest first"), 401: 'Unauthenticated', 403: 'Customer token', 404: "No such statement (or another rep's)" },
     async handler({ em, deps, orgId, auth, params }) {

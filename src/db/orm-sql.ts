@@ -22,6 +22,19 @@ export async function boundRows<T>(em: EntityManager, text: string, params: read
   }
 }
 
+/**
+ * `boundRows` for a read that may run on the replica: outside a transaction on the ORM's read
+ * connection (the replica when the request was sent there, src/db/replica.ts; else the primary).
+ */
+export async function replicaRows<T>(em: EntityManager, text: string, params: readonly unknown[] = []): Promise<T[]> {
+  try {
+    const res = await em.getKysely({ type: 'read' }).executeQuery<T>(CompiledQuery.raw(text, [...params]));
+    return res.rows;
+  } catch (e) {
+    throw e instanceof Error ? em.getDriver().convertException(e) : e;
+  }
+}
+
 /** `boundRows` as an `Sql` handle (the numbering allocator takes one from either side). */
 export const boundSql =
   (em: EntityManager): Sql =>

@@ -1,8 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { defineConfig, MikroORM, RequestContext, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from '../entities/index.js';
 import { migrationsList } from '../migrations/index.js';
+import { requestEntityManagers } from './request-context.js';
+
+export { forkRequestFrom, requestReadUrl, withRequestEntityManager } from './request-context.js';
 
 /** Bounds of the API's and workers' pools (issue 21); scripts and migrations run without them. */
 export interface DbTimeouts {
@@ -12,37 +14,11 @@ export interface DbTimeouts {
   statementMs: number;
 }
 
-/**
- * A request's EntityManager, forked from the global one on its first use: the global EntityManager
- * resolves to it inside the request (the ORM's `context` option below), and a request that only
- * reads through bound SQL statements (a product, a customer, a cart) forks none. A fork is a unit of
- * work, an identity map and their helpers: a few percent of the API's CPU on the one-statement reads.
- */
-class RequestEntityManager {
-  #em: EntityManager | undefined;
-  #forking = false;
-  constructor(private readonly root: EntityManager) {}
-  /** The fork; undefined while it is being made (the fork's construction resolves its own context: it is then itself). */
-  get(): EntityManager | undefined {
-    if (this.#em || this.#forking) return this.#em;
-    this.#forking = true;
-    try {
-      // disableContextResolution: fork the global EntityManager itself, as RequestContext.create does.
-      this.#em = this.root.fork({ useContext: true, disableContextResolution: true });
-    } finally {
-      this.#forking = false;
-    }
-    return this.#em;
-  }
-}
-const requestEntityManagers = new AsyncLocalStorage<RequestEntityManager>();
-
-/** Runs `next` (a request) with its own EntityManager, forked from `root` when it is first used. */
-export const withRequestEntityManager = <T>(root: EntityManager, next: () => T): T => requestEntityManagers.run(new RequestEntityManager(root), next);
-
 /** ORM configuration for a database URL. Migrations are listed explicitly (src/migrations/index.ts). */
-export function ormConfig(databaseUrl: string, poolMax = 10, timeouts?: DbTimeouts) {
+export function ormConfig(databaseUrl: string, poolMax = 10, timeouts?: DbTimeouts, read?: { replicaUrl: string }) {
   return defineConfig({
+    // Reads go to the primary unless this ORM is the one of replica reads (src/db/replica.ts).
+    ...(read ? { replicas: [{ name: 'replica', clientUrl: read.replicaUrl }], preferReadReplicas: true } : { preferReadReplicas: false }),
     ...(timeouts
       ? {
           driverOptions: {
@@ -68,6 +44,6 @@ export function ormConfig(databaseUrl: string, poolMax = 10, timeouts?: DbTimeou
   });
 }
 
-export async function openOrm(databaseUrl: string, poolMax?: number, timeouts?: DbTimeouts): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(databaseUrl, poolMax, timeouts));
+export async function openOrm(databaseUrl: string, poolMax?: number, timeouts?: DbTimeouts, read?: { replicaUrl: string }): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, poolMax, timeouts, read));
 }

@@ -5,6 +5,7 @@
  *
  * - `readPool`: the hot one-statement reads (authentication, the catalog, single resources, rate
  *   limits) as named prepared statements (src/db/sql.ts `readRows`), with the ORM pool's bounds.
+ * - `probePool`: a replica's freshness check (src/db/replica.ts), with short bounds.
  * - `batchPool`: set-based writes in one pg transaction (src/db/sql.ts `inTransaction`): the API's
  *   product upsert and bulk endpoints, the worker's import chunks. No statement timeout: a chunk
  *   of an import may run longer than a request's statement.
@@ -22,7 +23,7 @@ function survivingDrops(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
-type Purpose = 'read' | 'batch';
+type Purpose = 'read' | 'batch' | 'probe';
 const pools = new Map<string, pg.Pool>();
 const cached = (purpose: Purpose, databaseUrl: string, create: () => pg.Pool): pg.Pool => {
   const key = `${purpose} ${databaseUrl}`;
@@ -48,6 +49,14 @@ export function readPool(databaseUrl: string): pg.Pool {
       keepAlive: true,
     });
   });
+}
+
+/**
+ * A small pool for a replica's freshness check (src/db/replica.ts): a second to connect and a second
+ * per statement, so a replica that went away costs a request at most that before reads fall back to the primary.
+ */
+export function probePool(databaseUrl: string): pg.Pool {
+  return cached('probe', databaseUrl, () => new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 1_000, statement_timeout: 1_000, query_timeout: 1_500, keepAlive: true }));
 }
 
 /**

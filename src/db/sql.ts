@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { readPool } from './pools.js';
+import { requestReadUrl } from './request-context.js';
 
 /** One statement with `$n` placeholders and its rows: the handle every SQL-text caller takes. */
 export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
@@ -52,6 +53,13 @@ export async function readRows<T>(databaseUrl: string, text: string, params: unk
 
 /** `readRows` on the database of the request's EntityManager. */
 export const rowsOf = <T>(em: EntityManager, text: string, params: unknown[] = [], prepare = true): Promise<T[]> => readRows<T>(databaseUrlOf(em), text, params, prepare);
+
+/**
+ * `rowsOf` for a read a route marked `reads: 'replica'` may serve from the replica: on the replica
+ * when the request was sent there (src/db/replica.ts), else on the primary. Never a write.
+ */
+export const replicaRowsOf = <T>(em: EntityManager, text: string, params: unknown[] = [], prepare = true): Promise<T[]> =>
+  readRows<T>(requestReadUrl() ?? databaseUrlOf(em), text, params, prepare);
 
 /**
  * Turns the `?` placeholders of SQL compiled by MikroORM's QueryBuilder (`qb.toQuery()`) into

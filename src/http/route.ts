@@ -83,6 +83,12 @@ export interface RouteDef<BS extends Schema | undefined = Schema | undefined, QS
    * to read its own limits, GET /api/organizations/rate-limits). Every other authenticated route is counted.
    */
   tenantLimits?: 'exempt';
+  /**
+   * 'replica': a read the streaming replica may serve once it has caught up (src/db/replica.ts): set
+   * on analytics, statements of account, timelines and exports; every paged GET list is one too
+   * (`readsReplica`).
+   */
+  reads?: 'replica';
   /** Rate-limit bucket for public and login routes: key derived from the request. */
   rateLimit?: { scope: 'public' | 'login'; key: (r: { ip: string; body: Inferred<BS> }) => string };
   body?: BS;
@@ -165,3 +171,6 @@ const KEYED_METHODS: ReadonlySet<Method> = new Set(['post', 'put', 'patch']);
 
 /** Whether an operation honours `Idempotency-Key`: every state-changing one with an authenticated caller (the key's scope). */
 export const honoursIdempotencyKey = (def: RouteDef): boolean => KEYED_METHODS.has(def.method) && def.auth !== 'public';
+
+/** Whether a route's reads may go to the replica: a GET marked `reads: 'replica'`, or any paged GET list. */
+export const readsReplica = (def: RouteDef): boolean => def.method === 'get' && (def.reads === 'replica' || !!def.paged);

@@ -9,7 +9,7 @@ import type * as schema from '../../domain/analytics/responses.js';
 import type { Out } from '../../domain/contract.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { boundRows } from '../../db/orm-sql.js';
+import { boundRows, replicaRows } from '../../db/orm-sql.js';
 import {
   fillMonths,
   monthSeries,
@@ -52,7 +52,8 @@ class Sql {
   }
 }
 
-const run = <T>(em: EntityManager, q: Sql, sql: string) => boundRows<T>(em, sql, q.params);
+// Reports read the replica when the request was sent there (src/db/replica.ts).
+const run = <T>(em: EntityManager, q: Sql, sql: string) => replicaRows<T>(em, sql, q.params);
 
 /** Raw orders of the window that count: `o` rows; the caller picks the columns. */
 const rawOrders = (q: Sql, s: Scope, w: Window) =>

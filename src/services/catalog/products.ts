@@ -21,7 +21,7 @@ import type { Principal } from '../../http/auth.js';
 import { dataEnvelope, escapeLike, parseAfter, parseList, type ListQuery, type ListSpec } from '../../http/paging.js';
 import type { Storage } from '../../adapters/storage.js';
 import { batchPool } from '../../db/pools.js';
-import { dollarParams, inTransaction, rowsOf } from '../../db/sql.js';
+import { dollarParams, inTransaction, replicaRowsOf, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
 import { bestListPriceSql, bestListRulesSql, listsInForceSql } from '../pricing/resolve.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
@@ -268,7 +268,7 @@ async function pageOf(
         left join category c on c.organization_id = p.organization_id and c.id = p.category_id
     ) v on true order by v.n`;
   // Filtered lists vary in text with their filters: bound but not prepared, so each text is not kept per connection.
-  const rows = await rowsOf<ProductRow & { total: number; n: number | null }>(em, sql, params, !filtered && !scope);
+  const rows = await replicaRowsOf<ProductRow & { total: number; n: number | null }>(em, sql, params, !filtered && !scope);
   const total = rows[0]?.total ?? 0;
   const data = rows.filter((r) => r.n !== null).map((r) => viewOfRow(deps.storage, v, r));
   return dataEnvelope(data, total, q);
