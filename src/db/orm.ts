@@ -1,4 +1,4 @@
-import { defineConfig, MikroORM, RequestContext, type EntityManager } from '@mikro-orm/postgresql';
+import { defineConfig, MikroORM, RequestContext } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from '../entities/index.js';
 import { migrationsList } from '../migrations/index.js';
