@@ -25,7 +25,7 @@ import { dollarParams, inTransaction, rowsOf } from '../../db/sql.js';
 import { imageView, type ImageFields } from '../media/images.js';
 import { bestListPriceSql, bestListRulesSql, listsInForceSql } from '../pricing/resolve.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
-import { catalogAdmitsSql, catalogHeldCtes, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
+import { catalogAdmitsSql, catalogHeldCte, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
 
 /** What product reads and writes need besides the EntityManager. */
 export interface CatalogDeps extends CatalogReadDeps {
@@ -228,21 +228,37 @@ async function pageOf(
     orderBy = [{ [priceSql]: `${dir} nulls last` }, { sku: 'asc' }];
   }
   const pageWhere: QBFilterQuery<Product>[] = after === null ? and : [...and, { sku: after.desc ? { $lt: after.value } : { $gt: after.value } }];
-  // Under catalogs (src/services/catalog/catalog-visibility.ts): only the held products, whose set the statement's CTEs expand from the catalogs' rules.
+  // Under catalogs: only their members (catalog_member, kept by triggers; src/services/catalog/catalog-visibility.ts), through the `catalog_held` CTE.
   const held = <T extends { andWhere(cond: string): T }>(qb: T): T => (catalogs ? qb.andWhere('p.id in (select h.id from catalog_held h)') : qb);
-  const page = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: pageWhere }))
-    .orderBy(after === null ? orderBy : [q.orderBy])
-    .limit(q.pageSize)
-    .offset(after === null ? q.offset : 0)
-    .toQuery();
+  // One catalog, no filter, in sku order: the page is a range of the membership's (organization_id, catalog_id, sku) index.
+  const skuOrder = Object.keys(q.orderBy).length === 1 && 'sku' in q.orderBy;
+  const memberPage = !!catalogs && catalogs.length === 1 && !filtered && skuOrder;
+  let page: { sql: string; params: readonly unknown[] };
+  if (memberPage) {
+    const desc = String(q.orderBy.sku).toLowerCase() === 'desc';
+    const keyset = after === null ? '' : ` and m.sku ${after.desc ? '<' : '>'} ?`;
+    page = {
+      sql: `select m.product_id as id from catalog_member m where m.organization_id = ? and m.catalog_id = ?${keyset} order by m.sku ${desc ? 'desc' : 'asc'} limit ? offset ?`,
+      params: [orgId, catalogs[0], ...(after === null ? [] : [after.value]), q.pageSize, after === null ? q.offset : 0],
+    };
+  } else {
+    page = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: pageWhere }))
+      .orderBy(after === null ? orderBy : [q.orderBy])
+      .limit(q.pageSize)
+      .offset(after === null ? q.offset : 0)
+      .toQuery();
+  }
   const params: unknown[] = [...page.params];
   let totalSql: string;
   if (filtered) {
     const all = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: and })).toQuery();
     totalSql = `(select count(*) from (${dollarParams(all.sql, params.length + 1)}) x)`;
     params.push(...all.params);
+  } else if (catalogs?.length === 1) {
+    params.push(orgId, catalogs[0]);
+    totalSql = `coalesce((select held from catalog_member_count where organization_id = $${params.length - 1}::uuid and catalog_id = $${params.length}::uuid), 0)`;
   } else if (catalogs) {
-    totalSql = '(select count(*) from catalog_held)';
+    totalSql = '(select count(distinct id) from catalog_held)';
   } else {
     params.push(orgId, v.activeOnly);
     totalSql = `coalesce((select case when $${params.length}::boolean then active else total end from row_count where organization_id = $${params.length - 1} and kind = 'product'), 0)`;
@@ -254,7 +270,7 @@ async function pageOf(
   let ctes = '';
   if (catalogs) {
     params.push(catalogs);
-    ctes = `recursive ${catalogHeldCtes(org, `$${params.length}::uuid[]`)},`;
+    ctes = `${catalogHeldCte(org, `$${params.length}::uuid[]`)},`;
   }
   let listPrice = '';
   if (listPriced(v, auth)) {
