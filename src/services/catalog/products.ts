@@ -70,9 +70,10 @@ const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, 
  * `customerNumber`, `tier`, `currency` and `at` are placeholders of that statement. Absent for
  * other callers (their statements do not carry it).
  */
-const listPriceColumn = (org: string, customerNumber: string, tier: string, currency: string, at: string) => {
-  const customerId = `(select cu.id from customer cu where cu.organization_id = ${org} and cu.customer_number = ${customerNumber})`;
-  const lists = listsInForceSql(org, customerId, tier, currency, at);
+const listsInForceOf = (org: string, customerNumber: string, tier: string, currency: string, at: string) =>
+  listsInForceSql(org, `(select cu.id from customer cu where cu.organization_id = ${org} and cu.customer_number = ${customerNumber})`, tier, currency, at);
+/** `lists`: the name of a CTE of the statement holding listsInForceOf (a list page computes them once, not per row); absent: inline. */
+const listPriceColumn = (org: string, customerNumber: string, tier: string, currency: string, at: string, lists = listsInForceOf(org, customerNumber, tier, currency, at)) => {
   return `, (select json_build_object('priceListId', b.price_list_id, 'price', b.price::text) from ${bestListPriceSql(org, lists, 'p.sku', '1')} b) as list_price
   , (select json_build_object('minimumOrderQuantity', r.minimum_order_quantity, 'maximumOrderQuantity', r.maximum_order_quantity, 'quantityIncrement', r.quantity_increment)
        from ${bestListRulesSql(org, lists, 'p.sku')} r) as list_rules`;
@@ -276,7 +277,9 @@ async function pageOf(
   if (listPriced(v, auth)) {
     params.push(auth.customerNumber, v.tier, v.currency, new Date());
     const n = params.length;
-    listPrice = listPriceColumn(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`);
+    // The lists in force for the customer, once per statement (a materialized CTE), then each page row's best entry.
+    ctes += ` lists_in_force as materialized ${listsInForceOf(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`)},`;
+    listPrice = listPriceColumn(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`, 'lists_in_force');
   }
   const sql = `with ${ctes} ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
     select ${totalSql}::int as total, v.* from ids left join lateral (
