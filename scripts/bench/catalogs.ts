@@ -6,7 +6,9 @@ import '../../src/compat/node20.js';
  *   - `plain`: no catalog (the page of before: row_count total, the (organization_id, sku) index);
  *   - `skus`: a contract catalog of CONTRACT_SKUS (400) SKUs;
  *   - `tree`: a catalog including one root category (10% of the products) but one excluded
- *     subcategory, plus CONTRACT_SKUS SKUs elsewhere (about 9,400 products held).
+ *     subcategory, plus CONTRACT_SKUS SKUs elsewhere (about 9,400 products held);
+ *   - `contract`: the `tree` catalog and PRICE_LISTS (10) Active price lists assigned to it directly,
+ *     each with LIST_ENTRIES (500) entries on products the catalog holds (issue 40 item 6's case).
  * In alternating rounds, same run, it measures for each catalog customer GET /api/products page 1
  * (pageSize 50, exact totalRecords) and GET /api/products/{sku}, against the `plain` customer's same
  * request as the floor (ratio = catalog customer's req/s / plain customer's req/s), with SQL
@@ -28,6 +30,8 @@ const CONTRACT_SKUS = Number(process.env.CONTRACT_SKUS ?? 400);
 const REQUESTS = Number(process.env.REQUESTS ?? 300);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
+const PRICE_LISTS = Number(process.env.PRICE_LISTS ?? 10);
+const LIST_ENTRIES = Number(process.env.LIST_ENTRIES ?? 500);
 
 const say = (s: string) => console.log(`[bench] ${s}`);
 const sku = (n: number) => `SKU-${String(n).padStart(7, '0')}`;
@@ -165,18 +169,35 @@ async function main(): Promise<void> {
     const plain = await customerUser(api, org.token, 'Tier1', 'plain');
     const skus = await customerUser(api, org.token, 'Tier1', 'skus');
     const tree = await customerUser(api, org.token, 'Tier1', 'tree');
+    const priced = await customerUser(api, org.token, 'Tier1', 'contract');
     // Contract SKUs spread over the whole range (none in Root 0, whose subcategories end in 0..9).
     const contract = Array.from({ length: CONTRACT_SKUS }, (_, i) => ({ sku: sku(Math.floor(((i + 0.5) * PRODUCTS) / CONTRACT_SKUS) + 1) }));
     await expectStatus('catalog skus', request(api, 'POST', '/api/catalogs', { name: 'Contract SKUs', selections: contract, customerNumbers: [skus.customerNumber] }, { token: org.token }), 201);
     await expectStatus(
       'catalog tree',
-      request(api, 'POST', '/api/catalogs', { name: 'One root', selections: [{ category: 'Root 1' }, { category: 'Sub 13', mode: 'Exclude' }, ...contract], customerNumbers: [tree.customerNumber] }, { token: org.token }),
+      request(api, 'POST', '/api/catalogs', { name: 'One root', selections: [{ category: 'Root 1' }, { category: 'Sub 13', mode: 'Exclude' }, ...contract], customerNumbers: [tree.customerNumber, priced.customerNumber] }, { token: org.token }),
       201,
     );
+    // Ten lists on products of Root 1 (subcategories 10..19: g % 100 in 10..19), each at its own priority, the first pages among them.
+    const rootOne = Array.from({ length: PRODUCTS }, (_, i) => i + 1).filter((g) => g % 100 >= 10 && g % 100 <= 19 && g % 100 !== 13);
+    for (let l = 0; l < PRICE_LISTS; l++) {
+      const list = await expectStatus(`price list ${l}`, request(api, 'POST', '/api/price-lists', { name: `Contract ${l}`, currencyCode: 'USD', priority: 10 + l, status: 'Active' }, { token: org.token }), 201);
+      const id = list.body.priceListId as string;
+      const entries = rootOne.slice(l * 37, l * 37 + LIST_ENTRIES).map((g) => ({ sku: sku(g), prices: [{ price: 5 + (l % 3), atQuantity: 1 }, { price: 4, atQuantity: 10 }] }));
+      await expectStatus(`entries ${l}`, request(api, 'PUT', `/api/price-lists/${id}/entries`, { entries }, { token: org.token }), 200);
+      await expectStatus(`assign ${l}`, request(api, 'PUT', `/api/price-lists/${id}/assignments`, { customerNumbers: [priced.customerNumber] }, { token: org.token }), 200);
+    }
     const rnd = () => 1 + Math.floor(Math.random() * PRODUCTS);
     const rows = [
       await compare(`GET /api/products?pageSize=50, page 1, customer with a catalog of ${CONTRACT_SKUS} SKUs [${PRODUCTS.toLocaleString('en-US')} products]`, api, { catalog: skus.token, plain: plain.token }, () => '/api/products?pageSize=50', counter),
       await compare(`GET /api/products?pageSize=50, page 1, customer with a catalog of one root category less a subcategory + ${CONTRACT_SKUS} SKUs [${PRODUCTS.toLocaleString('en-US')} products]`, api, { catalog: tree.token, plain: plain.token }, () => '/api/products?pageSize=50', counter),
+      await compare(
+        `GET /api/products?pageSize=50, page 1, customer with ${PRICE_LISTS} price lists + a catalog (one root category less a subcategory + ${CONTRACT_SKUS} SKUs) vs tier-only customer [${PRODUCTS.toLocaleString('en-US')} products]`,
+        api,
+        { catalog: priced.token, plain: plain.token },
+        () => '/api/products?pageSize=50',
+        counter,
+      ),
       // Random SKUs: mostly outside the catalog (404), the way a customer's read of a hidden product is answered.
       await compare(`GET /api/products/{random sku}, customer with a catalog of one root category [${PRODUCTS.toLocaleString('en-US')} products]`, api, { catalog: tree.token, plain: plain.token }, () => `/api/products/${sku(rnd())}`, counter),
     ];

@@ -58,6 +58,7 @@ import { Migration20261129185000_analytics_credits as M54 } from './Migration202
 import { Migration20261129190000_buyer_cancellation as M55 } from './Migration20261129190000_buyer_cancellation.js';
 import { Migration20261129200000_cancellation_uncredited as M56 } from './Migration20261129200000_cancellation_uncredited.js';
 import { Migration20261129201000_invoice_on_shipment as M57 } from './Migration20261129201000_invoice_on_shipment.js';
+import { Migration20261129230000_catalog_membership as M58 } from './Migration20261129230000_catalog_membership.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122065754_platform', class: M0 },
@@ -118,4 +119,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129190000_buyer_cancellation', class: M55 },
   { name: 'Migration20261129200000_cancellation_uncredited', class: M56 },
   { name: 'Migration20261129201000_invoice_on_shipment', class: M57 },
+  { name: 'Migration20261129230000_catalog_membership', class: M58 },
 ];

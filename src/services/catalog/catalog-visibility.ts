@@ -8,11 +8,10 @@
  *   ancestor category) and none of its Exclude rules does (an exclusion wins within a catalog).
  *   A customer with several catalogs sees their union.
  *
- * Two shapes of the same rule: `catalogAdmitsSql` tests one product row (a read by sku, a cart
- * line, a checkout line: a few index probes per product), `catalogHeldCtes` expands the catalogs'
- * rules into the set of held active products (a list page: driven by the rules through the
- * (organization_id, sku) and (organization_id, category_id) indexes, so its cost follows the size
- * of the catalog, not of the tenant's products, and its count is exact).
+ * Two shapes of the same rule: `catalogAdmitsSql` tests one product row against the rules (a read
+ * by sku, a cart line, a checkout line: a few index probes per product); a list page reads the
+ * membership the database maintains from the same rules (`catalogHeldCte`, `catalog_member`,
+ * `catalog_member_count`), so neither its page nor its exact total evaluates the rules per request.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundSql } from '../../db/orm-sql.js';
@@ -56,30 +55,14 @@ export const catalogAdmitsSql = (p: string, customerId: string) => `(
               where ${ruleHits(p, 'k', 'Include')} and not ${ruleHits(p, 'k', 'Exclude')}))`;
 
 /**
- * CTEs (for a `with recursive` list) ending in `catalog_held(id)`: the active products the catalogs
- * `$catalogs` (a uuid[] parameter) hold, each once. `org` is the organization parameter.
+ * A CTE `catalog_held(id)` (for a list's `with`): the active products the catalogs `catalogs` (a
+ * uuid[] parameter) hold, read from their maintained membership (`catalog_member`, kept exact by
+ * triggers on rules, products and categories: src/migrations/Migration20261129230000_catalog_membership.ts).
+ * A product held by several catalogs appears once per catalog (semi-join it, or count distinct).
+ * `org` is the organization parameter.
  */
-export const catalogHeldCtes = (org: string, catalogs: string) => `catalog_sub(catalog_id, mode, category_id, depth) as (
-    select s.catalog_id, s.mode, s.category_id, 0::int from catalog_selection s
-     where s.organization_id = ${org} and s.catalog_id = any(${catalogs}) and s.category_id is not null
-    union all
-    select x.catalog_id, x.mode, c.id, x.depth + 1 from catalog_sub x join category c on c.organization_id = ${org} and c.parent_id = x.category_id
-     where x.depth < 64
-  ),
-  catalog_candidates as (
-    select s.catalog_id, p.id, p.sku, p.category_id from catalog_selection s
-      join product p on p.organization_id = ${org} and p.sku = s.sku and p.active
-     where s.organization_id = ${org} and s.catalog_id = any(${catalogs}) and s.mode = 'Include' and s.sku is not null
-    union all
-    select x.catalog_id, p.id, p.sku, p.category_id from catalog_sub x
-      join product p on p.organization_id = ${org} and p.category_id = x.category_id and p.active
-     where x.mode = 'Include'
-  ),
-  catalog_held as materialized (
-    select distinct h.id from catalog_candidates h
-     where not exists (select 1 from catalog_selection e where e.organization_id = ${org} and e.catalog_id = h.catalog_id and e.mode = 'Exclude' and e.sku = h.sku)
-       and not exists (select 1 from catalog_sub e where e.catalog_id = h.catalog_id and e.mode = 'Exclude' and e.category_id = h.category_id)
-  )`;
+export const catalogHeldCte = (org: string, catalogs: string) =>
+  `catalog_held as not materialized (select m.product_id as id from catalog_member m where m.organization_id = ${org} and m.catalog_id = any(${catalogs}))`;
 
 const CATALOGS_OF_NUMBER = `select coalesce(array_agg(distinct e.id), '{}'::uuid[]) as ids from (${effectiveCatalogsSql('$1::uuid', customerIdByNumberSql('$1::uuid', '$2::text'))}) e`;
 

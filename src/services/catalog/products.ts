@@ -25,7 +25,7 @@ import { dollarParams, inTransaction, replicaRowsOf, rowsOf } from '../../db/sql
 import { imageView, type ImageFields } from '../media/images.js';
 import { bestListPriceSql, bestListRulesSql, listsInForceSql } from '../pricing/resolve.js';
 import { upsertProducts, type ProductColumns } from './upsert.js';
-import { catalogAdmitsSql, catalogHeldCtes, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
+import { catalogAdmitsSql, catalogHeldCte, catalogsOfCustomerNumber, customerIdByNumberSql } from './catalog-visibility.js';
 
 /** What product reads and writes need besides the EntityManager. */
 export interface CatalogDeps extends CatalogReadDeps {
@@ -70,9 +70,10 @@ const PRODUCT_COLUMNS = `p.id, p.organization_id, p.sku, p.name, p.description, 
  * `customerNumber`, `tier`, `currency` and `at` are placeholders of that statement. Absent for
  * other callers (their statements do not carry it).
  */
-const listPriceColumn = (org: string, customerNumber: string, tier: string, currency: string, at: string) => {
-  const customerId = `(select cu.id from customer cu where cu.organization_id = ${org} and cu.customer_number = ${customerNumber})`;
-  const lists = listsInForceSql(org, customerId, tier, currency, at);
+const listsInForceOf = (org: string, customerNumber: string, tier: string, currency: string, at: string) =>
+  listsInForceSql(org, `(select cu.id from customer cu where cu.organization_id = ${org} and cu.customer_number = ${customerNumber})`, tier, currency, at);
+/** `lists`: the name of a CTE of the statement holding listsInForceOf (a list page computes them once, not per row); absent: inline. */
+const listPriceColumn = (org: string, customerNumber: string, tier: string, currency: string, at: string, lists = listsInForceOf(org, customerNumber, tier, currency, at)) => {
   return `, (select json_build_object('priceListId', b.price_list_id, 'price', b.price::text) from ${bestListPriceSql(org, lists, 'p.sku', '1')} b) as list_price
   , (select json_build_object('minimumOrderQuantity', r.minimum_order_quantity, 'maximumOrderQuantity', r.maximum_order_quantity, 'quantityIncrement', r.quantity_increment)
        from ${bestListRulesSql(org, lists, 'p.sku')} r) as list_rules`;
@@ -228,21 +229,37 @@ async function pageOf(
     orderBy = [{ [priceSql]: `${dir} nulls last` }, { sku: 'asc' }];
   }
   const pageWhere: QBFilterQuery<Product>[] = after === null ? and : [...and, { sku: after.desc ? { $lt: after.value } : { $gt: after.value } }];
-  // Under catalogs (src/services/catalog/catalog-visibility.ts): only the held products, whose set the statement's CTEs expand from the catalogs' rules.
+  // Under catalogs: only their members (catalog_member, kept by triggers; src/services/catalog/catalog-visibility.ts), through the `catalog_held` CTE.
   const held = <T extends { andWhere(cond: string): T }>(qb: T): T => (catalogs ? qb.andWhere('p.id in (select h.id from catalog_held h)') : qb);
-  const page = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: pageWhere }))
-    .orderBy(after === null ? orderBy : [q.orderBy])
-    .limit(q.pageSize)
-    .offset(after === null ? q.offset : 0)
-    .toQuery();
+  // One catalog, no filter, in sku order: the page is a range of the membership's (organization_id, catalog_id, sku) index.
+  const skuOrder = Object.keys(q.orderBy).length === 1 && 'sku' in q.orderBy;
+  const memberPage = !!catalogs && catalogs.length === 1 && !filtered && skuOrder;
+  let page: { sql: string; params: readonly unknown[] };
+  if (memberPage) {
+    const desc = String(q.orderBy.sku).toLowerCase() === 'desc';
+    const keyset = after === null ? '' : ` and m.sku ${after.desc ? '<' : '>'} ?`;
+    page = {
+      sql: `select m.product_id as id from catalog_member m where m.organization_id = ? and m.catalog_id = ?${keyset} order by m.sku ${desc ? 'desc' : 'asc'} limit ? offset ?`,
+      params: [orgId, catalogs[0], ...(after === null ? [] : [after.value]), q.pageSize, after === null ? q.offset : 0],
+    };
+  } else {
+    page = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: pageWhere }))
+      .orderBy(after === null ? orderBy : [q.orderBy])
+      .limit(q.pageSize)
+      .offset(after === null ? q.offset : 0)
+      .toQuery();
+  }
   const params: unknown[] = [...page.params];
   let totalSql: string;
   if (filtered) {
     const all = held(em.createQueryBuilder(Product, 'p').select('p.id').where({ $and: and })).toQuery();
     totalSql = `(select count(*) from (${dollarParams(all.sql, params.length + 1)}) x)`;
     params.push(...all.params);
+  } else if (catalogs?.length === 1) {
+    params.push(orgId, catalogs[0]);
+    totalSql = `coalesce((select held from catalog_member_count where organization_id = $${params.length - 1}::uuid and catalog_id = $${params.length}::uuid), 0)`;
   } else if (catalogs) {
-    totalSql = '(select count(*) from catalog_held)';
+    totalSql = '(select count(distinct id) from catalog_held)';
   } else {
     params.push(orgId, v.activeOnly);
     totalSql = `coalesce((select case when $${params.length}::boolean then active else total end from row_count where organization_id = $${params.length - 1} and kind = 'product'), 0)`;
@@ -254,13 +271,15 @@ async function pageOf(
   let ctes = '';
   if (catalogs) {
     params.push(catalogs);
-    ctes = `recursive ${catalogHeldCtes(org, `$${params.length}::uuid[]`)},`;
+    ctes = `${catalogHeldCte(org, `$${params.length}::uuid[]`)},`;
   }
   let listPrice = '';
   if (listPriced(v, auth)) {
     params.push(auth.customerNumber, v.tier, v.currency, new Date());
     const n = params.length;
-    listPrice = listPriceColumn(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`);
+    // The lists in force for the customer, once per statement (a materialized CTE), then each page row's best entry.
+    ctes += ` lists_in_force as materialized ${listsInForceOf(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`)},`;
+    listPrice = listPriceColumn(org, `$${n - 3}::text`, `$${n - 2}::text`, `$${n - 1}::text`, `$${n}::timestamptz`, 'lists_in_force');
   }
   const sql = `with ${ctes} ids as (select coalesce(array_agg(s.id), '{}'::uuid[]) as a from (${dollarParams(page.sql)}) s)
     select ${totalSql}::int as total, v.* from ids left join lateral (
