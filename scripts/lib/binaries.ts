@@ -108,3 +108,9 @@ export async function ensureAll<N extends BinaryName>(names: readonly N[], say: 
 export function ensureBinaries(say: (s: string) => void): Promise<{ temporal: string; minio: string }> {
   return ensureAll(['temporal', 'minio'] as const, say);
 }
+
+/** The folder of `module` (at the version the wrapper module of `name` pins) in the Go module cache, downloading it if needed. */
+export function goModuleDir(name: 'temporalServer', module: string): string {
+  const out = execFileSync('go', ['mod', 'download', '-json', module], { cwd: fromRoot(PINNED[name].buildDir), encoding: 'utf8' });
+  return (JSON.parse(out) as { Dir: string }).Dir;
+}

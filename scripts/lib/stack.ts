@@ -16,7 +16,7 @@ import { freePorts, httpOk, tcpOpen, waitFor, type Proc } from './procs.js';
 import { alive, Supervisor, type Components } from './supervisor.js';
 import { runMigrations } from '../../src/migrate.js';
 
-const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /**
  * The sandbox's approval expiry under test. Only test/approvals-crash.test.ts holds approvals there,
  * across worker kills and restarts that can take longer than 30 s on a loaded machine: an expiry
