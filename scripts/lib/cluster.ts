@@ -169,8 +169,9 @@ async function startMinio(sup: Supervisor, dataDir: string, port: Port, minioBin
       `minio-${i + 1}`,
       minioBin,
       ['server', '--address', `127.0.0.1:${p}`, '--console-address', `127.0.0.1:${i === 0 ? port.minioConsole : 0}`, '--quiet', ...drives],
-      // The drives share the root disk: MINIO_CI_CD lets MinIO accept that.
-      { ...env, MINIO_CI_CD: '1', MINIO_BROWSER: i === 0 ? 'on' : 'off' },
+      // The drives share the root disk: MINIO_CI_CD lets MinIO accept that. Where MinIO believes it runs in a
+      // container (/.dockerenv) it waits for loopback hosts to resolve elsewhere; _MINIO_SERVER_LOCAL names its own node.
+      { ...env, MINIO_CI_CD: '1', MINIO_BROWSER: i === 0 ? 'on' : 'off', _MINIO_SERVER_LOCAL: `127.0.0.1:${p}` },
       () => httpOk(`http://127.0.0.1:${p}/minio/health/ready`),
       120_000,
     ),

@@ -53,7 +53,8 @@ export function runLauncher(opts: LauncherOptions): void {
     console.log('ready');
   };
   main().catch((e) => {
-    if (String(e).includes('stopped while starting')) return;
+    // A stop under way ends the start with an error of its own (a process it stopped); the stop exits when done.
+    if (stopping || String(e).includes('stopped while starting')) return;
     console.error(`[${tag}] ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
   });

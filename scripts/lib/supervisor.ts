@@ -49,6 +49,7 @@ export class Supervisor implements Components {
   private readonly stopSignals = new Map<string, NodeJS.Signals>();
   private readonly cleanups: (() => Promise<void>)[] = [];
   private stopping = false;
+  private stopped?: Promise<void>;
 
   constructor(
     readonly logDir: string,
@@ -124,8 +125,14 @@ export class Supervisor implements Components {
     return readFileSync(p.logFile).subarray(offset).toString('utf8');
   }
 
-  /** Stops what has started so far: other processes a test left (extra pids), APIs and workers together, then the rest newest first, then the cleanups. */
-  readonly stop = async (): Promise<void> => {
+  /**
+   * Stops what has started so far: other processes a test left (extra pids), APIs and workers together, then
+   * the rest newest first, then the cleanups. A second call (a start failing because the stop ended one of its
+   * processes) waits for the first.
+   */
+  readonly stop = (): Promise<void> => (this.stopped ??= this.stopAll());
+
+  private async stopAll(): Promise<void> {
     this.stopping = true;
     if (this.extraPidsFile && existsSync(this.extraPidsFile)) {
       for (const line of readFileSync(this.extraPidsFile, 'utf8').split('\n')) {
@@ -146,7 +153,7 @@ export class Supervisor implements Components {
     for (const p of services) await stopProc(p, this.stopSignals.get(p.name));
     const cs = this.cleanups.splice(0).reverse();
     for (const c of cs) await c().catch((e) => this.say(`cleanup failed: ${String(e)}`));
-  };
+  }
 
   private component(name: string): Revivable {
     const c = this.revivable.get(name);
