@@ -74,6 +74,9 @@ const PORTS = {
   minio3: 9103,
   minio4: 9104,
   minioConsole: 9111,
+  minioConsole2: 9112,
+  minioConsole3: 9113,
+  minioConsole4: 9114,
   balancerStats: 8404,
   smtp: 1125,
   smtpHttp: 1180,
@@ -161,6 +164,7 @@ async function startPostgres(sup: Supervisor, dataDir: string, port: Port, say: 
 /** MinIO erasure-coded over four nodes (one drive folder each), all ready once the cluster has write quorum. */
 async function startMinio(sup: Supervisor, dataDir: string, port: Port, minioBin: string, env: Record<string, string>, say: (s: string) => void): Promise<void> {
   const nodes = [port.minio1, port.minio2, port.minio3, port.minio4];
+  const consoles = [port.minioConsole, port.minioConsole2, port.minioConsole3, port.minioConsole4];
   const drives = nodes.map((p, i) => `http://127.0.0.1:${p}${path.join(dataDir, 'minio', `drive${i + 1}`)}`);
   for (let i = 0; i < nodes.length; i++) mkdirSync(path.join(dataDir, 'minio', `drive${i + 1}`), { recursive: true });
   say(`MinIO: four nodes on 127.0.0.1:${nodes.join(', ')} (erasure-coded)`);
@@ -168,10 +172,11 @@ async function startMinio(sup: Supervisor, dataDir: string, port: Port, minioBin
     sup.launch(
       `minio-${i + 1}`,
       minioBin,
-      ['server', '--address', `127.0.0.1:${p}`, '--console-address', `127.0.0.1:${i === 0 ? port.minioConsole : 0}`, '--quiet', ...drives],
-      // The drives share the root disk: MINIO_CI_CD lets MinIO accept that. Where MinIO believes it runs in a
-      // container (/.dockerenv) it waits for loopback hosts to resolve elsewhere; _MINIO_SERVER_LOCAL names its own node.
-      { ...env, MINIO_CI_CD: '1', MINIO_BROWSER: i === 0 ? 'on' : 'off', _MINIO_SERVER_LOCAL: `127.0.0.1:${p}` },
+      ['server', '--address', `127.0.0.1:${p}`, '--console-address', `127.0.0.1:${consoles[i]}`, '--quiet', ...drives],
+      // The drives share the root disk: MINIO_CI_CD lets MinIO accept that (every MINIO_* must be the same on all nodes).
+      // Where MinIO believes it runs in a container (/.dockerenv) it waits for loopback hosts to resolve elsewhere;
+      // _MINIO_SERVER_LOCAL names its own node.
+      { ...env, MINIO_CI_CD: '1', _MINIO_SERVER_LOCAL: `127.0.0.1:${p}` },
       () => httpOk(`http://127.0.0.1:${p}/minio/health/ready`),
       120_000,
     ),
@@ -285,6 +290,8 @@ function balancerConfig(file: string, port: Port): void {
     '  retries 3',
     '  option redispatch',
     '  default-server inter 1s fall 2 rise 2',
+    // No API ready (e.g. the primary is gone: /ready fails everywhere): the service's own 503 shape, with Retry-After.
+    `  http-error status 503 content-type application/problem+json string '{"type":"http://127.0.0.1:${port.api}/problems#unavailable","title":"Service Unavailable","status":503,"detail":"No API process is ready; retry after 5 seconds."}' hdr Retry-After 5`,
     `frontend api`,
     `  bind 127.0.0.1:${port.api}`,
     '  default_backend api',
