@@ -346,11 +346,11 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     temporalConfigs(configDir, port);
     say(`Temporal: frontend 127.0.0.1:${port.temporal}, history x2, matching, worker (numHistoryShards 4)`);
     for (const t of TEMPORAL_SERVICES) {
-      sup.launch(t.name, bins.temporalServer, ['--root', '/', '--config', configDir, '--env', t.name, '--allow-no-auth', 'start', '--service', t.service], {}, () => tcpOpen(port[t.grpc]), 120_000);
+      sup.launch(t.name, bins.temporalServer, ['--root', '/', '--config', configDir, '--env', t.name, '--allow-no-auth', 'start', '--service', t.service], {}, () => tcpOpen(port[t.membership]), 120_000);
     }
     const frontend = `127.0.0.1:${port.temporal}`;
     await waitFor('Temporal cluster', async () => (await run(bins.temporal, ['operator', 'cluster', 'health', '--address', frontend], { encoding: 'utf8' })).stdout.includes('SERVING'), 180_000);
-    await Promise.all(TEMPORAL_SERVICES.map((t) => waitFor(t.name, () => tcpOpen(port[t.grpc]), 120_000, sup.procs.find((p) => p.name === t.name))));
+    await Promise.all(TEMPORAL_SERVICES.map((t) => waitFor(t.name, () => tcpOpen(port[t.membership]), 120_000, sup.procs.find((p) => p.name === t.name))));
     await temporalNamespaces(bins.temporal, frontend, say);
     const uiDir = path.join(configDir, 'ui');
     mkdirSync(uiDir, { recursive: true });
@@ -381,6 +381,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       sup.notStopped();
     }
 
+    // HAProxy before the apps: they reach MinIO through it; the APIs join its backend once ready.
+    const haproxyCfg = path.join(dataDir, 'haproxy.cfg');
+    balancerConfig(haproxyCfg, port);
+    say(`HAProxy: API on 127.0.0.1:${port.api}, S3 on 127.0.0.1:${port.minio}`);
+    await sup.start('balancer', '/usr/sbin/haproxy', ['-db', '-f', haproxyCfg], {}, () => httpOk(`http://127.0.0.1:${port.minio}/minio/health/live`), 60_000);
+
     const worker = (name: EnvName, ops: number, sdk: number) => ({ ...env[name], OPS_PORT: String(ops), TEMPORAL_METRICS_PORT: String(sdk) });
     await Promise.all([
       startApp(sup, 'worker-1', worker('production', port.worker1Ops, port.worker1Sdk)),
@@ -393,10 +399,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     ]);
     sup.notStopped();
 
-    const haproxyCfg = path.join(dataDir, 'haproxy.cfg');
-    balancerConfig(haproxyCfg, port);
-    say(`HAProxy: API on 127.0.0.1:${port.api}, S3 on 127.0.0.1:${port.minio}`);
-    await sup.start('balancer', '/usr/sbin/haproxy', ['-db', '-f', haproxyCfg], {}, () => httpOk(`http://127.0.0.1:${port.api}/ready`), 60_000);
+    await waitFor('the API through HAProxy', () => httpOk(`http://127.0.0.1:${port.api}/ready`), 60_000);
 
     const urls: Record<string, string> = {
       api: `http://127.0.0.1:${port.api}`,
