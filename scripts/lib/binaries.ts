@@ -28,7 +28,14 @@ export const PINNED = {
   },
   // MinIO publishes no semver tags; this pseudo-version is tag RELEASE.2025-09-07T16-13-09Z.
   minio: { module: 'github.com/minio/minio', version: 'v0.0.0-20250907161309-07c3a429bfed', env: 'MINIO_BINARY', bin: 'minio' },
+  // `npm run cluster` only: the Temporal server (the version the CLI above embeds), its SQL schema tool and the
+  // Web UI server, from the wrapper module scripts/go/temporal-server (which pins go.temporal.io/server and ui-server/v2).
+  temporalServer: { module: 'go.temporal.io/server/cmd/server', version: 'v1.29.1', buildDir: 'scripts/go/temporal-server', env: 'TEMPORAL_SERVER_BINARY', bin: 'temporal-server' },
+  temporalSqlTool: { module: 'go.temporal.io/server/cmd/tools/sql', version: 'v1.29.1', buildDir: 'scripts/go/temporal-server', env: 'TEMPORAL_SQL_TOOL', bin: 'temporal-sql-tool' },
+  temporalUi: { module: 'github.com/temporalio/ui-server/v2/cmd/server', version: 'v2.42.1', buildDir: 'scripts/go/temporal-server', env: 'TEMPORAL_UI_SERVER', bin: 'temporal-ui-server' },
 } as const;
+
+export type BinaryName = keyof typeof PINNED;
 
 export function cacheDir(): string {
   return process.env.B2B_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'b2b-commerce');
@@ -50,11 +57,11 @@ function fromRoot(relative: string): string {
   }
 }
 
-function versionDir(binDir: string, name: keyof typeof PINNED): string {
+function versionDir(binDir: string, name: BinaryName): string {
   return path.join(binDir, `${name}-${PINNED[name].version}`);
 }
 
-async function goInstall(name: keyof typeof PINNED, binDir: string, say: (s: string) => void): Promise<void> {
+async function goInstall(name: BinaryName, binDir: string, say: (s: string) => void): Promise<void> {
   const p = PINNED[name];
   say(`Building ${name} ${p.version} from its Go module (first run only; about 5-10 minutes on 2 cores) into ${binDir} ...`);
   const started = Date.now();
@@ -62,7 +69,7 @@ async function goInstall(name: keyof typeof PINNED, binDir: string, say: (s: str
   // A wrapper module builds the package with the wrapper's dependency versions; otherwise `go install module@version`.
   const [args, cwd] =
     'buildDir' in p
-      ? [['build', '-ldflags', p.ldflags, '-o', path.join(target, p.bin), p.module], fromRoot(p.buildDir)]
+      ? [['build', ...('ldflags' in p ? ['-ldflags', p.ldflags] : []), '-o', path.join(target, p.bin), p.module], fromRoot(p.buildDir)]
       : [['install', `${p.module}@${p.version}`], undefined];
   await new Promise<void>((resolve, reject) => {
     const child = spawn('go', args, {
@@ -78,22 +85,32 @@ async function goInstall(name: keyof typeof PINNED, binDir: string, say: (s: str
   say(`Built ${name} in ${Math.round((Date.now() - started) / 1000)} s.`);
 }
 
-/** Resolves (building if needed) both binaries; builds run one after the other to spare memory. */
-export async function ensureBinaries(say: (s: string) => void): Promise<{ temporal: string; minio: string }> {
+/** Resolves one binary: its environment variable, else PATH, else the cache, else a build into the cache. */
+export async function ensureBinary(name: BinaryName, say: (s: string) => void): Promise<string> {
   const binDir = path.join(cacheDir(), 'bin');
   mkdirSync(binDir, { recursive: true });
-  const out: Record<string, string> = {};
-  for (const name of ['temporal', 'minio'] as const) {
-    const p = PINNED[name];
-    const fromEnv = process.env[p.env];
-    const cached = path.join(versionDir(binDir, name), p.bin);
-    const found = fromEnv || onPath(p.bin) || (existsSync(cached) ? cached : undefined);
-    if (found) {
-      out[name] = found;
-      continue;
-    }
-    await goInstall(name, binDir, say);
-    out[name] = cached;
-  }
-  return out as { temporal: string; minio: string };
+  const p = PINNED[name];
+  const cached = path.join(versionDir(binDir, name), p.bin);
+  const found = process.env[p.env] || onPath(p.bin) || (existsSync(cached) ? cached : undefined);
+  if (found) return found;
+  await goInstall(name, binDir, say);
+  return cached;
+}
+
+/** Resolves `names` one after the other (builds run in turn to spare memory). */
+export async function ensureAll<N extends BinaryName>(names: readonly N[], say: (s: string) => void): Promise<Record<N, string>> {
+  const out = {} as Record<N, string>;
+  for (const name of names) out[name] = await ensureBinary(name, say);
+  return out;
+}
+
+/** Resolves (building if needed) the dev stack's two binaries, the Temporal CLI and MinIO. */
+export function ensureBinaries(say: (s: string) => void): Promise<{ temporal: string; minio: string }> {
+  return ensureAll(['temporal', 'minio'] as const, say);
+}
+
+/** The folder of `module` (at the version the wrapper module of `name` pins) in the Go module cache, downloading it if needed. */
+export function goModuleDir(name: 'temporalServer', module: string): string {
+  const out = execFileSync('go', ['mod', 'download', '-json', module], { cwd: fromRoot(PINNED[name].buildDir), encoding: 'utf8' });
+  return (JSON.parse(out) as { Dir: string }).Dir;
 }

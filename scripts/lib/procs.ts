@@ -59,11 +59,18 @@ export interface Proc {
   logFile: string;
 }
 
-export function startProc(name: string, cmd: string, args: string[], env: Record<string, string>, logDir: string): Proc {
+/** How a process is spawned besides its command: as another user (PostgreSQL refuses root), in a folder. */
+export interface ProcOptions {
+  uid?: number;
+  gid?: number;
+  cwd?: string;
+}
+
+export function startProc(name: string, cmd: string, args: string[], env: Record<string, string>, logDir: string, opts: ProcOptions = {}): Proc {
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const out = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid, cwd: opts.cwd });
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
   return { name, child, logFile };

