@@ -7,7 +7,19 @@ export const DOWN = num('CHAOS_DOWN', 3);
 export const RECOVERY = num('CHAOS_RECOVERY_SECONDS', 120);
 export const OP_DEADLINE = num('CHAOS_OP_DEADLINE', 120);
 export const PAUSE = num('CHAOS_PAUSE_MS', 300);
-export const ROTATION = (process.env.CHAOS_COMPONENTS ?? 'api,worker,worker-sandbox,postgres,temporal,minio,smtp-catcher').split(',').filter(Boolean);
+/** `npm run chaos -- --cluster`: the run on scripts/lib/cluster.ts's topology instead of the dev stack. */
+export const ON_CLUSTER = process.argv.includes('--cluster');
+/**
+ * The kill rotation. On the cluster one node of each kind: an API process behind the balancer, a
+ * worker of each environment (a worker process serves every task queue), a Temporal history process,
+ * the matching process, a MinIO node and the replica (primary failover is out of scope: docs/cluster.md).
+ */
+export const ROTATION = (
+  process.env.CHAOS_COMPONENTS ??
+  (ON_CLUSTER ? 'api-1,worker-1,temporal-history-1,worker-sandbox-1,temporal-matching,minio-2,postgres-replica' : 'api,worker,worker-sandbox,postgres,temporal,minio,smtp-catcher')
+)
+  .split(',')
+  .filter(Boolean);
 process.env.WEBHOOK_RETRY_SCALE ??= '0.01';
 
 export const PORT_KEYS = [

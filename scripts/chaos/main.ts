@@ -28,6 +28,10 @@
  * (informational: SMTP delivery is at-least-once, and messages the catcher held when it was killed
  * are gone). Exit 0 when every loss row is 0, else 1. Also writes bench/results/chaos.json.
  *
+ * `npm run chaos -- --cluster` runs the same on `npm run cluster`'s topology (scripts/lib/cluster.ts) and
+ * kills one node of each kind in turn: an API process behind HAProxy, a worker of each environment,
+ * a Temporal history process, the matching process, a MinIO node and the PostgreSQL replica.
+ *
  * Knobs (environment):
  *   CHAOS_SECONDS=300           load duration
  *   CHAOS_TENANTS=3             organizations driving load
@@ -54,8 +58,9 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { WEBHOOK_DISPATCHER_ID } from '../../src/domain/webhooks/rules.js';
 import { freePorts } from '../lib/procs.js';
+import { PORTS as CLUSTER_PORTS, startCluster } from '../lib/cluster.js';
 import { onStopSignals, startStack } from '../lib/stack.js';
-import { FAULT_EVERY, PORT_KEYS, RECOVERY, ROTATION, say, SECONDS, seed, sleep, TENANTS } from './config.js';
+import { FAULT_EVERY, ON_CLUSTER, PORT_KEYS, RECOVERY, ROTATION, say, SECONDS, seed, sleep, TENANTS } from './config.js';
 import { crashes, faultLoop, faults, faultsIdle, watchdog } from './faults.js';
 import { importJob, checkoutLoop, invoiceLoop, ops, pollMailbox, setupTenant, startReceiver, stopLoad, writesLoop, type Tenant } from './load.js';
 import { reconcile, settle } from './reconciliation.js';
@@ -71,10 +76,13 @@ async function main(): Promise<void> {
   onStopSignals(() => void stopAll().then(() => process.exit(130)));
   let exitCode = 1;
   try {
-    const free = await freePorts(PORT_KEYS.length);
-    PORT_KEYS.forEach((k, i) => (process.env[`PORT_${k.toUpperCase()}`] = String(free[i])));
-    say(`data folder ${root}; ${SECONDS} s, ${TENANTS} tenants, a fault every ~${FAULT_EVERY} s over ${ROTATION.join(', ')}; seed ${seed}`);
-    const stack = await startStack({ mode: 'dev', dataDir: root, say: (s) => say(`  ${s}`), onStop: (s) => stops.push(s) });
+    // Mode 'dev' (data kept on disk across each component's restart) on free ports.
+    const portKeys = ON_CLUSTER ? Object.keys(CLUSTER_PORTS) : PORT_KEYS;
+    const free = await freePorts(portKeys.length);
+    portKeys.forEach((k, i) => (process.env[`PORT_${k.toUpperCase()}`] = String(free[i])));
+    say(`data folder ${root}; ${ON_CLUSTER ? 'the cluster; ' : ''}${SECONDS} s, ${TENANTS} tenants, a fault every ~${FAULT_EVERY} s over ${ROTATION.join(', ')}; seed ${seed}`);
+    const launch = { mode: 'dev' as const, dataDir: root, say: (s: string) => say(`  ${s}`), onStop: (s: () => Promise<void>) => stops.push(s) };
+    const stack = ON_CLUSTER ? await startCluster(launch) : await startStack(launch);
     const receiver = await startReceiver();
     const base = stack.urls.api;
     const tenants: Tenant[] = [];

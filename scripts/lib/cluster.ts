@@ -33,7 +33,8 @@ export interface Cluster extends StackInfo, Components {
   stop(): Promise<void>;
 }
 
-const PORTS = {
+/** The cluster's named ports (each overridden by PORT_<NAME> in mode 'dev'). */
+export const PORTS = {
   api: 3100, // HAProxy: api-1, api-2
   sandboxApi: 3101, // the sandbox's one API process, no balancer
   api1: 3111,
