@@ -374,8 +374,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
           minioUser,
           smtp: `smtp://127.0.0.1:${port.smtp}`,
           provider: `http://127.0.0.1:${port.provider}`,
-          // Production's APIs sit behind HAProxy (option forwardfor); the sandbox's API is reached directly (tests act as its proxy).
-          trustProxy: name === 'production' || mode === 'test' ? '1' : '0',
+          // Production's APIs sit behind HAProxy (option forwardfor), which appends the address it saw; the sandbox's API
+          // is reached directly. Tests act as one trusted proxy more (they send X-Forwarded-For), in front of HAProxy.
+          trustProxy: String((name === 'production' ? 1 : 0) + (mode === 'test' ? 1 : 0)),
         },
         sec,
       );
