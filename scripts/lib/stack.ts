@@ -397,14 +397,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       urls,
       env,
       logDir,
-      pids: sup.pids,
       distDir: DIST,
       extraPidsFile,
-      stop: sup.stop,
-      components: sup.components,
-      kill: sup.kill,
-      revive: sup.revive,
-      running: sup.running,
+      ...sup.controls(),
     };
   } catch (e) {
     await sup.stop();

@@ -165,4 +165,6 @@ export class Supervisor implements Components {
   readonly kill = (name: string): Promise<void> => this.component(name).kill();
   readonly revive = (name: string): Promise<void> => this.component(name).revive();
   readonly running = (name: string): boolean => this.component(name).running();
+  /** What a started stack answers besides its addresses: the pids and the controls (startStack, startCluster). */
+  readonly controls = () => ({ pids: this.pids, stop: this.stop, components: this.components, kill: this.kill, revive: this.revive, running: this.running });
 }
