@@ -346,9 +346,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const configDir = path.join(dataDir, 'temporal');
     temporalConfigs(configDir, port);
     say(`Temporal: frontend 127.0.0.1:${port.temporal}, history x2, matching, worker (numHistoryShards 4)`);
-    for (const t of TEMPORAL_SERVICES) {
+    const launchTemporal = (t: (typeof TEMPORAL_SERVICES)[number]) =>
       sup.launch(t.name, bins.temporalServer, ['--root', '/', '--config', configDir, '--env', t.name, '--allow-no-auth', 'start', '--service', t.service], {}, () => tcpOpen(port[t.membership]), 120_000);
-    }
+    // The frontend first, alone: each process writes the cluster metadata when it finds none, and on a new
+    // database processes started together race for that insert, the losers exiting (duplicate key).
+    const [first, ...rest] = TEMPORAL_SERVICES;
+    await waitFor(first.name, () => tcpOpen(port[first.membership]), 120_000, launchTemporal(first));
+    for (const t of rest) launchTemporal(t);
     const frontend = `127.0.0.1:${port.temporal}`;
     await waitFor('Temporal cluster', async () => (await run(bins.temporal, ['operator', 'cluster', 'health', '--address', frontend], { encoding: 'utf8' })).stdout.includes('SERVING'), 180_000);
     await Promise.all(TEMPORAL_SERVICES.map((t) => waitFor(t.name, () => tcpOpen(port[t.membership]), 120_000, sup.procs.find((p) => p.name === t.name))));
@@ -432,14 +436,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       urls,
       env,
       logDir,
-      pids: sup.pids,
       distDir: DIST,
       extraPidsFile,
-      stop: sup.stop,
-      components: sup.components,
-      kill: sup.kill,
-      revive: sup.revive,
-      running: sup.running,
+      ...sup.controls(),
     };
   } catch (e) {
     await sup.stop();
