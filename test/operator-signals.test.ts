@@ -135,7 +135,8 @@ describe('backlogs (the sandbox environment, its worker stopped)', () => {
   beforeAll(async () => {
     await workers.acquire();
     workers.killOthers();
-  });
+    // Waits its turn behind the other files that hold the sandbox workers (crash tests run minutes).
+  }, 600_000);
   afterAll(async () => {
     await workers.leaveOneRunning();
   });
