@@ -18,6 +18,7 @@ import { keepStart } from './services/workflow-outbox.js';
 import { ReadCache } from './services/auth/cache.js';
 import { closePools } from './db/pools.js';
 import { configureLogger } from './logger.js';
+import { setPasswordHashCost } from './domain/auth/secrets.js';
 import { startProcessMetrics } from './metrics.js';
 import { initTracing } from './tracing.js';
 import { collectOutboxMetrics, collectPoolMetrics, collectStatementMetrics, collectTaskQueueMetrics } from './services/ops/collectors.js';
@@ -35,6 +36,7 @@ const DB_POOL_MAX = 10;
 export async function createInfrastructure(role: 'api' | 'worker', env: NodeJS.ProcessEnv = process.env): Promise<Infrastructure> {
   const config = loadConfig(env, env.ENVIRONMENT === 'sandbox' ? `sandbox-${role}` : role);
   configureLogger({ level: config.logLevel, service: config.serviceName });
+  setPasswordHashCost(config.passwordHashCost);
   initTracing(config.serviceName, env);
   startProcessMetrics(config.serviceName);
   const orm = await openOrm(config.databaseUrl, DB_POOL_MAX, { acquireMs: config.timeouts.dbAcquireMs, statementMs: config.timeouts.dbStatementMs });

@@ -5,6 +5,7 @@
  */
 import { normalizeOrigin } from './domain/organizations/return-url.js';
 import { parseTrustProxy, type TrustProxy } from './domain/network/trust-proxy.js';
+import { DEFAULT_SCRYPT_N } from './domain/auth/secrets.js';
 
 export interface Config {
   /** Name printed in logs: "api", "sandbox-api", "worker". */
@@ -63,6 +64,8 @@ export interface Config {
    * entries are dropped at once by NOTIFY when their rows change, this only bounds a missed notification.
    */
   credentialCacheSeconds: number;
+  /** scrypt N of new password and ClientSecret hashes (PASSWORD_HASH_COST, a power of two from 2^10 to 2^20; default 2^17). */
+  passwordHashCost: number;
   paymentProviderUrl: string;
   /** The deployment's API key at the default payment provider (Bearer); per deployment, never logged. */
   paymentProviderApiKey: string;
@@ -251,6 +254,13 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
     missing.push(`${name} (a percentage from 1 to 100: ${n})`);
     return dflt;
   };
+  /** scrypt N: a power of two, at least 2^10 (tests) and at most 2^20 (what a stored hash may ask for). */
+  const hashCost = (): number => {
+    const n = int('PASSWORD_HASH_COST', DEFAULT_SCRYPT_N);
+    if (n >= 2 ** 10 && n <= 2 ** 20 && (n & (n - 1)) === 0) return n;
+    missing.push(`PASSWORD_HASH_COST (a power of two from 1024 to 1048576: ${n})`);
+    return DEFAULT_SCRYPT_N;
+  };
   const port = int('PORT', 3000);
   const s3Endpoint = new URL(need('S3_ENDPOINT') || 'http://invalid');
   const config: Config = {
@@ -296,6 +306,7 @@ export function loadConfig(env: Env = process.env, serviceName = 'api'): Config 
       publicPerMinute: int('RATE_LIMIT_PUBLIC_PER_MINUTE', 10),
     },
     credentialCacheSeconds: int('CREDENTIAL_CACHE_SECONDS', 300),
+    passwordHashCost: hashCost(),
     paymentProviderUrl: env.PAYMENT_PROVIDER_URL ?? '',
     paymentProviderApiKey: env.PAYMENT_PROVIDER_API_KEY ?? '',
     providerCallbackSecret: env.PROVIDER_CALLBACK_SECRET ?? '',

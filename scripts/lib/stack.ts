@@ -201,7 +201,8 @@ export function serviceEnv(mode: StackOptions['mode'], name: EnvName, t: EnvTarg
     // Webhook receivers and integration endpoints of dev and tests live on this machine.
     OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     // Test hooks: the worker adds the fault injection of test/support/fault-injection.ts (FAULT_INJECTION, set per worker by crash tests).
-    ...(mode === 'test' ? { ENABLE_TEST_HOOKS: 'true', TEST_ACTIVITY_INTERCEPTORS: path.join(DIST, 'test/support/fault-injection.js'), RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_SHARE: process.env.RATE_LIMIT_CREDENTIAL_SHARE ?? '100' } : {}),
+    // PASSWORD_HASH_COST: scrypt at 2^10 instead of 2^17 (docs/security.md): the suite signs up and logs in thousands of times.
+    ...(mode === 'test' ? { PASSWORD_HASH_COST: '1024', ENABLE_TEST_HOOKS: 'true', TEST_ACTIVITY_INTERCEPTORS: path.join(DIST, 'test/support/fault-injection.js'), RATE_LIMIT_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_ORGANIZATION_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_PER_MINUTE: process.env.RATE_LIMIT_CREDENTIAL_PER_MINUTE ?? '100000', RATE_LIMIT_CREDENTIAL_SHARE: process.env.RATE_LIMIT_CREDENTIAL_SHARE ?? '100' } : {}),
     // The test suite's compressed clocks and small limits, and imports continued as new every 4 chunks to exercise it
     // (not for benchmarks: productionTimings, where imports take the deployment's 100).
     ...(mode === 'test' && !productionTimings

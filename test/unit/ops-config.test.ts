@@ -1,5 +1,6 @@
 /** Issue 38 finding 10: the ops port binds to loopback by default; another bind address needs OPS_TOKEN. */
 import { isLoopbackBind, loadConfig } from '../../src/config';
+import { hashSecret, needsRehash, setPasswordHashCost, verifySecret } from '../../src/domain/auth/secrets';
 
 const base = {
   DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db',
@@ -46,5 +47,28 @@ describe('ops port bind', () => {
     ['192.0.2.2', false],
   ])('when the bind address is %s, then loopback is %s', (a, want) => {
     expect(isLoopbackBind(a)).toBe(want);
+  });
+});
+
+describe('password hash cost', () => {
+  test('when PASSWORD_HASH_COST is not set, then new hashes cost scrypt N=2^17 (OWASP), and a lower-cost hash is re-hashed at the next login', async () => {
+    const c = loadConfig({ ...base });
+    expect(c.passwordHashCost).toBe(2 ** 17);
+    setPasswordHashCost(c.passwordHashCost);
+    const hash = await hashSecret('correct horse');
+    expect(hash.startsWith('scrypt$131072$8$1$')).toBe(true);
+    expect(needsRehash(hash)).toBe(false);
+    setPasswordHashCost(2 ** 10);
+    const cheap = await hashSecret('correct horse');
+    expect(cheap.startsWith('scrypt$1024$8$1$')).toBe(true);
+    // Hashes of either cost verify; the cheaper one is re-hashed once the default is back.
+    expect(await verifySecret('correct horse', hash)).toBe(true);
+    expect(await verifySecret('correct horse', cheap)).toBe(true);
+    setPasswordHashCost(2 ** 17);
+    expect(needsRehash(cheap)).toBe(true);
+  });
+
+  test.each(['1000', '512', '2097152', 'lots'])('when PASSWORD_HASH_COST=%s, then the process refuses to start naming it', (v) => {
+    expect(() => loadConfig({ ...base, PASSWORD_HASH_COST: v })).toThrow(/PASSWORD_HASH_COST/);
   });
 });

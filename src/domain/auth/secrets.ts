@@ -4,7 +4,17 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 /** OWASP Password Storage Cheat Sheet: scrypt N=2^17, r=8, p=1 (128 MiB per hash). */
-export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1 };
+export const DEFAULT_SCRYPT_N = 2 ** 17;
+const SCRYPT_PARAMS = { N: DEFAULT_SCRYPT_N, r: 8, p: 1 };
+
+/**
+ * The cost (scrypt N) of new hashes, from PASSWORD_HASH_COST (src/config.ts; set once per process
+ * by the composition root). Only the test stack lowers it, to spare the CPU thousands of sign-ups and
+ * logins would spend; hashes of another cost still verify.
+ */
+export function setPasswordHashCost(N: number): void {
+  SCRYPT_PARAMS.N = N;
+}
 /** Largest cost a stored hash may ask for (a corrupted row must not exhaust memory). */
 const MAX_N = 2 ** 20;
 const maxmem = (N: number, r: number, p: number) => 128 * N * r * p + 64 * 1024 * 1024;
@@ -27,7 +37,7 @@ export async function verifySecret(secret: string, encoded: string | null | unde
   return timingSafeEqual(expected, actual);
 }
 
-/** Whether a stored hash uses a lower cost than today's (re-hash it at the next successful login). */
+/** Whether a stored hash uses a lower cost than the configured one (re-hash it at the next successful login). */
 export function needsRehash(encoded: string | null | undefined): boolean {
   if (!encoded) return false;
   const [, n, r, p] = encoded.split('$');
