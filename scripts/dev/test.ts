@@ -55,7 +55,8 @@ async function runJest(stack: StackInfo, dataDir: string, args: string[], extraE
   writeFileSync(stackFile, JSON.stringify({ ...stack, inspectorUrls: inspector }, null, 2));
   const results = path.join(dataDir, 'jest-results.json');
   const code = await new Promise<number>((resolve) => {
-    const jest = spawn(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...args], {
+    // --forceExit: a handle a failed file left open (a socket, a child process) must not keep the run alive past its results.
+    const jest = spawn(process.execPath, ['node_modules/jest/bin/jest.js', '--json', '--forceExit', `--outputFile=${results}`, ...args], {
       stdio: 'inherit',
       env: { ...process.env, ...extraEnv, STACK_FILE: stackFile },
     });
