@@ -3,6 +3,7 @@
  * "Reservations") over HTTP against the real stack. After every scenario the ledger identity is
  * checked against the database (test/support/stock-ledger.ts).
  */
+import { Client, Connection } from '@temporalio/client';
 import { call, createOrg, customerToken, dbQuery, repToken, stack, uniq, type OrgFixture } from './support/helpers';
 import { releaseOrderStock, shipStock } from '../src/services/stock/ledger';
 import type { Sql } from '../src/db/sql';
@@ -274,6 +275,38 @@ describe('reservations', () => {
       [org.organizationId, sku],
     );
     expect(reserved[0]).toEqual({ orders: 5, units: 5 });
+  });
+
+  test('when a tracked product is checked out, then the order is fulfillment-managed from its insert and its fulfillOrder runs as the checkout workflow\'s child, not through the start outbox', async () => {
+    await ensureLocations();
+    const sku = await trackedProduct({ price: 9 });
+    await put([{ sku, location: 'MAIN', receive: 4 }]);
+    const customerNumber = await pathParamFixtures.customerNumber(org);
+    const c = await call('POST', `/api/carts/${customerNumber}`, { ...A(), body: { customerNumber, sku, quantity: 2, orderType: 'Standard' } });
+    expect(c.status).toBe(201);
+    const cartId = c.body.shoppingCartId as string;
+    await call('PUT', `/api/carts/${customerNumber}/${cartId}/shipping`, { ...A(), body: { customerNumber, shippingAddress: address } });
+    const done = await call('POST', `/api/carts/${customerNumber}/${cartId}/complete-checkout`, { ...A(), body: { customerNumber, channel: 'Web', payment: card() } });
+    expect(done.status).toBe(200);
+    const [o] = await dbQuery<{ id: string; managed: boolean }>(`select id, fulfillment_managed as managed from sales_order where organization_id = $1 and order_number = $2`, [org.organizationId, done.body.orderNumber]);
+    expect(o.managed).toBe(true);
+    // The start is the checkout's command: no outbox row was written for it (the relay would only delete it on its pass).
+    expect(await dbQuery(`select 1 from workflow_start_outbox where workflow_id = $1`, [`fulfillment-${o.id}`])).toEqual([]);
+    const connection = await Connection.connect({ address: stack.urls.temporal });
+    try {
+      const client = new Client({ connection, namespace: stack.env.production.TEMPORAL_NAMESPACE });
+      let desc;
+      for (let i = 0; i < 100 && !desc; i++) {
+        desc = await client.workflow.getHandle(`fulfillment-${o.id}`).describe().catch(() => undefined);
+        if (!desc) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(desc?.type).toBe('fulfillOrder');
+      expect(desc?.parentExecution?.workflowId).toBe(`checkout-${cartId}`);
+      expect(desc?.status.name).toBe('RUNNING');
+    } finally {
+      await connection.close();
+    }
+    expect(await inventory(sku)).toMatchObject({ quantityOnHand: 4, reserved: 2, available: 2 });
   });
 
   test('when a buyer accepts a quote of a tracked product, then the order reserves in its transaction; a quote the stock cannot serve is refused with 409 and stays Quoted', async () => {

@@ -4,7 +4,8 @@
  * the cart's second checkout attempt on; none for an on-account
  * checkout, whose credit check runs in the order's transaction) -> create the order, close the
  * cart and write the order's invoice with its payment (one local activity, one transaction) ->
- * start the invoice's issuance and the confirmation e-mail together. Steps after the
+ * start the invoice's issuance, the confirmation e-mail and (an order with a tracked line) the
+ * order's fulfillOrder together, as children. Steps after the
  * charge must eventually succeed and retry without limit (a worker crash resumes where history
  * left off, even inside the charge: the provider key charges once); business refusals surface
  * at once. A non-retryable failure or a cancellation after the charge voids it (saga
@@ -19,6 +20,7 @@ import { startChildOnce } from './lib/start-child-once.js';
 import { surface } from './lib/surface.js';
 import { chargeOrReportDecline } from './payment-failed.js';
 import { localMustSucceed, providerCall } from './retry-policies.js';
+import { fulfillmentWorkflowId } from './fulfill-order-defs.js';
 import type { SendEmailInput } from './send-email-defs.js';
 import { amountText, childTags, emailAbout, SA } from './tags-defs.js';
 
@@ -110,6 +112,18 @@ export async function checkoutCart(input: CheckoutInput): Promise<CheckoutResult
       ...childTags(keys, { ...emailAbout(email.template, keys), amount: amountText(order.total, order.currency) }),
     });
   };
-  await Promise.all([issuance, confirmation()]);
+  // An order with a tracked line: its fulfillment process (absent from results recorded before: the outbox started those).
+  const fulfillment = order.fulfillment;
+  const fulfilling =
+    fulfillment &&
+    startChildOnce('fulfillOrder', {
+      workflowId: fulfillmentWorkflowId(fulfillment.orderId),
+      args: [fulfillment],
+      ...childTags(
+        { organizationId: input.organizationId, customerNumber: input.customerNumber, orderNumber: order.orderNumber, businessKeys: [] },
+        { what: `Fulfillment of order ${order.orderNumber}` },
+      ),
+    });
+  await Promise.all([issuance, confirmation(), fulfilling]);
   return { orderId: order.orderId, orderNumber: order.orderNumber, confirmationId: chargeId ?? runId };
 }

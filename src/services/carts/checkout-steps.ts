@@ -21,6 +21,8 @@ import { decideOrderInvoicing } from '../invoices/per-shipment.js';
 import { allocateNumber, ORDER_NUMBERS } from '../numbering.js';
 import { boundRows, boundSql } from '../../db/orm-sql.js';
 import { createOrder, customerFactsSnapshot, repSnapshot, toOrderAddress } from '../orders/create.js';
+import { fulfillmentOf } from '../fulfillment/start.js';
+import type { FulfillOrderInput } from '../../workflows/fulfill-order-defs.js';
 import { cartAmountDue, readCartForCheckout, type CheckoutCartLine } from './checkout-cart.js';
 
 export interface Prepared {
@@ -49,6 +51,8 @@ export interface CreatedOrder {
   customerEmail: string | null;
   total: string;
   currency: string;
+  /** The order has a tracked line: the checkout workflow starts its fulfillOrder as a child with this input (absent from results recorded before: those orders' starts went through the outbox). */
+  fulfillment?: FulfillOrderInput | null;
 }
 
 /**
@@ -131,7 +135,7 @@ async function orderFromCart(em0: EntityManager, input: OrderFromCartInput, also
   const em = em0.fork();
   const found = async () => {
     const o = await em.fork().findOne(Order, { organization: input.organizationId, originationCartId: input.cartId });
-    return o ? { orderId: o.id, orderNumber: o.orderNumber, customerEmail: o.customer.companyEmail ?? null, total: o.total, currency: o.currencyCode } : null;
+    return o ? createdOrder(input.organizationId, o) : null;
   };
   // What the order is made of: the cart, its lines, its customer record, and whether an order for it exists.
   const cart = await readCartForCheckout(em, input.organizationId, input.cartId);
@@ -176,7 +180,9 @@ async function orderFromCart(em0: EntityManager, input: OrderFromCartInput, also
       existingForCart: true,
       // Reserved by reserveOrderNumber through the allocator.
       numberAllocated: true,
-      withinTransaction: async (tem: EntityManager, o) => {
+      // The checkout workflow starts the order's fulfillOrder as its child (CreatedOrder.fulfillment).
+      fulfillmentStart: 'caller',
+      withinTransaction: async (tem: EntityManager, o, reserve) => {
         // Closing the cart takes its row lock. The charge (or the credit reserved) is for the cart the
         // reservation read: an edit since then, committed before the lock, refuses the order and the
         // workflow voids the charge; a later edit waits for the lock and finds the cart closed.
@@ -190,6 +196,8 @@ async function orderFromCart(em0: EntityManager, input: OrderFromCartInput, also
         // Exactly the lines admitted (an approval is for these lines, not for a total).
         if (input.expectedLines && !sameCartLines(locked.items, input.expectedLines)) throw cartChanged();
         if (input.amount !== undefined && cartAmountDue(cart) !== input.amount) throw cartChanged();
+        // Tracked lines are reserved before the invoice's write stores the order (one insert with fulfillment_managed).
+        await reserve();
         if (input.paymentMethod === 'OnAccount') {
           await reserveCredit(tem, input.organizationId, o);
           await decideOrderInvoicing(tem, input.organizationId, o);
@@ -198,11 +206,16 @@ async function orderFromCart(em0: EntityManager, input: OrderFromCartInput, also
       },
     },
   );
+  return createdOrder(input.organizationId, order);
+}
+
+function createdOrder(orgId: string, o: Order): CreatedOrder {
   return {
-    orderId: order.id,
-    orderNumber: order.orderNumber,
-    customerEmail: order.customer.companyEmail ?? null,
-    total: order.total,
-    currency: order.currencyCode,
+    orderId: o.id,
+    orderNumber: o.orderNumber,
+    customerEmail: o.customer.companyEmail ?? null,
+    total: o.total,
+    currency: o.currencyCode,
+    fulfillment: fulfillmentOf(orgId, o),
   };
 }

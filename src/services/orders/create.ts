@@ -141,8 +141,19 @@ export function orderConflict(e: unknown): unknown {
 }
 
 export interface CreateOrderOptions {
-  /** Runs inside the order's transaction before the commit (checkout closes the cart here). */
-  withinTransaction?: (tem: EntityManager, order: Order) => Promise<void> | void;
+  /**
+   * Runs inside the order's transaction before the commit (checkout closes the cart here). `reserve`
+   * reserves the order's tracked lines now, before a write that stores the order, so that the order's
+   * insert carries `fulfillment_managed` and the lines' backordered quantities; otherwise createOrder
+   * reserves after the callback (which may change the order's status, e.g. to PendingApproval).
+   */
+  withinTransaction?: (tem: EntityManager, order: Order, reserve: () => Promise<void>) => Promise<void> | void;
+  /**
+   * Who starts the fulfillOrder workflow of an order with a tracked line: the workflow-start outbox
+   * in the order's transaction (default), or the caller (the checkout workflow starts it as its child,
+   * from CreatedOrder.fulfillment).
+   */
+  fulfillmentStart?: 'outbox' | 'caller';
   /** When another run already created the order of `originationCartId`, return it instead of a 409. */
   existingForCart?: boolean;
   /**
@@ -175,8 +186,14 @@ export async function createOrder(em: EntityManager, orgId: string, draft: Order
         total: '0',
       });
       applyDraft(tem, o, draft);
-      await opts.withinTransaction?.(tem, o);
-      await reserveForOrder(tem, orgId, o);
+      let reserved = false;
+      const reserve = async () => {
+        if (reserved) return;
+        reserved = true;
+        await reserveForOrder(tem, orgId, o, opts.fulfillmentStart ?? 'outbox');
+      };
+      await opts.withinTransaction?.(tem, o, reserve);
+      await reserve();
       await tem.flush();
       return o;
     });
@@ -199,19 +216,19 @@ const RESERVING: readonly string[] = ['Pending', 'Processing'];
  */
 export async function reserveApprovedOrder(tem: EntityManager, orgId: string, o: Order): Promise<void> {
   await tem.populate(o, ['items']);
-  await reserveForOrder(tem, orgId, o);
+  await reserveForOrder(tem, orgId, o, 'outbox');
 }
 
-async function reserveForOrder(tem: EntityManager, orgId: string, o: Order): Promise<void> {
+async function reserveForOrder(tem: EntityManager, orgId: string, o: Order, fulfillmentStart: 'outbox' | 'caller'): Promise<void> {
   if (!RESERVING.includes(o.orderStatus)) return;
   const items = o.items.getItems();
   const allocations = await reserveOrderStock(boundSql(tem), orgId, o.id, items.map((i) => ({ sku: i.sku, quantity: i.quantity })));
   for (const a of allocations) items[a.index].backorderedQuantity = a.backordered;
   if (!allocations.length) return;
   // An order with a tracked line follows its fulfillment: its status is no longer a free field (docs/fulfillment.md "Order status"),
-  // and its fulfillOrder workflow starts with it (the start outbox, this transaction): backordered lines wait there.
+  // and its fulfillOrder workflow starts with it (the start outbox, this transaction, unless the caller starts it): backordered lines wait there.
   o.fulfillmentManaged = true;
-  await keepFulfillmentStart(boundSql(tem), orgId, o);
+  if (fulfillmentStart === 'outbox') await keepFulfillmentStart(boundSql(tem), orgId, o);
   const waiting = allocations.filter((a) => a.backordered > 0);
   if (waiting.length)
     await emitEventOnce(
