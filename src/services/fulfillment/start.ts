@@ -15,12 +15,15 @@ import type { Sql } from '../../db/sql.js';
 const commerceQueue = () => `${process.env.TEMPORAL_TASK_QUEUE_PREFIX ?? ''}commerce`;
 
 /** The fulfillOrder input of an order its caller starts (the checkout workflow, as its child); null for an order without a tracked line. */
-export function fulfillmentOf(orgId: string, o: { id: string; orderNumber: string; customerNumber: string; fulfillmentManaged: boolean }): FulfillOrderInput | null {
-  return o.fulfillmentManaged ? { organizationId: orgId, orderId: o.id, orderNumber: o.orderNumber, customerNumber: o.customerNumber } : null;
+export function fulfillmentOf(orgId: string, o: PlacedOrder & { fulfillmentManaged: boolean }): FulfillOrderInput | null {
+  return o.fulfillmentManaged ? fulfillmentInput(orgId, o) : null;
 }
 
-export async function keepFulfillmentStart(sql: Sql, orgId: string, o: { id: string; orderNumber: string; customerNumber: string }): Promise<void> {
-  const input: FulfillOrderInput = { organizationId: orgId, orderId: o.id, orderNumber: o.orderNumber, customerNumber: o.customerNumber };
+type PlacedOrder = { id: string; orderNumber: string; customerNumber: string };
+const fulfillmentInput = (orgId: string, o: PlacedOrder): FulfillOrderInput => ({ organizationId: orgId, orderId: o.id, orderNumber: o.orderNumber, customerNumber: o.customerNumber });
+
+export async function keepFulfillmentStart(sql: Sql, orgId: string, o: PlacedOrder): Promise<void> {
+  const input = fulfillmentInput(orgId, o);
   const keys: BusinessKeys = { organizationId: orgId, customerNumber: o.customerNumber, orderNumber: o.orderNumber, businessKeys: [] };
   await sql(
     `insert into workflow_start_outbox (organization_id, workflow_id, workflow_type, task_queue, args, keys, summary)
